@@ -1,0 +1,131 @@
+#include "sim/cli/commands.hpp"
+
+#include <dirent.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "sim/core/error.hpp"
+#include "sim/core/params.hpp"
+#include "sim/cost/compute_model.hpp"
+#include "sim/report/json_report.hpp"
+#include "sim/report/run.hpp"
+
+namespace sim::cli {
+namespace {
+
+std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<std::string>& sets) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& s : sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--set", "", "'" + s + "' is not path=value", "e.g. --set parallelism.tp=4");
+    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return out;
+}
+
+EngineOptions engine_options(const std::string& fidelity) {
+  EngineOptions o;
+  o.full_fidelity = fidelity == "full";
+  return o;
+}
+
+std::vector<std::string> stems(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (auto* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 5 && n.substr(n.size() - 5) == ".json") out.push_back(n.substr(0, n.size() - 5));
+    }
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+int run(const RunArgs& a) {
+  Scenario s = load_scenario(a.config, parse_sets(a.sets));
+  RunResult r = run_scenario(s, engine_options(a.fidelity));
+  if (!a.output.empty()) write_file_atomic(a.output, report_json(r));
+  if (!a.trace.empty()) write_file_atomic(a.trace, trace_json(r));
+  if (!a.quiet) std::fputs(summary_text(r).c_str(), stdout);
+  return 0;
+}
+
+int check(const std::string& config, const std::vector<std::string>& sets) {
+  Scenario s = load_scenario(config, parse_sets(sets));
+  ComputeModel cm(s.cluster.device, s.training.precision);
+  ResolvedPlan p = resolve_plan(s, cm);
+  std::printf("%s: ok (%s on %lld x %s; micro_batch %lld, virtual_stages %lld; %s per GPU of %s)\n", config.c_str(),
+              s.model.name.c_str(), static_cast<long long>(s.cluster.gpus), s.cluster.device.name.c_str(),
+              static_cast<long long>(p.micro_batch), static_cast<long long>(p.virtual_stages),
+              format_bytes(p.memory.peak).c_str(), format_bytes(p.memory.capacity).c_str());
+  return 0;
+}
+
+int validate(const std::string& table, const std::string& fidelity) {
+  auto t = ParamReader::load_file(table);
+  t.expect_keys({"kind", "description", "runs"});
+  t.at("kind").as_choice({"validation"});
+  auto runs = t.at("runs");
+  struct Row {
+    std::string name, group;
+    double published, predicted;
+  };
+  std::vector<Row> rows;
+  std::printf("%-22s %-26s %10s %10s %8s %6s %4s %4s\n", "run", "group", "published", "predicted", "error", "MFU",
+              "mb", "v");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto run = runs[i];
+    run.expect_keys({"name", "group", "published", "note", "scenario"});
+    Row row{run.string("name"), run.string("group"), run.at("published").at("step_time_s").as_number(), 0};
+    RunResult r = run_scenario(parse_scenario(run.at("scenario")), engine_options(fidelity));
+    row.predicted = r.step_time_s;
+    std::printf("%-22s %-26s %9.3fs %9.3fs %+7.1f%% %5.1f%% %4lld %4lld\n", row.name.c_str(), row.group.c_str(),
+                row.published, row.predicted, 100 * (row.predicted / row.published - 1), 100 * r.mfu,
+                static_cast<long long>(r.scenario.training.micro_batch.value),
+                static_cast<long long>(r.scenario.plan.virtual_stages.value));
+    std::fflush(stdout);
+    rows.push_back(row);
+  }
+  std::map<std::string, std::pair<double, int>> groups;
+  double worst = 0;
+  for (const auto& row : rows) {
+    double e = std::fabs(row.predicted / row.published - 1);
+    groups[row.group].first += e;
+    groups[row.group].second += 1;
+    worst = std::max(worst, e);
+  }
+  std::printf("\n");
+  for (const auto& [g, acc] : groups)
+    std::printf("%-26s MAPE %5.1f%% over %d runs\n", g.c_str(), 100 * acc.first / acc.second, acc.second);
+  std::printf("%-26s %5.1f%%\n", "worst row", 100 * worst);
+  return 0;
+}
+
+int list() {
+  const std::string data = default_data_dir();
+  auto print = [](const char* what, const std::vector<std::string>& names) {
+    std::printf("%s:\n", what);
+    for (const auto& n : names) std::printf("  %s\n", n.c_str());
+  };
+  print("schedules", {"gpipe        all forwards, then all backwards", "1f1b         one-forward-one-backward (PipeDream-Flush)",
+                      "interleaved  1F1B over virtual stages (Narayanan et al. 2021)"});
+  print("collectives", {"ring         NCCL ring: all-reduce, all-gather, reduce-scatter, send/recv"});
+  print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)", "full"});
+  print("scale-up", {"nvswitch"});
+  print("scale-out", {"fat-tree     rail-optimised, oversubscription above a pod"});
+  print("devices", stems(data + "/topologies/devices"));
+  print("topologies", stems(data + "/topologies"));
+  print("models", stems(data + "/models"));
+  print("failure models", {"(none yet: the reliability simulation is not implemented in this version)"});
+  return 0;
+}
+
+}  // namespace sim::cli

@@ -1,0 +1,25 @@
+// The subcommands of `trainsim` (DESIGN.md "Command line"). Each returns the process exit code;
+// InputError propagates to main, which prints it as one line and exits 2.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sim::cli {
+
+struct RunArgs {
+  std::string config;
+  std::string output;  // report JSON, "" for none
+  std::string trace;   // Chrome/Perfetto trace, "" for none
+  std::vector<std::string> sets;  // "path=value"
+  std::string fidelity = "class";
+  bool quiet = false;
+};
+
+int run(const RunArgs& a);
+int check(const std::string& config, const std::vector<std::string>& sets);
+int validate(const std::string& table, const std::string& fidelity);
+int list();
+
+}  // namespace sim::cli

@@ -1,0 +1,52 @@
+// trainsim: predict the step time, MFU and memory of LLM training on a GPU cluster.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "sim/cli/commands.hpp"
+#include "sim/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"trainsim: a discrete-event simulator of LLM training on GPU clusters"};
+  app.require_subcommand(1);
+  sim::cli::RunArgs run;
+  auto* r = app.add_subcommand("run", "simulate one training step of a scenario and report it");
+  r->add_option("config", run.config, "scenario JSON file")->required();
+  r->add_option("-o,--output", run.output, "write the JSON report here");
+  r->add_option("--trace", run.trace, "write a Chrome/Perfetto timeline of one step here");
+  r->add_option("--set", run.sets, "override a scenario value, e.g. --set parallelism.tp=4");
+  r->add_option("--fidelity", run.fidelity, "class: one simulated rank per rank class; full: every rank")
+      ->check(CLI::IsMember({"class", "full"}));
+  r->add_flag("-q,--quiet", run.quiet, "print nothing but errors");
+  std::string check_config;
+  std::vector<std::string> check_sets;
+  auto* c = app.add_subcommand("check", "load and cross-check a scenario without simulating");
+  c->add_option("config", check_config, "scenario JSON file")->required();
+  c->add_option("--set", check_sets, "override a scenario value");
+  std::string table, vfidelity = "class";
+  auto* v = app.add_subcommand("validate", "run a validation table and compare with the published step times");
+  v->add_option("table", table, "validation JSON (e.g. ../shared/validation/published-a100.json)")->required();
+  v->add_option("--fidelity", vfidelity, "class or full")->check(CLI::IsMember({"class", "full"}));
+  auto* l = app.add_subcommand("list", "list models, devices, topologies, schedules and collectives");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "trainsim: error: %s (see trainsim --help)\n", e.what());
+    return 2;
+  }
+  try {
+    if (*r) return sim::cli::run(run);
+    if (*c) return sim::cli::check(check_config, check_sets);
+    if (*v) return sim::cli::validate(table, vfidelity);
+    if (*l) return sim::cli::list();
+  } catch (const sim::InputError& e) {
+    std::fprintf(stderr, "trainsim: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "trainsim: internal error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,31 @@
+// The two error channels of trainsim (STYLE.md §7).
+//
+// InputError: the user's input is wrong (a file, a JSON value, an infeasible plan). Its message is
+// one line, "FILE: /json/path: what is wrong (expected ...)"; `main` prints it after
+// "trainsim: error: " and exits with code 2.
+//
+// SIM_ASSERT: a simulator invariant is broken (a bug in trainsim). Never compiled out; never used
+// on user data.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace sim {
+
+class InputError : public std::runtime_error {
+ public:
+  // `expected` may be empty; it is then left out of the message.
+  InputError(const std::string& file, const std::string& path, const std::string& what,
+             const std::string& expected = "");
+  explicit InputError(const std::string& message) : std::runtime_error(message) {}
+};
+
+[[noreturn]] void assertion_failed(const char* cond, const char* file, int line, const std::string& msg);
+
+}  // namespace sim
+
+#define SIM_ASSERT(cond, msg) \
+  do { \
+    if (!(cond)) ::sim::assertion_failed(#cond, __FILE__, __LINE__, (msg)); \
+  } while (0)

@@ -1,0 +1,297 @@
+#include "sim/core/params.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <locale>
+#include <sstream>
+
+#include "sim/core/error.hpp"
+
+namespace sim {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string escape_pointer(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+bool is_wrapped(const json& j) {
+  return j.is_object() && j.contains("value") && j.size() <= 2 && (j.size() == 1 || j.contains("source"));
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out;
+}
+
+// Readable 64-bit JSON text limit: a config larger than this is not a config.
+constexpr std::streamoff MAX_FILE_BYTES = 64ll << 20;
+
+std::string fmt_number_text(double v) {
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os << v;
+  return os.str();
+}
+
+}  // namespace
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best_d <= std::max<size_t>(2, word.size() / 3) ? best : std::string();
+}
+
+ParamReader::ParamReader(std::shared_ptr<const json> root, const json* node, std::string file, std::string path)
+    : root_(std::move(root)), node_(node), file_(std::move(file)), path_(std::move(path)) {}
+
+ParamReader ParamReader::load_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "is a directory", "a JSON file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open file", "a readable JSON file");
+  in.seekg(0, std::ios::end);
+  auto size = in.tellg();
+  if (size < 0) throw InputError(path, "", "cannot read file", "a regular JSON file");
+  if (size > MAX_FILE_BYTES) throw InputError(path, "", "file is larger than 64 MiB", "a JSON config");
+  in.seekg(0);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return from_text(buf.str(), path);
+}
+
+ParamReader ParamReader::from_text(const std::string& text, const std::string& file) {
+  auto root = std::make_shared<json>();
+  try {
+    *root = json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers such as 1e400
+    std::string what = e.what();
+    auto pos = what.find("parse error");
+    if (pos != std::string::npos) what = what.substr(pos);
+    throw InputError(file, "", "invalid JSON: " + what, "a valid JSON document");
+  }
+  const json* node = root.get();
+  return ParamReader(std::move(root), node, file, "");
+}
+
+std::string ParamReader::directory() const {
+  auto slash = file_.find_last_of('/');
+  return slash == std::string::npos ? std::string(".") : file_.substr(0, slash);
+}
+
+const json& ParamReader::value() const { return is_wrapped(*node_) ? (*node_)["value"] : *node_; }
+
+std::string ParamReader::type_name() const { return value().type_name(); }
+
+bool ParamReader::is_object() const { return value().is_object(); }
+bool ParamReader::is_array() const { return value().is_array(); }
+bool ParamReader::is_string() const { return value().is_string(); }
+bool ParamReader::is_number() const { return value().is_number(); }
+bool ParamReader::is_null() const { return value().is_null(); }
+
+bool ParamReader::has(const std::string& key) const { return value().is_object() && value().contains(key); }
+
+std::vector<std::string> ParamReader::keys() const {
+  std::vector<std::string> out;
+  if (!value().is_object()) return out;
+  for (auto it = value().begin(); it != value().end(); ++it) out.push_back(it.key());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void ParamReader::fail(const std::string& what, const std::string& expected) const {
+  throw InputError(file_, path_, what, expected);
+}
+
+void ParamReader::expect_object() const {
+  if (!value().is_object()) fail("is " + type_name(), "an object");
+}
+
+void ParamReader::expect_keys(std::initializer_list<const char*> allowed) const {
+  expect_object();
+  std::vector<std::string> names(allowed.begin(), allowed.end());
+  for (const auto& key : keys()) {
+    if (std::find(names.begin(), names.end(), key) != names.end()) continue;
+    std::string guess = did_you_mean(key, names);
+    std::string what = "unknown key '" + key + "'";
+    if (!guess.empty()) what += " (did you mean '" + guess + "'?)";
+    auto sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    throw InputError(file_, path_ + "/" + escape_pointer(key), what, "one of " + join(sorted));
+  }
+}
+
+ParamReader ParamReader::at(const std::string& key) const {
+  expect_object();
+  auto it = value().find(key);
+  if (it == value().end()) throw InputError(file_, path_ + "/" + escape_pointer(key), "missing required key");
+  return ParamReader(root_, &*it, file_, path_ + "/" + escape_pointer(key));
+}
+
+std::optional<ParamReader> ParamReader::find(const std::string& key) const {
+  if (!value().is_object()) return std::nullopt;
+  auto it = value().find(key);
+  if (it == value().end()) return std::nullopt;
+  return ParamReader(root_, &*it, file_, path_ + "/" + escape_pointer(key));
+}
+
+size_t ParamReader::size() const {
+  if (!value().is_array()) fail("is " + type_name(), "an array");
+  return value().size();
+}
+
+ParamReader ParamReader::operator[](size_t i) const {
+  if (i >= size()) fail("index " + std::to_string(i) + " out of range");
+  return ParamReader(root_, &value()[i], file_, path_ + "/" + std::to_string(i));
+}
+
+std::string ParamReader::as_string() const {
+  if (!value().is_string()) fail("is " + type_name(), "a string");
+  return value().get<std::string>();
+}
+
+bool ParamReader::as_bool() const {
+  if (!value().is_boolean()) fail("is " + type_name(), "true or false");
+  return value().get<bool>();
+}
+
+double ParamReader::as_number() const {
+  if (!value().is_number()) fail("is " + type_name(), "a number");
+  double v = value().get<double>();
+  if (!std::isfinite(v)) fail("is not a finite number", "a number");
+  return v;
+}
+
+int64_t ParamReader::as_count(int64_t min, int64_t max) const {
+  const json& v = value();
+  std::string range = max == INT64_MAX ? "a whole number >= " + std::to_string(min)
+                                       : "a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  if (!v.is_number()) fail("is " + type_name(), range);
+  double d = v.get<double>();
+  if (!std::isfinite(d) || std::floor(d) != d) fail("is not a whole number", range);
+  if (d < static_cast<double>(min) || d > static_cast<double>(max) || d > 9.0e18)
+    fail(fmt_number_text(d) + " is out of range", range);
+  return static_cast<int64_t>(d);
+}
+
+double ParamReader::as_fraction() const {
+  double v = as_number();
+  if (!(v > 0.0 && v <= 1.0)) fail(fmt_number_text(v) + " is out of range", "a number in (0, 1]");
+  return v;
+}
+
+template <class Q, class Parse>
+static Q parse_positive(const ParamReader& r, const json& v, Parse parse, const char* example) {
+  std::string expected = std::string("a positive quantity with a unit, e.g. \"") + example + "\"";
+  if (!v.is_string()) r.fail("is " + std::string(v.type_name()), expected);
+  auto q = parse(v.get<std::string>());
+  if (!q) r.fail("'" + v.get<std::string>() + "' does not parse", expected);
+  if (!(q->value > 0.0)) r.fail("'" + v.get<std::string>() + "' is not positive", expected);
+  return *q;
+}
+
+Seconds ParamReader::as_seconds() const { return parse_positive<Seconds>(*this, value(), parse_seconds, "2.5 us"); }
+Bytes ParamReader::as_bytes() const { return parse_positive<Bytes>(*this, value(), parse_bytes, "80 GiB"); }
+BytesPerSecond ParamReader::as_bandwidth() const {
+  return parse_positive<BytesPerSecond>(*this, value(), parse_bandwidth, "400 Gb/s");
+}
+FlopsPerSecond ParamReader::as_flops_rate() const {
+  return parse_positive<FlopsPerSecond>(*this, value(), parse_flops_rate, "989 TFLOP/s");
+}
+Flops ParamReader::as_flops() const { return parse_positive<Flops>(*this, value(), parse_flops, "5 GFLOP"); }
+
+std::string ParamReader::as_choice(std::initializer_list<const char*> choices) const {
+  std::vector<std::string> names(choices.begin(), choices.end());
+  std::string expected = "one of " + join(names);
+  if (!value().is_string()) fail("is " + type_name(), expected);
+  std::string s = value().get<std::string>();
+  if (std::find(names.begin(), names.end(), s) != names.end()) return s;
+  std::string guess = did_you_mean(s, names);
+  fail("'" + s + "' is not known" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)"), expected);
+}
+
+std::string ParamReader::source() const {
+  if (is_wrapped(*node_) && node_->contains("source") && (*node_)["source"].is_string())
+    return (*node_)["source"].get<std::string>();
+  return "";
+}
+
+ParamReader ParamReader::merged_with(const ParamReader& overlay) const {
+  auto root = std::make_shared<json>(value());
+  for (auto it = overlay.value().begin(); it != overlay.value().end(); ++it) {
+    if (it->is_object() && root->contains(it.key()) && (*root)[it.key()].is_object() && !is_wrapped(*it))
+      (*root)[it.key()].update(*it);
+    else
+      (*root)[it.key()] = *it;
+  }
+  const json* node = root.get();
+  return ParamReader(std::move(root), node, overlay.file_, overlay.path_);
+}
+
+ParamReader ParamReader::with_value(const std::string& dotted, const std::string& value_text) const {
+  auto root = std::make_shared<json>(*root_);
+  json parsed;
+  try {
+    parsed = json::parse(value_text);
+  } catch (const json::exception&) {  // not JSON (or a number out of range): take the text as a string
+    parsed = value_text;
+  }
+  json* cur = root.get();
+  std::string pointer;
+  size_t start = 0;
+  while (true) {
+    size_t dot = dotted.find('.', start);
+    std::string part = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    pointer += "/" + escape_pointer(part);
+    if (part.empty() || !cur->is_object())
+      throw InputError("--set", pointer, "cannot set '" + dotted + "'", "a dotted path into objects, e.g. parallelism.tp");
+    if (dot == std::string::npos) {
+      (*cur)[part] = parsed;
+      break;
+    }
+    if (!cur->contains(part)) (*cur)[part] = json::object();
+    cur = &(*cur)[part];
+    start = dot + 1;
+  }
+  const json* node = root.get();
+  return ParamReader(std::move(root), node, file_, path_);
+}
+
+ParamReader ParamReader::without_key(const std::string& key) const {
+  auto root = std::make_shared<json>(value());
+  root->erase(key);
+  const json* node = root.get();
+  return ParamReader(std::move(root), node, file_, path_);
+}
+
+std::string ParamReader::dump() const { return node_->dump(); }
+
+}  // namespace sim

@@ -1,0 +1,24 @@
+// Seeded random streams (STYLE.md §8): one master seed, one named stream per subsystem, so adding
+// draws in one subsystem never shifts another's sequence. splitmix64 of (seed, hash(name)).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string_view>
+
+namespace sim {
+
+inline uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+inline std::mt19937_64 make_stream(uint64_t seed, std::string_view name) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return std::mt19937_64(splitmix64(seed ^ splitmix64(h)));
+}
+
+}  // namespace sim

@@ -1,0 +1,40 @@
+// Collectives as NCCL's ring algorithm runs them (calibration.md §1.1).
+//
+// For a group of n ranks and a buffer of S bytes (the per-rank buffer for all-reduce; the whole
+// gathered/scattered buffer for all-gather and reduce-scatter), in the ring's steady state every
+// rank sends to its successor
+//   all-reduce:                 2(n-1)/n * S bytes over 2(n-1) steps
+//   all-gather, reduce-scatter:  (n-1)/n * S bytes over  (n-1) steps
+// so on an idle network of per-rank bandwidth B (line rate x the achieved fraction) the time is
+//   t = base_latency + steps * step_latency + bytes_per_rank / B          (NCCL tuning.cc's model)
+// The engine sends bytes_per_rank as one aggregated flow per rank (and channel) so that SimGrid
+// prices sharing; the latency terms are added on top. n = 1 costs nothing.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/units.hpp"
+#include "sim/scenario/device.hpp"
+
+namespace sim {
+
+enum class CollectiveKind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, SEND_RECV };
+const char* to_string(CollectiveKind k);
+
+struct RingCost {
+  Bytes bytes_per_rank;  // what each rank sends to its ring successor
+  int64_t steps = 0;
+};
+
+RingCost ring_cost(CollectiveKind kind, Bytes buffer, int64_t n);
+
+// Latency terms of a collective whose ring crosses the network (`scale_out`) or stays in the
+// scale-up domain.
+Seconds collective_latency(CollectiveKind kind, int64_t n, bool scale_out, const CollectiveConstants& c);
+
+// The closed form on an idle network (used by the fast schedule estimator and the tests).
+// `link_bandwidth` is the nominal per-rank line rate; the tier's efficiency is applied here.
+Seconds ring_time_idle(CollectiveKind kind, Bytes buffer, int64_t n, BytesPerSecond link_bandwidth, bool scale_out,
+                       const CollectiveConstants& c);
+
+}  // namespace sim

@@ -1,0 +1,32 @@
+// How long one kernel takes on a device: a roofline whose two ceilings are scaled by the device
+// profile's efficiency curves (calibration.md §1.4, §2.1, §2.3):
+//
+//   t = max( F / (eta_c(F) * P),  B / (eta_m(B) * BW) )
+//
+// P is the dense tensor-core peak for the run's precision, BW the HBM bandwidth,
+// eta_c(F) = eta_max * F / (F + F_half) the GEMM efficiency against the GEMM's FLOPs, and
+// eta_m(B) the same saturating curve against the bytes a memory-bound kernel moves. A GEMM is
+// charged the larger of its compute and its memory time; an elementwise/norm/softmax kernel only
+// its memory time. Zero FLOPs and zero bytes take zero time.
+#pragma once
+
+#include "sim/core/units.hpp"
+#include "sim/scenario/device.hpp"
+
+namespace sim {
+
+class ComputeModel {
+ public:
+  ComputeModel(const DeviceSpec& device, Precision precision);
+
+  Seconds gemm(Flops flops, Bytes bytes) const;
+  Seconds memory_op(Bytes bytes) const;
+  FlopsPerSecond peak() const { return peak_; }
+  const DeviceSpec& device() const { return device_; }
+
+ private:
+  const DeviceSpec& device_;
+  FlopsPerSecond peak_;
+};
+
+}  // namespace sim

@@ -1,0 +1,235 @@
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "sim/core/error.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/engine/fork_call.hpp"
+#include "sim/engine/platform.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/pipeline.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace sim {
+namespace {
+
+using TpKey = std::pair<int, double>;  // (CollectiveKind, buffer bytes)
+
+struct Replay {
+  const Scenario& s;
+  const Pipeline& p;
+  const EngineOptions& opt;
+  Placement place;
+  Platform plat;
+  EngineResult result;
+  std::map<TpKey, double> tp_cost;
+  std::vector<sg4::BarrierPtr> stage_barrier;
+  double t0 = 0;
+  int token = 0;
+
+  Replay(const Scenario& sc, const Pipeline& pl, const EngineOptions& o)
+      : s(sc), p(pl), opt(o), place(sc.cluster, sc.plan), plat(sc.cluster, place) {
+    result.spans.assign(boost::num_vertices(p.graph), TaskSpan{});
+  }
+
+  // NCCL ring channels over `members` (in rank order): one channel per member on a node when the
+  // ring leaves the node (each channel crosses through a different member's NIC), one otherwise.
+  void ring_flows(const std::vector<int64_t>& members, Bytes per_rank, std::vector<sg4::CommPtr>& out) {
+    const size_t n = members.size();
+    if (n < 2 || per_rank.value <= 0) return;
+    std::vector<std::vector<int64_t>> nodes;
+    for (int64_t g : members) {
+      if (nodes.empty() || !place.same_node(nodes.back().front(), g)) nodes.emplace_back();
+      nodes.back().push_back(g);
+    }
+    const size_t per_node = nodes.front().size();
+    const size_t channels = nodes.size() > 1 ? per_node : 1;
+    for (size_t ch = 0; ch < channels; ++ch) {
+      std::vector<int64_t> ring;
+      for (const auto& nd : nodes)
+        for (size_t i = 0; i < nd.size(); ++i) ring.push_back(nd[(i + ch) % nd.size()]);
+      for (size_t i = 0; i < ring.size(); ++i) {
+        auto [a, b] = plat.endpoints(ring[i], ring[(i + 1) % ring.size()]);
+        out.push_back(sg4::Comm::sendto_async(a, b, static_cast<uint64_t>(per_rank.value / double(channels))));
+        ++result.transfers;
+      }
+    }
+  }
+
+  bool crosses_nodes(const std::vector<int64_t>& members) const {
+    for (int64_t g : members)
+      if (!place.same_node(g, members.front())) return true;
+    return false;
+  }
+
+  // Simulates every distinct TP collective once on the TP group of the first class.
+  void probe_tp() {
+    std::vector<int64_t> group;
+    for (int64_t t = 0; t < s.plan.tp; ++t) group.push_back(place.gpu({t, 0, 0, 0}));
+    const bool out = crosses_nodes(group);
+    for (size_t v = 0; v < boost::num_vertices(p.graph); ++v)
+      for (const auto& use : p.graph[v].tp) {
+        TpKey key{static_cast<int>(use.kind), use.bytes.value};
+        if (tp_cost.count(key)) continue;
+        double begin = sg4::Engine::get_clock();
+        std::vector<sg4::CommPtr> comms;
+        ring_flows(group, ring_cost(use.kind, use.bytes, s.plan.tp).bytes_per_rank, comms);
+        sg4::Comm::wait_all(comms);
+        tp_cost[key] = sg4::Engine::get_clock() - begin +
+                       collective_latency(use.kind, s.plan.tp, out, s.cluster.device.collectives).value;
+      }
+  }
+
+  // Gradient all-reduce over dp for every tp/cp index of pipeline rank r.
+  void dp_reduce(int64_t r, Bytes buffer) {
+    std::vector<sg4::CommPtr> comms;
+    bool out = false;
+    for (int64_t c = 0; c < s.plan.cp; ++c)
+      for (int64_t t = 0; t < s.plan.tp; ++t) {
+        std::vector<int64_t> members;
+        for (int64_t d = 0; d < s.plan.dp; ++d) members.push_back(place.gpu({t, c, r, d}));
+        out = out || crosses_nodes(members);
+        ring_flows(members, ring_cost(CollectiveKind::ALL_REDUCE, buffer, s.plan.dp).bytes_per_rank, comms);
+      }
+    sg4::Comm::wait_all(comms);
+    sg4::this_actor::sleep_for(
+        collective_latency(CollectiveKind::ALL_REDUCE, s.plan.dp, out, s.cluster.device.collectives).value);
+  }
+
+  std::string mailbox(size_t u, size_t v, const RankCoord& c) const {
+    return std::to_string(u) + ">" + std::to_string(v) + ":" + std::to_string(c.tp) + "," + std::to_string(c.cp) + "," +
+           std::to_string(c.dp);
+  }
+
+  // Returns the seconds the transfer itself took (after the sender was ready).
+  double receive(size_t u, size_t v, Bytes bytes, const RankCoord& me) {
+    sg4::Mailbox::by_name(mailbox(u, v, me))->get<int>();
+    double begin = sg4::Engine::get_clock();
+    RankCoord from = me;
+    from.pp = p.graph[u].rank;
+    int64_t src = place.gpu(from), dst = place.gpu(me);
+    const auto& c = s.cluster;
+    double share = 1.0;
+    bool out = !place.same_node(src, dst);
+    if (out && !opt.full_fidelity)
+      share = std::max(1.0, double(c.gpus_per_node) / double(c.scale_out.nics_per_node));
+    auto [a, b] = plat.endpoints(src, dst);
+    sg4::Comm::sendto(a, b, static_cast<uint64_t>(bytes.value * share));
+    ++result.transfers;
+    const auto& k = c.device.collectives;
+    sg4::this_actor::sleep_for((k.base_latency + (out ? k.scale_out_step_latency : k.scale_up_step_latency)).value);
+    return sg4::Engine::get_clock() - begin;
+  }
+
+  void run_rank(const RankCoord& me) {
+    const bool rep = me.tp == 0 && me.cp == 0 && me.dp == 0;
+    const auto& g = p.graph;
+    for (TaskId v : p.program[static_cast<size_t>(me.pp)]) {
+      const Task& t = g[v];
+      double ready = sg4::Engine::get_clock();
+      TaskSpan span;
+      for (auto [it, end] = boost::in_edges(v, g); it != end; ++it)
+        if (g[*it].kind == EdgeKind::DATA) span.p2p += receive(boost::source(*it, g), v, g[*it].bytes, me);
+      span.start = sg4::Engine::get_clock();
+      span.wait = span.start - ready;
+      if (t.compute.value > 0) sg4::this_actor::execute(t.compute.value * 1e12);
+      for (const auto& use : t.tp) span.tp += tp_cost.at({static_cast<int>(use.kind), use.bytes.value}) * double(use.count);
+      if (span.tp > 0) sg4::this_actor::sleep_for(span.tp);
+      if (t.kind == TaskKind::DP_REDUCE) {
+        double begin = sg4::Engine::get_clock();
+        if (opt.full_fidelity) {
+          stage_barrier[static_cast<size_t>(me.pp)]->wait();
+          if (rep) dp_reduce(me.pp, t.dp_bytes);
+          stage_barrier[static_cast<size_t>(me.pp)]->wait();
+        } else {
+          dp_reduce(me.pp, t.dp_bytes);
+        }
+        span.dp = sg4::Engine::get_clock() - begin;
+      }
+      span.end = sg4::Engine::get_clock();
+      for (auto [it, end] = boost::out_edges(v, g); it != end; ++it)
+        if (g[*it].kind == EdgeKind::DATA)
+          sg4::Mailbox::by_name(mailbox(v, boost::target(*it, g), me))->put_init(&token, 0)->detach();
+      if (rep) {
+        span.start -= t0, span.end -= t0;
+        result.spans[v] = span;
+      }
+      result.step = std::max(result.step, Seconds(sg4::Engine::get_clock() - t0));
+    }
+  }
+
+  void start() {
+    probe_tp();
+    t0 = sg4::Engine::get_clock();
+    const auto& pl = s.plan;
+    for (int64_t r = 0; r < pl.pp; ++r) {
+      stage_barrier.push_back(sg4::Barrier::create(static_cast<unsigned>(pl.tp * pl.cp * pl.dp)));
+      for (int64_t d = 0; d < (opt.full_fidelity ? pl.dp : 1); ++d)
+        for (int64_t c = 0; c < (opt.full_fidelity ? pl.cp : 1); ++c)
+          for (int64_t t = 0; t < (opt.full_fidelity ? pl.tp : 1); ++t) {
+            RankCoord me{t, c, r, d};
+            sg4::Actor::create("rank-" + std::to_string(place.gpu(me)), plat.gpu_host(place.gpu(me)),
+                               [this, me] { run_rank(me); });
+            ++result.actors;
+          }
+    }
+  }
+};
+
+template <class T>
+void put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+template <class T>
+T take(const std::string& in, size_t& pos) {
+  SIM_ASSERT(pos + sizeof(T) <= in.size(), "engine result truncated");
+  T v;
+  std::memcpy(&v, in.data() + pos, sizeof v);
+  pos += sizeof v;
+  return v;
+}
+
+std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) {
+  int argc = 1;
+  char name[] = "trainsim";
+  char* argv[] = {name, nullptr};
+  xbt_log_control_set("root.thresh:critical");
+  sg4::Engine e(&argc, argv);
+  e.set_config("network/model:CM02");     // textbook max-min sharing (reference/simgrid.md §5.5)
+  e.set_config("network/crosstraffic:0");  // RDMA: acknowledgements do not load the reverse path
+  e.set_config("contexts/guard-size:0");   // many actors: no guard pages (reference/simgrid.md §5.8)
+  Replay replay(s, p, opt);
+  sg4::Actor::create("driver", replay.plat.gpu_host(0), [&replay] { replay.start(); });
+  e.run();
+  const EngineResult& r = replay.result;
+  std::string out;
+  put(out, r.step.value);
+  put(out, r.actors);
+  put(out, r.transfers);
+  put(out, static_cast<uint64_t>(r.spans.size()));
+  for (const auto& sp : r.spans) put(out, sp);
+  return out;
+}
+
+}  // namespace
+
+EngineResult simulate_step(const Scenario& s, const Pipeline& p, const EngineOptions& opt) {
+  std::string data = run_in_child([&] { return run(s, p, opt); });
+  EngineResult r;
+  size_t pos = 0;
+  r.step = Seconds(take<double>(data, pos));
+  r.actors = take<int64_t>(data, pos);
+  r.transfers = take<int64_t>(data, pos);
+  auto n = take<uint64_t>(data, pos);
+  r.spans.resize(n);
+  for (auto& sp : r.spans) sp = take<TaskSpan>(data, pos);
+  return r;
+}
+
+}  // namespace sim

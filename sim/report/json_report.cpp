@@ -1,0 +1,97 @@
+#include "sim/report/json_report.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/report/run.hpp"
+
+namespace sim {
+
+using ojson = nlohmann::ordered_json;
+
+std::string report_json(const RunResult& r) {
+  const Scenario& s = r.scenario;
+  ojson j;
+  j["name"] = s.name;
+  j["seed"] = s.seed;
+  j["step_time_s"] = r.step_time_s;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["model_flops_per_step"] = r.model_flops_per_step;
+  j["hardware_flops_per_step"] = r.hardware_flops_per_step;
+  j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
+  j["mfu"] = r.mfu;
+  j["hfu"] = r.hfu;
+  const Breakdown& b = r.breakdown;
+  j["breakdown"] = {{"pipeline_rank", b.rank},     {"compute_s", b.compute_s},   {"optimizer_s", b.optimizer_s},
+                    {"tp_comm_s", b.tp_comm_s},    {"pp_comm_s", b.pp_comm_s},   {"dp_comm_s", b.dp_comm_s},
+                    {"exposed_comm_s", b.exposed_comm_s}, {"bubble_s", b.bubble_s}};
+  const MemoryEstimate& m = r.plan.memory;
+  ojson stages = ojson::array();
+  for (const auto& st : m.stages)
+    stages.push_back({{"pipeline_rank", st.rank},
+                      {"weights_bytes", st.weights.value},
+                      {"grads_bytes", st.grads.value},
+                      {"optimizer_bytes", st.optimizer.value},
+                      {"activations_bytes", st.activations.value},
+                      {"total_bytes", st.total().value}});
+  j["memory"] = {{"peak_bytes_per_gpu", m.peak.value},
+                 {"capacity_bytes", m.capacity.value},
+                 {"fits", m.fits},
+                 {"stages", stages}};
+  j["chosen"] = {{"micro_batch", s.training.micro_batch.value},
+                 {"virtual_stages", s.plan.virtual_stages.value},
+                 {"schedule", to_string(s.plan.schedule)},
+                 {"microbatches", r.plan.pipeline.microbatches},
+                 {"candidates_evaluated", r.plan.candidates_tried}};
+  j["simulation"] = {{"fidelity", r.full_fidelity ? "full" : "class"},
+                     {"actors", r.engine.actors},
+                     {"transfers", r.engine.transfers},
+                     {"estimated_step_time_s", r.plan.estimated_step.value}};
+  return j.dump(2) + "\n";
+}
+
+std::string trace_json(const RunResult& r) {
+  const auto& g = r.plan.pipeline.graph;
+  ojson events = ojson::array();
+  for (int64_t rank = 0; rank < r.scenario.plan.pp; ++rank)
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", rank},
+                      {"args", {{"name", "pipeline rank " + std::to_string(rank)}}}});
+  for (size_t v = 0; v < boost::num_vertices(g); ++v) {
+    const Task& t = g[v];
+    const TaskSpan& sp = r.engine.spans[v];
+    std::string name = to_string(t.kind);
+    if (t.kind == TaskKind::FORWARD || t.kind == TaskKind::BACKWARD)
+      name = std::string(t.kind == TaskKind::FORWARD ? "F" : "B") + std::to_string(t.microbatch) + "." +
+             std::to_string(t.chunk);
+    auto us = [](double s) { return s * 1e6; };
+    if (sp.p2p > 0)
+      events.push_back({{"name", "recv"}, {"cat", "pp_comm"}, {"ph", "X"}, {"pid", 0}, {"tid", t.rank},
+                        {"ts", us(sp.start - sp.p2p)}, {"dur", us(sp.p2p)}});
+    events.push_back({{"name", name}, {"cat", t.kind == TaskKind::DP_REDUCE ? "dp_comm" : "compute"}, {"ph", "X"},
+                      {"pid", 0}, {"tid", t.rank}, {"ts", us(sp.start)}, {"dur", us(sp.end - sp.start)},
+                      {"args", {{"tp_comm_us", us(sp.tp)}, {"microbatch", t.microbatch}, {"chunk", t.chunk}}}});
+  }
+  ojson j;
+  j["traceEvents"] = events;
+  j["displayTimeUnit"] = "ms";
+  return j.dump() + "\n";
+}
+
+void write_file_atomic(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(path, "", "cannot write the output file", "a writable path");
+    out << text;
+    out.flush();
+    if (!out) throw InputError(path, "", "writing the output file failed", "a writable path with free space");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw InputError(path, "", "cannot replace the output file", "a writable path");
+  }
+}
+
+}  // namespace sim

@@ -1,0 +1,57 @@
+#include "sim/report/run.hpp"
+
+#include "sim/cost/compute_model.hpp"
+
+namespace sim {
+
+RunResult run_scenario(Scenario s, const EngineOptions& opt) {
+  RunResult r;
+  ComputeModel cm(s.cluster.device, s.training.precision);
+  r.plan = resolve_plan(s, cm);
+  r.scenario = s;
+  r.full_fidelity = opt.full_fidelity;
+  r.engine = simulate_step(s, r.plan.pipeline, opt);
+  const auto& g = r.plan.pipeline.graph;
+
+  const double replicas = double(s.plan.tp * s.plan.cp * s.plan.dp);
+  double model = 0, hardware = 0;
+  for (size_t v = 0; v < boost::num_vertices(g); ++v) {
+    model += g[v].model_flops.value * replicas;
+    hardware += g[v].hardware_flops.value * replicas;
+  }
+  r.step_time_s = r.engine.step.value;
+  r.tokens_per_s = double(s.training.global_batch * s.training.seq_len) / r.step_time_s;
+  r.model_flops_per_step = model;
+  r.hardware_flops_per_step = hardware;
+  const double gpus = double(s.cluster.gpus);
+  const double peak = cm.peak().value;
+  r.model_tflops_per_gpu = model / r.step_time_s / gpus / 1e12;
+  r.mfu = model / r.step_time_s / gpus / peak;
+  r.hfu = hardware / r.step_time_s / gpus / peak;
+
+  // Breakdown of the busiest pipeline rank: its own work, its exposed communication, and the rest
+  // of the step it spends idle.
+  std::vector<Breakdown> per(static_cast<size_t>(s.plan.pp));
+  for (size_t v = 0; v < boost::num_vertices(g); ++v) {
+    const Task& t = g[v];
+    const TaskSpan& sp = r.engine.spans[v];
+    Breakdown& b = per[static_cast<size_t>(t.rank)];
+    b.rank = t.rank;
+    (t.kind == TaskKind::OPTIMIZER ? b.optimizer_s : b.compute_s) += t.compute.value;
+    b.tp_comm_s += sp.tp;
+    b.pp_comm_s += sp.p2p;
+    b.dp_comm_s += sp.dp;
+  }
+  size_t busiest = 0;
+  for (size_t i = 0; i < per.size(); ++i) {
+    auto busy = [&](size_t k) { return per[k].compute_s + per[k].optimizer_s + per[k].tp_comm_s; };
+    if (busy(i) > busy(busiest)) busiest = i;
+  }
+  Breakdown b = per[busiest];
+  b.exposed_comm_s = b.tp_comm_s + b.pp_comm_s + b.dp_comm_s;
+  b.bubble_s = std::max(0.0, r.step_time_s - b.compute_s - b.optimizer_s - b.exposed_comm_s);
+  r.breakdown = b;
+  return r;
+}
+
+}  // namespace sim

@@ -1,0 +1,42 @@
+// One scenario end to end: resolve "auto" settings, simulate the step on the engine, and derive
+// the report's metrics (DESIGN.md "Report").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/engine/engine.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/planner.hpp"
+
+namespace sim {
+
+struct Breakdown {
+  double compute_s = 0;        // forward/backward kernels (including recompute)
+  double optimizer_s = 0;
+  double tp_comm_s = 0;        // tensor-parallel collectives (not overlapped)
+  double pp_comm_s = 0;        // pipeline transfers on the critical rank
+  double dp_comm_s = 0;        // data-parallel gradient reduction (exposed)
+  double exposed_comm_s = 0;   // tp + pp + dp
+  double bubble_s = 0;         // idle: waiting for other stages
+  int64_t rank = 0;            // the pipeline rank the breakdown describes (the busiest)
+};
+
+struct RunResult {
+  Scenario scenario;  // with auto settings resolved
+  ResolvedPlan plan;
+  EngineResult engine;
+  double step_time_s = 0;
+  double tokens_per_s = 0;
+  double model_flops_per_step = 0;
+  double hardware_flops_per_step = 0;
+  double model_tflops_per_gpu = 0;
+  double mfu = 0, hfu = 0;
+  Breakdown breakdown;
+  bool full_fidelity = false;
+};
+
+RunResult run_scenario(Scenario s, const EngineOptions& opt = {});
+
+}  // namespace sim

@@ -1,0 +1,38 @@
+#include <fmt/format.h>
+
+#include "sim/report/json_report.hpp"
+#include "sim/report/run.hpp"
+
+namespace sim {
+
+std::string summary_text(const RunResult& r) {
+  const Scenario& s = r.scenario;
+  const Breakdown& b = r.breakdown;
+  const auto& m = r.plan.memory;
+  std::string out;
+  out += fmt::format("{} — {} on {} x {}\n", s.name, s.model.name, s.cluster.gpus, s.cluster.device.name);
+  out += fmt::format("  plan        tp {} pp {} dp {} cp {}  sp {}  {} (v={})  micro_batch {}  {} microbatches  "
+                     "recompute {}\n",
+                     s.plan.tp, s.plan.pp, s.plan.dp, s.plan.cp, s.plan.sequence_parallel ? "on" : "off",
+                     to_string(s.plan.schedule), s.plan.virtual_stages.value, s.training.micro_batch.value,
+                     r.plan.pipeline.microbatches, to_string(s.training.recompute));
+  out += fmt::format("  step time   {:.3f} s    tokens/s {:.0f}\n", r.step_time_s, r.tokens_per_s);
+  out += fmt::format("  throughput  {:.1f} TFLOP/s/GPU (model)    MFU {:.1f}%    HFU {:.1f}%\n",
+                     r.model_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu);
+  out += fmt::format("  memory      {} peak per GPU of {} ({})\n", format_bytes(m.peak), format_bytes(m.capacity),
+                     m.fits ? "fits" : "DOES NOT FIT");
+  double step = r.step_time_s > 0 ? r.step_time_s : 1.0;
+  auto row = [&](const char* name, double v) {
+    return fmt::format("    {:<14} {:>10.3f} s  {:5.1f}%\n", name, v, 100 * v / step);
+  };
+  out += fmt::format("  where the time goes (pipeline rank {}):\n", b.rank);
+  out += row("compute", b.compute_s);
+  out += row("optimizer", b.optimizer_s);
+  out += row("tp comm", b.tp_comm_s);
+  out += row("pp comm", b.pp_comm_s);
+  out += row("dp comm", b.dp_comm_s);
+  out += row("bubble/idle", b.bubble_s);
+  return out;
+}
+
+}  // namespace sim

@@ -1,0 +1,80 @@
+#include "sim/scenario/cluster.hpp"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <fstream>
+#include <vector>
+
+#include "sim/core/params.hpp"
+
+namespace sim {
+
+constexpr int64_t MAX_GPUS = 1 << 20;  // beyond this no simulation here fits in memory or time
+
+static std::vector<std::string> json_stems(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (auto* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 5 && n.substr(n.size() - 5) == ".json") out.push_back(n.substr(0, n.size() - 5));
+    }
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir) {
+  std::string name = at.as_string();
+  std::string dir = data_dir + "/topologies/devices";
+  std::string path = dir + "/" + name + ".json";
+  if (!std::ifstream(path)) {
+    auto known = json_stems(dir);
+    std::string guess = did_you_mean(name, known);
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    at.fail("unknown device '" + name + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)"),
+            "one of " + list);
+  }
+  return DeviceSpec::parse(ParamReader::load_file(path));
+}
+
+ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir) {
+  r.expect_keys({"kind", "name", "description", "source", "gpu", "gpus", "gpus_per_node", "scale_up", "scale_out"});
+  if (auto k = r.find("kind")) k->as_choice({"cluster"});
+  ClusterSpec c;
+  c.name = r.has("name") ? r.string("name") : std::string("cluster");
+  c.device = load_device(r.at("gpu"), data_dir);
+  c.gpus = r.count("gpus", 1, MAX_GPUS);
+  c.gpus_per_node = r.count("gpus_per_node", 1, 1024);
+  if (c.gpus % c.gpus_per_node != 0 && c.gpus > c.gpus_per_node)
+    r.at("gpus").fail(std::to_string(c.gpus) + " GPUs do not fill whole nodes of " + std::to_string(c.gpus_per_node),
+                      "a multiple of gpus_per_node");
+  if (c.gpus < c.gpus_per_node) c.gpus_per_node = c.gpus;
+
+  auto up = r.at("scale_up");
+  up.expect_keys({"kind", "bandwidth", "latency"});
+  c.scale_up.kind = up.at("kind").as_choice({"nvswitch"});
+  c.scale_up.bandwidth = up.at("bandwidth").as_bandwidth();
+  if (auto l = up.find("latency")) c.scale_up.latency = l->as_seconds();
+
+  auto out = r.at("scale_out");
+  out.expect_keys({"kind", "nics_per_node", "nic_bandwidth", "oversubscription", "pod_gpus", "latency"});
+  c.scale_out.kind = out.at("kind").as_choice({"fat-tree"});
+  c.scale_out.nics_per_node = out.count("nics_per_node", 1, 64);
+  c.scale_out.nic_bandwidth = out.at("nic_bandwidth").as_bandwidth();
+  if (auto o = out.find("oversubscription")) {
+    c.scale_out.oversubscription = o->as_number();
+    if (!(c.scale_out.oversubscription >= 1.0 && c.scale_out.oversubscription <= 1024.0))
+      o->fail("is out of range", "a ratio >= 1 (1 = full bisection)");
+  }
+  c.scale_out.pod_gpus = out.has("pod_gpus") ? out.count("pod_gpus", 1, MAX_GPUS) : c.gpus;
+  if (auto l = out.find("latency")) c.scale_out.latency = l->as_seconds();
+  if (c.gpus_per_node % c.scale_out.nics_per_node != 0 && c.scale_out.nics_per_node % c.gpus_per_node != 0)
+    out.at("nics_per_node").fail("does not pair evenly with gpus_per_node=" + std::to_string(c.gpus_per_node),
+                                 "a divisor or multiple of gpus_per_node");
+  return c;
+}
+
+}  // namespace sim

@@ -1,0 +1,52 @@
+// A cluster: GPUs in nodes joined by a scale-up domain (NVLink/NVSwitch) and a scale-out network
+// (a rail-optimised fat-tree of NICs).
+//
+//        spine ........ spine
+//        /    \         /    \         (oversubscription applies above a pod of pod_gpus)
+//     leaf-0  leaf-1 … leaf-(r-1)         one leaf per rail r = local GPU index
+//      |  \      |        |
+//     NIC NIC   NIC  …   NIC              nics_per_node per node, GPU i uses NIC i*nics/gpus_per_node
+//      |   |     |        |
+//    [GPU GPU … GPU]--NVSwitch--          scale_up.bandwidth per GPU per direction
+#pragma once
+
+#include <string>
+
+#include "sim/core/units.hpp"
+#include "sim/scenario/device.hpp"
+
+namespace sim {
+
+class ParamReader;
+
+struct ScaleUp {
+  std::string kind = "nvswitch";
+  BytesPerSecond bandwidth;  // per GPU per direction
+  Seconds latency;
+};
+
+struct ScaleOut {
+  std::string kind = "fat-tree";
+  int64_t nics_per_node = 1;
+  BytesPerSecond nic_bandwidth;  // per NIC per direction
+  double oversubscription = 1.0;
+  int64_t pod_gpus = 0;  // 0: the whole cluster is one pod
+  Seconds latency;       // per hop
+};
+
+struct ClusterSpec {
+  std::string name;
+  DeviceSpec device;
+  int64_t gpus = 0;
+  int64_t gpus_per_node = 0;
+  ScaleUp scale_up;
+  ScaleOut scale_out;
+
+  int64_t nodes() const { return gpus / gpus_per_node; }
+
+  // `r` is the cluster object (inline, or a named file already loaded); `data_dir` resolves
+  // device names to topologies/devices/<name>.json.
+  static ClusterSpec parse(const ParamReader& r, const std::string& data_dir);
+};
+
+}  // namespace sim

@@ -1,0 +1,51 @@
+#include "sim/scenario/device.hpp"
+
+#include "sim/core/params.hpp"
+
+namespace sim {
+
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::BF16: return "bf16";
+    case Precision::FP16: return "fp16";
+    case Precision::FP8: return "fp8";
+  }
+  return "?";
+}
+
+DeviceSpec DeviceSpec::parse(const ParamReader& r) {
+  r.expect_keys({"kind", "name", "description", "source", "peak", "hbm", "sms", "gemm", "memory_ops", "collectives"});
+  if (auto k = r.find("kind")) k->as_choice({"device"});
+  DeviceSpec d;
+  d.name = r.string("name");
+  auto peak = r.at("peak");
+  peak.expect_keys({"bf16", "fp16", "fp8"});
+  if (auto v = peak.find("bf16")) d.dense_peak[Precision::BF16] = v->as_flops_rate();
+  if (auto v = peak.find("fp16")) d.dense_peak[Precision::FP16] = v->as_flops_rate();
+  if (auto v = peak.find("fp8")) d.dense_peak[Precision::FP8] = v->as_flops_rate();
+  if (d.dense_peak.empty()) peak.fail("names no precision", "at least one of bf16, fp16, fp8");
+  auto hbm = r.at("hbm");
+  hbm.expect_keys({"capacity", "bandwidth"});
+  d.hbm_capacity = hbm.at("capacity").as_bytes();
+  d.hbm_bandwidth = hbm.at("bandwidth").as_bandwidth();
+  d.sms = r.has("sms") ? r.count("sms", 1, 100000) : 0;
+  auto gemm = r.at("gemm");
+  gemm.expect_keys({"efficiency_max", "half_flops"});
+  d.gemm.eta_max = gemm.at("efficiency_max").as_fraction();
+  d.gemm.x_half = gemm.at("half_flops").as_flops().value;
+  auto mem = r.at("memory_ops");
+  mem.expect_keys({"efficiency_max", "half_bytes"});
+  d.memory.eta_max = mem.at("efficiency_max").as_fraction();
+  d.memory.x_half = mem.at("half_bytes").as_bytes().value;
+  auto c = r.at("collectives");
+  c.expect_keys({"base_latency", "scale_up_step_latency", "scale_out_step_latency", "scale_up_efficiency",
+                 "scale_out_efficiency"});
+  d.collectives.base_latency = c.at("base_latency").as_seconds();
+  d.collectives.scale_up_step_latency = c.at("scale_up_step_latency").as_seconds();
+  d.collectives.scale_out_step_latency = c.at("scale_out_step_latency").as_seconds();
+  d.collectives.scale_up_efficiency = c.at("scale_up_efficiency").as_fraction();
+  d.collectives.scale_out_efficiency = c.at("scale_out_efficiency").as_fraction();
+  return d;
+}
+
+}  // namespace sim

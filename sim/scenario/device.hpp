@@ -1,0 +1,47 @@
+// A GPU device profile (topologies/devices/<name>.json): peaks, HBM, efficiency curves and the
+// collective-library constants, every number with its source in the file.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "sim/core/units.hpp"
+
+namespace sim {
+
+class ParamReader;
+
+enum class Precision { BF16, FP16, FP8 };
+const char* to_string(Precision p);
+
+// eta(x) = eta_max * x / (x + x_half): efficiency rises with the op's size and saturates.
+struct SaturatingCurve {
+  double eta_max = 1.0;
+  double x_half = 0.0;
+  double at(double x) const { return x <= 0 ? 0.0 : eta_max * x / (x + x_half); }
+};
+
+// NCCL's alpha-beta constants (NVIDIA/nccl src/graph/tuning.cc) and the achieved fraction of
+// line rate on each tier (busbw / nominal).
+struct CollectiveConstants {
+  Seconds base_latency;           // per collective
+  Seconds scale_up_step_latency;  // per algorithm step over NVLink
+  Seconds scale_out_step_latency; // per algorithm step over the network
+  double scale_up_efficiency = 1.0;
+  double scale_out_efficiency = 1.0;
+};
+
+struct DeviceSpec {
+  std::string name;
+  std::map<Precision, FlopsPerSecond> dense_peak;  // tensor-core dense peak per precision
+  Bytes hbm_capacity;
+  BytesPerSecond hbm_bandwidth;
+  SaturatingCurve gemm;      // x = FLOPs of one GEMM
+  SaturatingCurve memory;    // x = bytes moved by one memory-bound kernel
+  CollectiveConstants collectives;
+  int64_t sms = 0;
+
+  static DeviceSpec parse(const ParamReader& r);
+};
+
+}  // namespace sim

@@ -1,0 +1,63 @@
+#include "sim/scenario/model.hpp"
+
+#include "sim/core/params.hpp"
+
+namespace sim {
+
+// Upper bounds that keep every derived size inside doubles and memory (robustness, not physics).
+constexpr int64_t MAX_LAYERS = 100000;
+constexpr int64_t MAX_WIDTH = 1 << 22;
+
+double ModelSpec::layer_params() const {
+  const double h = static_cast<double>(hidden);
+  const double kv = static_cast<double>(kv_heads * head_dim());
+  const double f = static_cast<double>(ffn_hidden);
+  const bool bias = !rmsnorm;
+  double attn = h * (h + 2 * kv) + h * h + (bias ? (h + 2 * kv) + h : 0.0);
+  double mlp_ffn = moe ? static_cast<double>(moe->expert_ffn_hidden) : f;
+  double mats = activation == Activation::SWIGLU ? 3.0 : 2.0;
+  double mlp = mats * h * mlp_ffn + (bias ? mlp_ffn * (mats - 1.0) + h : 0.0);
+  if (moe) mlp = mlp * static_cast<double>(moe->experts) + h * static_cast<double>(moe->experts);  // + router
+  double norms = rmsnorm ? 2 * h : 4 * h;
+  return attn + mlp + norms;
+}
+
+double ModelSpec::total_params() const {
+  double emb = embedding_params() * (tied_embeddings ? 1.0 : 2.0);
+  double final_norm = rmsnorm ? static_cast<double>(hidden) : 2.0 * static_cast<double>(hidden);
+  return static_cast<double>(layers) * layer_params() + emb + final_norm;
+}
+
+ModelSpec ModelSpec::parse(const ParamReader& r) {
+  r.expect_keys({"kind", "name", "source", "description", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
+                 "vocab", "activation", "norm", "tied_embeddings", "moe"});
+  if (auto k = r.find("kind")) k->as_choice({"model"});
+  ModelSpec m;
+  m.name = r.has("name") ? r.string("name") : std::string("model");
+  m.layers = r.count("layers", 1, MAX_LAYERS);
+  m.hidden = r.count("hidden", 1, MAX_WIDTH);
+  m.heads = r.count("heads", 1, MAX_WIDTH);
+  m.kv_heads = r.has("kv_heads") ? r.count("kv_heads", 1, MAX_WIDTH) : m.heads;
+  m.ffn_hidden = r.count("ffn_hidden", 1, MAX_WIDTH);
+  m.vocab = r.count("vocab", 1, 1 << 24);
+  m.activation = r.at("activation").as_choice({"gelu", "swiglu"}) == "gelu" ? Activation::GELU : Activation::SWIGLU;
+  m.rmsnorm = r.has("norm") ? r.at("norm").as_choice({"layernorm", "rmsnorm"}) == "rmsnorm" : false;
+  m.tied_embeddings = r.has("tied_embeddings") ? r.boolean("tied_embeddings") : true;
+  if (m.hidden % m.heads != 0)
+    r.at("heads").fail("hidden=" + std::to_string(m.hidden) + " is not divisible by heads=" + std::to_string(m.heads),
+                       "heads dividing hidden");
+  if (m.heads % m.kv_heads != 0)
+    r.at("kv_heads").fail(std::to_string(m.kv_heads) + " does not divide heads=" + std::to_string(m.heads),
+                          "a divisor of heads");
+  if (auto moe = r.find("moe")) {
+    moe->expect_keys({"experts", "top_k", "expert_ffn_hidden"});
+    MoeSpec s;
+    s.experts = moe->count("experts", 1, 1 << 16);
+    s.top_k = moe->count("top_k", 1, s.experts);
+    s.expert_ffn_hidden = moe->has("expert_ffn_hidden") ? moe->count("expert_ffn_hidden", 1, MAX_WIDTH) : m.ffn_hidden;
+    m.moe = s;
+  }
+  return m;
+}
+
+}  // namespace sim

@@ -1,0 +1,43 @@
+// A transformer architecture (DESIGN.md "Scenario file", section `model`).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace sim {
+
+class ParamReader;
+
+enum class Activation { GELU, SWIGLU };
+
+struct MoeSpec {
+  int64_t experts = 1;
+  int64_t top_k = 1;
+  int64_t expert_ffn_hidden = 0;
+};
+
+struct ModelSpec {
+  std::string name;
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;
+  int64_t ffn_hidden = 0;
+  int64_t vocab = 0;
+  Activation activation = Activation::GELU;
+  bool tied_embeddings = true;  // GPT (Megatron default) ties input and output embeddings
+  bool rmsnorm = false;         // Llama: RMSNorm and no biases; GPT: LayerNorm with biases
+  std::optional<MoeSpec> moe;
+
+  int64_t head_dim() const { return hidden / heads; }
+  // Parameters of one transformer layer (weights + biases + norms), the whole model, and the
+  // embedding matrix (vocab x hidden).
+  double layer_params() const;
+  double embedding_params() const { return static_cast<double>(vocab) * static_cast<double>(hidden); }
+  double total_params() const;
+
+  static ModelSpec parse(const ParamReader& r);
+};
+
+}  // namespace sim

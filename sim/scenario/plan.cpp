@@ -1,0 +1,77 @@
+#include "sim/scenario/plan.hpp"
+
+#include "sim/core/params.hpp"
+
+namespace sim {
+
+const char* to_string(Schedule s) {
+  switch (s) {
+    case Schedule::GPIPE: return "gpipe";
+    case Schedule::ONE_F_ONE_B: return "1f1b";
+    case Schedule::INTERLEAVED: return "interleaved";
+  }
+  return "?";
+}
+
+const char* to_string(Recompute r) {
+  switch (r) {
+    case Recompute::NONE: return "none";
+    case Recompute::SELECTIVE: return "selective";
+    case Recompute::FULL: return "full";
+  }
+  return "?";
+}
+
+static AutoCount auto_count(const ParamReader& r, int64_t max) {
+  if (r.is_string()) {
+    r.as_choice({"auto"});
+    return AutoCount{0};
+  }
+  if (!r.is_number()) r.fail("is not a count", "a whole number or \"auto\"");
+  return AutoCount{r.as_count(1, max)};
+}
+
+constexpr int64_t MAX_DEGREE = 1 << 20;
+
+ParallelPlan ParallelPlan::parse(const ParamReader& r) {
+  r.expect_keys({"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "virtual_stages", "schedule", "zero",
+                 "overlap_grad_reduce", "layers_per_stage"});
+  ParallelPlan p;
+  p.tp = r.count("tp", 1, MAX_DEGREE);
+  p.pp = r.count("pp", 1, MAX_DEGREE);
+  p.dp = r.count("dp", 1, MAX_DEGREE);
+  if (r.has("cp")) p.cp = r.count("cp", 1, MAX_DEGREE);
+  if (r.has("ep")) p.ep = r.count("ep", 1, MAX_DEGREE);
+  if (r.has("sequence_parallel")) p.sequence_parallel = r.boolean("sequence_parallel");
+  if (r.has("virtual_stages")) p.virtual_stages = auto_count(r.at("virtual_stages"), 1 << 12);
+  if (r.has("schedule")) {
+    std::string s = r.at("schedule").as_choice({"gpipe", "1f1b", "interleaved"});
+    p.schedule = s == "gpipe" ? Schedule::GPIPE : s == "1f1b" ? Schedule::ONE_F_ONE_B : Schedule::INTERLEAVED;
+    p.schedule_given = true;
+  }
+  if (r.has("zero")) p.zero = r.count("zero", 0, 3);
+  if (r.has("overlap_grad_reduce")) p.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
+  if (auto l = r.find("layers_per_stage")) {
+    for (size_t i = 0; i < l->size(); ++i) p.layers_per_stage.push_back((*l)[i].as_count(1, 100000));
+  }
+  return p;
+}
+
+TrainingSpec TrainingSpec::parse(const ParamReader& r) {
+  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision"});
+  TrainingSpec t;
+  t.seq_len = r.count("seq_len", 1, 1 << 24);
+  t.global_batch = r.count("global_batch", 1, 1 << 24);
+  t.micro_batch = r.has("micro_batch") ? auto_count(r.at("micro_batch"), 1 << 16) : AutoCount{1};
+  if (r.has("recompute")) {
+    std::string s = r.at("recompute").as_choice({"none", "selective", "full"});
+    t.recompute = s == "none" ? Recompute::NONE : s == "selective" ? Recompute::SELECTIVE : Recompute::FULL;
+  }
+  if (r.has("precision")) {
+    std::string s = r.at("precision").as_choice({"bf16", "fp16", "fp8"});
+    t.precision = s == "bf16" ? Precision::BF16 : s == "fp16" ? Precision::FP16 : Precision::FP8;
+  }
+  return t;
+}
+
+}  // namespace sim

@@ -1,0 +1,48 @@
+// The parallelism plan and training settings (DESIGN.md sections `parallelism`, `training`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/scenario/device.hpp"
+
+namespace sim {
+
+class ParamReader;
+
+enum class Schedule { GPIPE, ONE_F_ONE_B, INTERLEAVED };
+enum class Recompute { NONE, SELECTIVE, FULL };
+const char* to_string(Schedule s);
+const char* to_string(Recompute r);
+
+// A count that may be "auto" (0 means auto).
+struct AutoCount {
+  int64_t value = 1;
+  bool is_auto() const { return value == 0; }
+};
+
+struct ParallelPlan {
+  int64_t tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
+  bool sequence_parallel = false;
+  AutoCount virtual_stages{1};
+  Schedule schedule = Schedule::ONE_F_ONE_B;
+  bool schedule_given = false;
+  int64_t zero = 0;
+  bool overlap_grad_reduce = false;
+  std::vector<int64_t> layers_per_stage;  // explicit split over pp*virtual stages; empty: default
+
+  static ParallelPlan parse(const ParamReader& r);
+};
+
+struct TrainingSpec {
+  int64_t seq_len = 0;
+  int64_t global_batch = 0;
+  AutoCount micro_batch{1};
+  Recompute recompute = Recompute::NONE;
+  Precision precision = Precision::BF16;
+
+  static TrainingSpec parse(const ParamReader& r);
+};
+
+}  // namespace sim

@@ -1,0 +1,142 @@
+#include "sim/scenario/scenario.hpp"
+
+#include <fstream>
+
+#include "sim/core/error.hpp"
+#include "sim/core/params.hpp"
+
+namespace sim {
+
+std::string default_data_dir() { return TRAINSIM_DATA_DIR; }
+
+namespace {
+
+bool file_exists(const std::string& p) { return static_cast<bool>(std::ifstream(p)); }
+
+// "llama3-405b" -> models/llama3-405b.json; "x.json" or "dir/x" -> relative to the scenario's folder
+// first, then to the data folder.
+ParamReader resolve(const ParamReader& ref, const std::string& base_dir, const std::string& data_dir,
+                    const std::string& folder) {
+  std::string name = ref.as_string();
+  bool is_path = name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".json");
+  std::vector<std::string> candidates;
+  if (is_path) {
+    candidates.push_back(name[0] == '/' ? name : base_dir + "/" + name);
+    candidates.push_back(data_dir + "/" + name);
+  } else {
+    candidates.push_back(data_dir + "/" + folder + "/" + name + ".json");
+  }
+  for (const auto& c : candidates)
+    if (file_exists(c)) return ParamReader::load_file(c);
+  ref.fail("cannot find '" + name + "' (looked for " + candidates.front() + ")",
+           "the name of a file in " + folder + "/ or a path to a JSON file");
+}
+
+ParamReader section(const ParamReader& r, const std::string& key, const std::string& base_dir,
+                    const std::string& data_dir, const std::string& folder) {
+  auto s = r.at(key);
+  if (s.is_string()) return resolve(s, base_dir, data_dir, folder);
+  s.expect_object();
+  if (auto from = s.find("from")) {  // a named file with some fields replaced
+    auto base = resolve(*from, base_dir, data_dir, folder);
+    base.expect_object();
+    return base.merged_with(s).without_key("from");
+  }
+  return s;
+}
+
+std::string i2s(int64_t v) { return std::to_string(v); }
+
+void cross_check(const Scenario& s, const ParamReader& r) {
+  const auto& p = s.plan;
+  const auto& m = s.model;
+  auto par = r.at("parallelism");
+  // Each degree may be up to 2^20 (plan.cpp), so four of them can overflow int64.
+  int64_t product = 1;
+  bool overflow = false;
+  for (int64_t d : {p.tp, p.pp, p.dp, p.cp}) {
+    overflow = overflow || product > INT64_MAX / d;
+    if (!overflow) product *= d;
+  }
+  if (overflow || product != s.cluster.gpus)
+    par.fail("tp*pp*dp*cp = " + i2s(p.tp) + "*" + i2s(p.pp) + "*" + i2s(p.dp) + "*" + i2s(p.cp) + " = " +
+                 (overflow ? std::string("more than 2^63") : i2s(product)) + " but the cluster has " +
+                 i2s(s.cluster.gpus) + " GPUs",
+             "tp*pp*dp*cp = cluster.gpus");
+  if (m.heads % p.tp != 0)
+    par.at("tp").fail(i2s(p.tp) + " does not divide heads=" + i2s(m.heads), "a divisor of the model's heads");
+  if (m.kv_heads % p.tp != 0)
+    par.at("tp").fail(i2s(p.tp) + " does not divide kv_heads=" + i2s(m.kv_heads), "a divisor of the model's kv_heads");
+  if (m.ffn_hidden % p.tp != 0)
+    par.at("tp").fail(i2s(p.tp) + " does not divide ffn_hidden=" + i2s(m.ffn_hidden), "a divisor of ffn_hidden");
+  if ((p.dp * p.cp) % p.ep != 0)
+    par.at("ep").fail(i2s(p.ep) + " does not divide dp*cp=" + i2s(p.dp * p.cp), "a divisor of dp*cp");
+  if (p.ep > 1 && !m.moe) par.at("ep").fail("expert parallelism needs an MoE model", "ep = 1 for a dense model");
+  if (m.moe && m.moe->experts % p.ep != 0)
+    par.at("ep").fail(i2s(p.ep) + " does not divide experts=" + i2s(m.moe->experts), "a divisor of moe.experts");
+  if (s.training.seq_len % (p.cp > 1 ? 2 * p.cp : 1) != 0)
+    par.at("cp").fail("seq_len=" + i2s(s.training.seq_len) + " does not split into 2*cp chunks",
+                      "seq_len divisible by 2*cp");
+  if (p.sequence_parallel && s.training.seq_len % p.tp != 0)
+    par.at("sequence_parallel").fail("seq_len=" + i2s(s.training.seq_len) + " is not divisible by tp=" + i2s(p.tp),
+                                     "seq_len divisible by tp");
+  auto tr = r.at("training");
+  const auto& t = s.training;
+  int64_t mb = t.micro_batch.is_auto() ? 1 : t.micro_batch.value;
+  if (t.global_batch % (p.dp * mb) != 0)
+    (t.micro_batch.is_auto() || !tr.has("micro_batch") ? tr.at("global_batch") : tr.at("micro_batch"))
+        .fail("global_batch=" + i2s(t.global_batch) + " is not divisible by dp*micro_batch=" + i2s(p.dp * mb),
+              "global_batch divisible by dp*micro_batch");
+  if (s.cluster.device.dense_peak.count(t.precision) == 0)
+    tr.at("precision").fail("device " + s.cluster.device.name + " has no " + to_string(t.precision) + " peak",
+                            "a precision the device supports");
+  if (p.virtual_stages.value > 1 && p.pp == 1)
+    par.at("virtual_stages").fail("virtual stages need pipeline parallelism (pp = 1)", "1 or \"auto\" when pp = 1");
+  if (p.schedule_given && p.virtual_stages.value > 1 && p.schedule != Schedule::INTERLEAVED)
+    par.at("schedule").fail(std::string("'") + to_string(p.schedule) + "' cannot run virtual stages",
+                            "\"interleaved\" when virtual_stages > 1");
+  if (p.schedule_given && p.schedule == Schedule::INTERLEAVED && p.virtual_stages.value == 1)
+    par.at("schedule").fail("'interleaved' needs virtual_stages > 1", "\"1f1b\", or virtual_stages > 1");
+  if (!p.virtual_stages.is_auto() && p.virtual_stages.value > 1 && !t.micro_batch.is_auto() &&
+      (t.global_batch / (p.dp * mb)) % p.pp != 0)
+    par.at("virtual_stages").fail("the interleaved schedule needs the microbatch count (" +
+                                      i2s(t.global_batch / (p.dp * mb)) + ") to be a multiple of pp=" + i2s(p.pp),
+                                  "global_batch/(dp*micro_batch) divisible by pp");
+}
+
+}  // namespace
+
+Scenario parse_scenario(const ParamReader& r, const std::string& data_dir) {
+  r.expect_keys({"kind", "name", "description", "seed", "model", "cluster", "parallelism", "training", "failures",
+                 "recovery"});
+  if (auto k = r.find("kind")) k->as_choice({"scenario"});
+  const std::string base_dir = r.directory();
+  Scenario s;
+  s.file = r.file();
+  s.name = r.has("name") ? r.string("name") : std::string("scenario");
+  s.seed = r.has("seed") ? static_cast<uint64_t>(r.count("seed", 0, INT64_MAX / 2)) : 0;
+  s.model = ModelSpec::parse(section(r, "model", base_dir, data_dir, "models"));
+  s.cluster = ClusterSpec::parse(section(r, "cluster", base_dir, data_dir, "topologies"), data_dir);
+  s.plan = ParallelPlan::parse(r.at("parallelism"));
+  s.training = TrainingSpec::parse(r.at("training"));
+  if (s.plan.pp == 1 && s.plan.virtual_stages.is_auto()) s.plan.virtual_stages.value = 1;
+  if (!s.plan.schedule_given && s.plan.virtual_stages.value > 1) s.plan.schedule = Schedule::INTERLEAVED;
+  for (const char* key : {"failures", "recovery"})
+    if (auto f = r.find(key)) {
+      f->expect_object();
+      if (!f->keys().empty())
+        f->fail("failure and recovery simulation is not implemented in this version", "an empty object or no key");
+    }
+  cross_check(s, r);
+  return s;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides,
+                       const std::string& data_dir) {
+  auto r = ParamReader::load_file(path);
+  r.expect_object();
+  for (const auto& [key, value] : overrides) r = r.with_value(key, value);
+  return parse_scenario(r, data_dir);
+}
+
+}  // namespace sim

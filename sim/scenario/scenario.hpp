@@ -1,0 +1,43 @@
+// A scenario: what `trainsim run` reads. Loading resolves named models and clusters, parses every
+// section strictly and cross-checks the plan against the model and the cluster; every problem is
+// an InputError naming the file and the JSON path.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/scenario/cluster.hpp"
+#include "sim/scenario/model.hpp"
+#include "sim/scenario/plan.hpp"
+
+namespace sim {
+
+class ParamReader;
+
+struct Scenario {
+  std::string name;
+  std::string file;
+  uint64_t seed = 0;
+  ModelSpec model;
+  ClusterSpec cluster;
+  ParallelPlan plan;
+  TrainingSpec training;
+
+  int64_t microbatches() const {  // per pipeline per step; valid once micro_batch is resolved
+    return training.global_batch / (plan.dp * training.micro_batch.value);
+  }
+};
+
+// Where models/, topologies/ are looked up when a scenario names them.
+std::string default_data_dir();
+
+// `overrides` are --set pairs ("parallelism.tp", "4") applied before parsing.
+Scenario load_scenario(const std::string& path,
+                       const std::vector<std::pair<std::string, std::string>>& overrides = {},
+                       const std::string& data_dir = default_data_dir());
+// Parses an already-read scenario object (validation tables hold scenarios inline).
+Scenario parse_scenario(const ParamReader& r, const std::string& data_dir = default_data_dir());
+
+}  // namespace sim

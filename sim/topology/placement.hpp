@@ -1,0 +1,36 @@
+// Where each rank of a plan runs (Megatron-LM's order, DESIGN.md): tensor parallel fastest
+// (inside a node), then context, pipeline, data parallel:
+//   global rank g = tp_i + tp * (cp_i + cp * (pp_i + pp * dp_i))
+// and GPU g sits on node g / gpus_per_node at local index g % gpus_per_node, which uses NIC
+// local * nics_per_node / gpus_per_node of its node (rail-optimised: GPU i on rail i).
+#pragma once
+
+#include <cstdint>
+
+namespace sim {
+
+struct ClusterSpec;
+struct ParallelPlan;
+
+struct RankCoord {
+  int64_t tp = 0, cp = 0, pp = 0, dp = 0;
+};
+
+class Placement {
+ public:
+  Placement(const ClusterSpec& cluster, const ParallelPlan& plan);
+
+  int64_t gpu(const RankCoord& c) const { return c.tp + tp_ * (c.cp + cp_ * (c.pp + pp_ * c.dp)); }
+  int64_t node(int64_t gpu) const { return gpu / gpus_per_node_; }
+  int64_t local(int64_t gpu) const { return gpu % gpus_per_node_; }
+  // Global NIC index (node * nics_per_node + rail) that GPU `gpu` sends through.
+  int64_t nic(int64_t gpu) const;
+  int64_t pod(int64_t gpu) const { return gpu / pod_gpus_; }
+  bool same_node(int64_t a, int64_t b) const { return node(a) == node(b); }
+
+ private:
+  int64_t tp_, cp_, pp_;
+  int64_t gpus_per_node_, nics_per_node_, pod_gpus_;
+};
+
+}  // namespace sim

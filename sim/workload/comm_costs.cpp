@@ -1,0 +1,60 @@
+#include "sim/workload/comm_costs.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "sim/scenario/scenario.hpp"
+
+namespace sim {
+
+CommCosts::CommCosts(const Scenario& s) : s_(s), place_(s.cluster, s.plan) {}
+
+Seconds CommCosts::tp_collective(CollectiveKind kind, Bytes buffer) const {
+  const auto& c = s_.cluster;
+  bool out = s_.plan.tp > c.gpus_per_node;
+  BytesPerSecond bw = out ? c.scale_out.nic_bandwidth : c.scale_up.bandwidth;
+  return ring_time_idle(kind, buffer, s_.plan.tp, bw, out, c.device.collectives);
+}
+
+Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
+  const auto& c = s_.cluster;
+  int64_t a = place_.gpu({0, 0, from_rank, 0}), b = place_.gpu({0, 0, to_rank, 0});
+  bool out = !place_.same_node(a, b);
+  BytesPerSecond bw = out ? c.scale_out.nic_bandwidth * c.device.collectives.scale_out_efficiency
+                          : c.scale_up.bandwidth * c.device.collectives.scale_up_efficiency;
+  // GPUs of a class that share one NIC share its bandwidth.
+  if (out) bw = bw / static_cast<double>(std::max<int64_t>(1, c.gpus_per_node / c.scale_out.nics_per_node));
+  Seconds step = out ? c.device.collectives.scale_out_step_latency : c.device.collectives.scale_up_step_latency;
+  return c.device.collectives.base_latency + step + bytes / bw;
+}
+
+bool CommCosts::dp_crosses_nodes(int64_t rank) const {
+  int64_t first = place_.gpu({0, 0, rank, 0}), last = place_.gpu({0, 0, rank, s_.plan.dp - 1});
+  return !place_.same_node(first, last);
+}
+
+int64_t CommCosts::dp_members_per_node(int64_t rank) const {
+  std::set<int64_t> nodes;
+  for (int64_t d = 0; d < s_.plan.dp; ++d) nodes.insert(place_.node(place_.gpu({0, 0, rank, d})));
+  return s_.plan.dp / static_cast<int64_t>(nodes.size());
+}
+
+Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {
+  const int64_t n = s_.plan.dp;
+  if (n <= 1) return Seconds(0);
+  const auto& c = s_.cluster;
+  const auto& k = c.device.collectives;
+  RingCost ring = ring_cost(CollectiveKind::ALL_REDUCE, buffer, n);
+  if (!dp_crosses_nodes(rank))
+    return collective_latency(CollectiveKind::ALL_REDUCE, n, false, k) +
+           ring.bytes_per_rank / (c.scale_up.bandwidth * k.scale_up_efficiency);
+  // NCCL runs one ring channel per member on a node, each leaving the node through a different
+  // NIC: 1/m of the traffic crosses each member's NIC, (m-1)/m stays on NVLink.
+  const double m = static_cast<double>(dp_members_per_node(rank));
+  const double gpus_per_nic = std::max(1.0, double(c.gpus_per_node) / double(c.scale_out.nics_per_node));
+  Seconds net = ring.bytes_per_rank / m / (c.scale_out.nic_bandwidth * k.scale_out_efficiency / gpus_per_nic);
+  Seconds nvl = ring.bytes_per_rank * ((m - 1.0) / m) / (c.scale_up.bandwidth * k.scale_up_efficiency);
+  return collective_latency(CollectiveKind::ALL_REDUCE, n, true, k) + std::max(net, nvl);
+}
+
+}  // namespace sim

@@ -1,0 +1,36 @@
+// Closed-form communication costs of a plan on an idle network: the tensor-parallel collectives,
+// the pipeline's point-to-point transfers and the data-parallel gradient reduction, from the
+// placement (which tier a group spans) and NCCL's alpha-beta model (sim/cost/collective.hpp).
+// The engine prices the same transfers with SimGrid's flow model; this is the fast path used by
+// the `auto` search and as the engine's cross-check.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/units.hpp"
+#include "sim/cost/collective.hpp"
+#include "sim/topology/placement.hpp"
+
+namespace sim {
+
+struct Scenario;
+
+class CommCosts {
+ public:
+  explicit CommCosts(const Scenario& s);
+
+  Seconds tp_collective(CollectiveKind kind, Bytes buffer) const;
+  // Pipeline rank `rank` sends `bytes` per GPU to pipeline rank rank+1 (or rank-1).
+  Seconds p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const;
+  Seconds dp_all_reduce(int64_t rank, Bytes buffer) const;
+
+  // Does pipeline rank r's dp group span nodes? How many of its members share a node?
+  bool dp_crosses_nodes(int64_t rank) const;
+  int64_t dp_members_per_node(int64_t rank) const;
+
+ private:
+  const Scenario& s_;
+  Placement place_;
+};
+
+}  // namespace sim

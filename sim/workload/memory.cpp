@@ -1,0 +1,130 @@
+#include "sim/workload/memory.hpp"
+
+#include <algorithm>
+
+#include "sim/core/error.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/stage_layout.hpp"
+
+namespace sim {
+
+namespace {
+
+// Rajbhandari et al. 2020 §3.1 with Megatron's fp32 main_grad buffer: 2 + 4 + 12 bytes per
+// parameter. fp8 runs keep bf16 weights (Transformer Engine casts per GEMM), so weights stay 2.
+constexpr double WEIGHT_BYTES = 2.0;
+constexpr double GRAD_BYTES = 4.0;
+constexpr double OPTIMIZER_BYTES = 12.0;
+
+// Megatron pads the vocabulary to a multiple of 128 * tp (--make-vocab-size-divisible-by 128).
+double padded_vocab(int64_t vocab, int64_t tp) {
+  const int64_t unit = 128 * tp;
+  return static_cast<double>((vocab + unit - 1) / unit * unit);
+}
+
+// Parameters held by one GPU of pipeline rank `rank`.
+double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
+  const ModelSpec& m = s.model;
+  const double tp = static_cast<double>(s.plan.tp);
+  const double h = static_cast<double>(m.hidden);
+  const double vocab_shard = padded_vocab(m.vocab, s.plan.tp) * h / tp;
+  double params = static_cast<double>(layout.layers_on_rank(rank)) * m.layer_params() / tp;
+  if (rank == 0) {
+    params += vocab_shard;
+    // GPT's learned position embedding; Llama-style (RMSNorm) models use RoPE, which has no weights.
+    if (!m.rmsnorm) params += static_cast<double>(s.training.seq_len) * h;
+  }
+  if (rank == layout.pp - 1) {
+    params += m.rmsnorm ? h : 2.0 * h;  // final norm, replicated over tp
+    // With pp > 1 Megatron keeps a copy of the tied embedding on the last stage for the output layer.
+    if (layout.pp > 1 || !m.tied_embeddings) params += vocab_shard;
+  }
+  return params;
+}
+
+// Microbatches whose activations pipeline rank `rank` holds at its peak, in units of "all of the
+// rank's layers for one microbatch".
+double in_flight_microbatches(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t m) {
+  const int64_t pp = layout.pp;
+  const int64_t v = layout.virtual_stages;
+  switch (s.plan.schedule) {
+    case Schedule::GPIPE:
+      return static_cast<double>(m);
+    case Schedule::INTERLEAVED:
+      if (v > 1) {
+        // Megatron's interleaved schedule runs 2*(pp-rank-1) + (v-1)*pp warm-up chunk forwards,
+        // then one more before the first backward. For rank 0 with m >= pp this is
+        // pp * (1 + (pp-1)/(pp*v)) microbatches (Korthikanti §4.2.3); the other ranks follow the
+        // same count rather than scaling 1F1B's, since the last rank holds nearly pp, not ~1.
+        const int64_t chunks = std::min(2 * (pp - rank - 1) + (v - 1) * pp + 1, m * v);
+        return static_cast<double>(chunks) / static_cast<double>(v);
+      }
+      [[fallthrough]];
+    case Schedule::ONE_F_ONE_B:
+      return static_cast<double>(std::min(pp - rank, m));
+  }
+  return static_cast<double>(m);
+}
+
+}  // namespace
+
+Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
+  const double seq = static_cast<double>(s.training.seq_len) / static_cast<double>(s.plan.cp);
+  const double b = static_cast<double>(micro_batch);
+  const double h = static_cast<double>(s.model.hidden);
+  const double a = static_cast<double>(s.model.heads);
+  const double t = static_cast<double>(s.plan.tp);
+  const bool sp = s.plan.sequence_parallel;
+  const double sbh = seq * b * h;
+  const double attention = 5.0 * a * seq / (h * t);
+  switch (s.training.recompute) {
+    case Recompute::NONE:
+      return Bytes(sbh * ((sp ? 34.0 / t : 10.0 + 24.0 / t) + attention));
+    case Recompute::SELECTIVE:
+      return Bytes(sbh * (sp ? 34.0 / t : 10.0 + 24.0 / t));
+    case Recompute::FULL:
+      return Bytes(2.0 * sbh / (sp ? t : 1.0));
+  }
+  return Bytes(0.0);
+}
+
+MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int64_t micro_batch) {
+  SIM_ASSERT(micro_batch >= 1, "estimate_memory needs a resolved micro batch");
+  SIM_ASSERT(layout.pp == s.plan.pp, "stage layout built for another pipeline depth");
+  const double dp = static_cast<double>(s.plan.dp);
+  const double t = static_cast<double>(s.plan.tp);
+  const int64_t m = std::max<int64_t>(1, s.training.global_batch / (s.plan.dp * micro_batch));
+  const Bytes per_layer = layer_activation_bytes(s, micro_batch);
+  const double sbh = static_cast<double>(s.training.seq_len) / static_cast<double>(s.plan.cp) *
+                     static_cast<double>(micro_batch) * static_cast<double>(s.model.hidden);
+
+  MemoryEstimate out;
+  out.capacity = s.cluster.device.hbm_capacity;
+  for (int64_t r = 0; r < layout.pp; ++r) {
+    const double params = rank_params(s, layout, r);
+    const double in_flight = in_flight_microbatches(s, layout, r, m);
+    StageMemory st;
+    st.rank = r;
+    st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? dp : 1.0));
+    st.grads = Bytes(params * GRAD_BYTES / (s.plan.zero >= 2 ? dp : 1.0));
+    st.optimizer = Bytes(params * OPTIMIZER_BYTES / (s.plan.zero >= 1 ? dp : 1.0));
+    st.activations = per_layer * (static_cast<double>(layout.layers_on_rank(r)) * in_flight);
+    if (r == 0) {
+      // Embedding output kept for backward (Korthikanti §4.3), one per in-flight microbatch.
+      st.activations += Bytes(2.0 * sbh / (s.plan.sequence_parallel ? t : 1.0) * in_flight);
+    }
+    if (r == layout.pp - 1) {
+      // fp32 logits of the cross-entropy, vocab-parallel over tp; 1F1B-style schedules run the
+      // loss and its backward back to back, GPipe keeps every microbatch's.
+      const double sbv = sbh / static_cast<double>(s.model.hidden) * padded_vocab(s.model.vocab, s.plan.tp);
+      const double logits = 4.0 * sbv / t;
+      st.activations += Bytes(logits * (s.plan.schedule == Schedule::GPIPE ? static_cast<double>(m) : 1.0));
+    }
+    out.peak = std::max(out.peak, st.total());
+    out.stages.push_back(st);
+  }
+  out.fits = out.peak <= out.capacity;
+  return out;
+}
+
+}  // namespace sim

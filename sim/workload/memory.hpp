@@ -1,0 +1,51 @@
+// Per-GPU memory of a plan, per pipeline rank: weights, gradients, optimizer states and
+// activations, against the device's HBM capacity.
+//
+// Weights and gradients: the parameters held by one GPU (its layers sharded by tp, plus the
+// embedding on the first rank and the output layer on the last when untied or when pp > 1), in
+// the training precision (2 bytes) with fp32 gradient accumulation buffers (4 bytes, Megatron's
+// main_grad) and fp32 master weights + Adam moments (4 + 4 + 4 bytes) -- 18 bytes per parameter
+// in total before sharding (Rajbhandari et al. 2020 "ZeRO" §3.1: 2 + 2 + 12 with fp16 grads; the
+// fp32 grad buffer of Megatron makes it 2 + 4 + 12). ZeRO stage 1 shards the optimizer states over
+// dp, stage 2 also the gradients, stage 3 also the weights.
+//
+// Activations: Korthikanti et al. 2022 Table 2, per layer per microbatch, bytes:
+//   no recompute, TP only:        s*b*h*(10 + 24/t + 5*a*s/(h*t))
+//   no recompute, TP + SP:        s*b*h*(34/t + 5*a*s/(h*t))
+//   selective recompute, TP:      s*b*h*(10 + 24/t)
+//   selective recompute, TP + SP: s*b*h*34/t
+//   full recompute:               2*s*b*h (with SP: 2*s*b*h/t)
+// (s sequence length / cp, b micro batch, h hidden, a heads, t tp). A 1F1B pipeline rank r keeps
+// min(pp - r, m) microbatches in flight; the interleaved schedule multiplies the first rank's by
+// (1 + (pp-1)/(pp*v)) (Korthikanti §4.2.3); GPipe keeps all m.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace sim {
+
+struct Scenario;
+struct StageLayout;
+
+struct StageMemory {
+  int64_t rank = 0;
+  Bytes weights, grads, optimizer, activations;
+  Bytes total() const { return weights + grads + optimizer + activations; }
+};
+
+struct MemoryEstimate {
+  std::vector<StageMemory> stages;  // one per pipeline rank
+  Bytes peak;                       // max over stages of total()
+  Bytes capacity;                   // device HBM
+  bool fits = false;
+};
+
+// Bytes of activations one transformer layer keeps for one microbatch (Table 2 above).
+Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch);
+
+MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int64_t micro_batch);
+
+}  // namespace sim

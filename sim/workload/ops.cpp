@@ -1,0 +1,208 @@
+#include "sim/workload/ops.hpp"
+
+#include "sim/scenario/scenario.hpp"
+
+namespace sim {
+namespace {
+
+constexpr double E = 2.0;  // bytes per bf16/fp16 activation element
+
+struct Dims {
+  double b, s, h, a, kv, d, f, t, tokens, tokens_sp;
+  bool sp;
+};
+
+Dims dims(const Scenario& sc, int64_t micro_batch) {
+  Dims x{};
+  x.b = static_cast<double>(micro_batch);
+  x.s = static_cast<double>(sc.training.seq_len / sc.plan.cp);
+  x.h = static_cast<double>(sc.model.hidden);
+  x.a = static_cast<double>(sc.model.heads);
+  x.kv = static_cast<double>(sc.model.kv_heads);
+  x.d = static_cast<double>(sc.model.head_dim());
+  x.f = static_cast<double>(sc.model.ffn_hidden);
+  x.t = static_cast<double>(sc.plan.tp);
+  x.tokens = x.b * x.s;
+  x.sp = sc.plan.sequence_parallel && sc.plan.tp > 1;
+  x.tokens_sp = x.sp ? x.tokens / x.t : x.tokens;
+  return x;
+}
+
+Op gemm(std::string name, double m, double n, double k, double batch = 1.0, bool core = false) {
+  Op op;
+  op.name = std::move(name);
+  op.cls = OpClass::GEMM;
+  op.flops = Flops(2.0 * m * n * k * batch);
+  op.bytes = Bytes(E * batch * (m * k + k * n + m * n));
+  op.attention_core = core;
+  return op;
+}
+
+Op mem(std::string name, double bytes, bool core = false) {
+  Op op;
+  op.name = std::move(name);
+  op.cls = OpClass::MEMORY;
+  op.bytes = Bytes(bytes);
+  op.attention_core = core;
+  return op;
+}
+
+Op coll(std::string name, CollectiveKind kind, double bytes) {
+  Op op;
+  op.name = std::move(name);
+  op.cls = OpClass::TP_COLLECTIVE;
+  op.collective = kind;
+  op.bytes = Bytes(bytes);
+  return op;
+}
+
+// The conjugate TP communication of Megatron's f/g operators: without SP an all-reduce after the
+// row-parallel GEMM (forward) and after the column-parallel input gradient (backward); with SP an
+// all-gather before the column-parallel GEMM and a reduce-scatter after the row-parallel one, and
+// the reverse in backward (Korthikanti et al. 2022 §4.2.2).
+void tp_in(std::vector<Op>& ops, const Dims& x, const char* name, bool backward) {
+  if (x.t <= 1) return;
+  double buf = E * x.tokens * x.h;
+  if (x.sp) ops.push_back(coll(name, backward ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_GATHER, buf));
+  else if (backward) ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, buf));
+}
+
+void tp_out(std::vector<Op>& ops, const Dims& x, const char* name, bool backward) {
+  if (x.t <= 1) return;
+  double buf = E * x.tokens * x.h;
+  if (x.sp) ops.push_back(coll(name, backward ? CollectiveKind::ALL_GATHER : CollectiveKind::REDUCE_SCATTER, buf));
+  else if (!backward) ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, buf));
+}
+
+// A GEMM's backward: the input gradient and the weight gradient, each as many FLOPs as forward.
+void gemm_backward(std::vector<Op>& ops, const Op& fwd) {
+  Op dgrad = fwd, wgrad = fwd;
+  dgrad.name += "_dgrad";
+  wgrad.name += "_wgrad";
+  ops.push_back(dgrad);
+  ops.push_back(wgrad);
+}
+
+}  // namespace
+
+int64_t padded_vocab(const Scenario& s) {
+  int64_t m = 128 * s.plan.tp;
+  return (s.model.vocab + m - 1) / m * m;
+}
+
+PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
+  const Dims x = dims(sc, micro_batch);
+  const bool swiglu = sc.model.activation == Activation::SWIGLU;
+  const double heads = x.a / x.t;
+  const double qkv_out = (x.h + 2.0 * x.kv * x.d) / x.t;
+  const double ffn = x.f / x.t;
+  const double norm_bytes = 2.0 * E * x.tokens_sp * x.h;
+  const double bda_bytes = x.tokens_sp * x.h * (3.0 * E + 1.0);  // bias-dropout-add: x, residual, out, mask
+  const double probs = x.b * heads * x.s * x.s;                   // attention probability elements
+
+  Op qkv = gemm("qkv", x.tokens, qkv_out, x.h);
+  Op scores = gemm("attn_scores", x.s, x.s, x.d, x.b * heads, true);
+  Op context = gemm("attn_context", x.s, x.d, x.s, x.b * heads, true);
+  Op proj = gemm("attn_proj", x.tokens, x.h, x.h / x.t);
+  Op fc1 = gemm("mlp_fc1", x.tokens, (swiglu ? 2.0 : 1.0) * ffn, x.h);
+  Op fc2 = gemm("mlp_fc2", x.tokens, x.h, ffn);
+
+  PassOps p;
+  auto& f = p.forward;
+  f.push_back(mem("norm1", norm_bytes));
+  tp_in(f, x, "tp_attn_in", false);
+  f.push_back(qkv);
+  f.push_back(scores);
+  f.push_back(mem("softmax", 2.0 * E * probs, true));
+  f.push_back(mem("attn_dropout", probs * (2.0 * E + 1.0), true));
+  f.push_back(context);
+  f.push_back(proj);
+  tp_out(f, x, "tp_attn_out", false);
+  f.push_back(mem("bias_dropout_add1", bda_bytes));
+  f.push_back(mem("norm2", norm_bytes));
+  tp_in(f, x, "tp_mlp_in", false);
+  f.push_back(fc1);
+  f.push_back(mem(swiglu ? "swiglu" : "gelu", (swiglu ? 3.0 : 2.0) * E * x.tokens * ffn));
+  f.push_back(fc2);
+  tp_out(f, x, "tp_mlp_out", false);
+  f.push_back(mem("bias_dropout_add2", bda_bytes));
+
+  auto& b = p.backward;
+  b.push_back(mem("bias_dropout_add2_bwd", x.tokens_sp * x.h * (2.0 * E + 1.0)));
+  tp_out(b, x, "tp_mlp_out_bwd", true);
+  gemm_backward(b, fc2);
+  b.push_back(mem(swiglu ? "swiglu_bwd" : "gelu_bwd", (swiglu ? 5.0 : 3.0) * E * x.tokens * ffn));
+  gemm_backward(b, fc1);
+  tp_in(b, x, "tp_mlp_in_bwd", true);
+  b.push_back(mem("norm2_bwd", 1.5 * norm_bytes));
+  b.push_back(mem("bias_dropout_add1_bwd", x.tokens_sp * x.h * (2.0 * E + 1.0)));
+  tp_out(b, x, "tp_attn_out_bwd", true);
+  gemm_backward(b, proj);
+  gemm_backward(b, context);
+  b.back().attention_core = true;
+  b.push_back(mem("attn_dropout_bwd", probs * (2.0 * E + 1.0), true));
+  b.push_back(mem("softmax_bwd", 3.0 * E * probs, true));
+  gemm_backward(b, scores);
+  gemm_backward(b, qkv);
+  tp_in(b, x, "tp_attn_in_bwd", true);
+  b.push_back(mem("norm1_bwd", 1.5 * norm_bytes));
+
+  switch (sc.training.recompute) {
+    case Recompute::NONE: break;
+    case Recompute::FULL: p.recompute = p.forward; break;
+    case Recompute::SELECTIVE:
+      for (const auto& op : p.forward)
+        if (op.attention_core) p.recompute.push_back(op);
+      break;
+  }
+  return p;
+}
+
+PassOps embedding_ops(const Scenario& sc, int64_t micro_batch) {
+  const Dims x = dims(sc, micro_batch);
+  PassOps p;
+  // Vocab-parallel lookup (+ learned positions for GPT), then the TP reduction and dropout.
+  p.forward.push_back(mem("embedding", 3.0 * E * x.tokens * x.h));
+  if (x.t > 1)
+    p.forward.push_back(coll("tp_embedding", x.sp ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_REDUCE,
+                             E * x.tokens * x.h));
+  p.forward.push_back(mem("embedding_dropout", x.tokens_sp * x.h * (2.0 * E + 1.0)));
+  p.backward.push_back(mem("embedding_bwd", 3.0 * E * x.tokens * x.h));
+  if (x.sp) p.backward.push_back(coll("tp_embedding_bwd", CollectiveKind::ALL_GATHER, E * x.tokens * x.h));
+  return p;
+}
+
+PassOps output_ops(const Scenario& sc, int64_t micro_batch) {
+  const Dims x = dims(sc, micro_batch);
+  const double v = static_cast<double>(padded_vocab(sc)) / x.t;
+  PassOps p;
+  p.forward.push_back(mem("final_norm", 2.0 * E * x.tokens_sp * x.h));
+  if (x.sp) p.forward.push_back(coll("tp_logits_in", CollectiveKind::ALL_GATHER, E * x.tokens * x.h));
+  Op logits = gemm("logits", x.tokens, v, x.h);
+  p.forward.push_back(logits);
+  // Vocab-parallel cross-entropy in fp32: read bf16 logits, write fp32, max/exp-sum passes over
+  // fp32 and the loss; small TP all-reduces of per-token max, sum and target logit.
+  p.forward.push_back(mem("cross_entropy", x.tokens * v * (E + 4.0 + 8.0 + 4.0)));
+  if (x.t > 1) p.forward.push_back(coll("tp_cross_entropy", CollectiveKind::ALL_REDUCE, 3.0 * 4.0 * x.tokens));
+  p.backward.push_back(mem("cross_entropy_bwd", x.tokens * v * (4.0 + E)));
+  gemm_backward(p.backward, logits);
+  if (x.t > 1 && !x.sp) p.backward.push_back(coll("tp_logits_bwd", CollectiveKind::ALL_REDUCE, E * x.tokens * x.h));
+  if (x.sp) p.backward.push_back(coll("tp_logits_bwd", CollectiveKind::REDUCE_SCATTER, E * x.tokens * x.h));
+  p.backward.push_back(mem("final_norm_bwd", 3.0 * E * x.tokens_sp * x.h));
+  return p;
+}
+
+std::vector<Op> optimizer_ops(const Scenario& /*s*/, double params, double sharded) {
+  // Fused Adam reads fp32 master weight, gradient, m, v (16 B) and writes weight, m, v and the
+  // bf16 copy (14 B) per updated parameter; the gradient-norm pass reads every fp32 gradient and
+  // zeroing the buffer writes it (8 B per held parameter).
+  return {mem("grad_norm_and_zero", 8.0 * params), mem("adam", 30.0 * sharded)};
+}
+
+Flops sum_flops(const std::vector<Op>& ops) {
+  Flops total;
+  for (const auto& op : ops) total += op.flops;
+  return total;
+}
+
+}  // namespace sim

@@ -1,0 +1,50 @@
+// The kernels and tensor-parallel collectives of one transformer layer, the embedding, the output
+// layer + loss and the optimizer step, for one microbatch on one GPU (shapes already divided by
+// tp, sequence by cp).
+//
+// FLOPs count matrix multiplies only (2 per multiply-add), the convention of Narayanan et al.
+// 2021 Eq. 3 and Korthikanti et al. 2022 App. A, so summed model FLOPs match those closed forms;
+// norms, softmax and elementwise kernels are charged by the bytes they move (bf16 = 2 bytes).
+// Attention is Megatron's unfused path (two batched GEMMs around a fused scale-mask-softmax and a
+// dropout), as in the published A100 runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/cost/collective.hpp"
+
+namespace sim {
+
+struct Scenario;
+
+enum class OpClass { GEMM, MEMORY, TP_COLLECTIVE };
+
+struct Op {
+  std::string name;
+  OpClass cls = OpClass::GEMM;
+  Flops flops;             // GEMM FLOPs
+  Bytes bytes;             // HBM traffic (kernels) or the collective's buffer
+  CollectiveKind collective = CollectiveKind::ALL_REDUCE;
+  bool attention_core = false;  // recomputed under selective recompute
+};
+
+struct PassOps {
+  std::vector<Op> forward;
+  std::vector<Op> backward;   // without recompute
+  std::vector<Op> recompute;  // run before `backward` under the scenario's recompute setting
+};
+
+// Vocabulary padded to a multiple of 128 * tp, as Megatron-LM pads it.
+int64_t padded_vocab(const Scenario& s);
+
+PassOps layer_ops(const Scenario& s, int64_t micro_batch);
+PassOps embedding_ops(const Scenario& s, int64_t micro_batch);
+PassOps output_ops(const Scenario& s, int64_t micro_batch);  // final norm, logits, cross-entropy
+// Adam step over `params` parameters held by this GPU, `sharded` of which it updates (ZeRO).
+std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded);
+
+Flops sum_flops(const std::vector<Op>& ops);
+
+}  // namespace sim

@@ -1,0 +1,190 @@
+#include "sim/workload/pipeline.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "sim/core/error.hpp"
+#include "sim/cost/compute_model.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/ops.hpp"
+#include "sim/workload/stage_layout.hpp"
+
+namespace sim {
+
+const char* to_string(TaskKind k) {
+  switch (k) {
+    case TaskKind::FORWARD: return "forward";
+    case TaskKind::BACKWARD: return "backward";
+    case TaskKind::DP_REDUCE: return "dp-reduce";
+    case TaskKind::OPTIMIZER: return "optimizer";
+  }
+  return "?";
+}
+
+Bytes p2p_bytes(const Scenario& s, int64_t micro_batch) {
+  double b = 2.0 * static_cast<double>(micro_batch) * static_cast<double>(s.training.seq_len / s.plan.cp) *
+             static_cast<double>(s.model.hidden);
+  return Bytes(b / static_cast<double>(s.plan.tp));
+}
+
+namespace {
+
+// Costs of one pass (all ops of `ops` `times` times) accumulated into a task.
+struct Accumulator {
+  const ComputeModel& cm;
+  Task& task;
+  std::map<std::pair<int, double>, int64_t> tp;
+
+  void add(const std::vector<Op>& ops, double times, bool model_work) {
+    if (times <= 0) return;
+    for (const auto& op : ops) {
+      switch (op.cls) {
+        case OpClass::GEMM: task.compute += cm.gemm(op.flops, op.bytes) * times; break;
+        case OpClass::MEMORY: task.compute += cm.memory_op(op.bytes) * times; break;
+        case OpClass::TP_COLLECTIVE:
+          tp[{static_cast<int>(op.collective), op.bytes.value}] += static_cast<int64_t>(times);
+          break;
+      }
+      task.hardware_flops += op.flops * times;
+      if (model_work) task.model_flops += op.flops * times;
+    }
+  }
+  void finish() {
+    for (const auto& [key, count] : tp)
+      task.tp.push_back({static_cast<CollectiveKind>(key.first), Bytes(key.second), count});
+  }
+};
+
+struct Unit {
+  bool forward;
+  int64_t chunk, microbatch;
+};
+
+// Megatron-LM's schedules (megatron/core/pipeline_parallel/schedules.py), in the order rank r
+// issues its forward (F) and backward (B) units.
+std::vector<Unit> schedule_units(Schedule sched, int64_t pp, int64_t v, int64_t m, int64_t r) {
+  std::vector<Unit> out;
+  if (sched == Schedule::GPIPE) {
+    for (int64_t i = 0; i < m; ++i) out.push_back({true, 0, i});
+    for (int64_t i = m - 1; i >= 0; --i) out.push_back({false, 0, i});
+    return out;
+  }
+  const int64_t total = m * v;
+  auto unit = [&](int64_t k, bool fwd) {
+    int64_t group = k / (pp * v), in_group = k % (pp * v);
+    int64_t chunk = in_group / pp;
+    if (!fwd) chunk = v - 1 - chunk;
+    return Unit{fwd, chunk, group * pp + in_group % pp};
+  };
+  int64_t warmup = v == 1 ? std::min(pp - r - 1, m) : std::min((pp - r - 1) * 2 + (v - 1) * pp, total);
+  if (v == 1) {
+    auto u = [&](int64_t k, bool fwd) { return Unit{fwd, 0, k}; };
+    for (int64_t i = 0; i < warmup; ++i) out.push_back(u(i, true));
+    for (int64_t i = 0; i < m - warmup; ++i) {
+      out.push_back(u(warmup + i, true));
+      out.push_back(u(i, false));
+    }
+    for (int64_t i = m - warmup; i < m; ++i) out.push_back(u(i, false));
+    return out;
+  }
+  for (int64_t k = 0; k < warmup; ++k) out.push_back(unit(k, true));
+  for (int64_t i = 0; i < total - warmup; ++i) {
+    out.push_back(unit(warmup + i, true));
+    out.push_back(unit(i, false));
+  }
+  for (int64_t k = total - warmup; k < total; ++k) out.push_back(unit(k, false));
+  return out;
+}
+
+}  // namespace
+
+Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t micro_batch, const ComputeModel& cm) {
+  const int64_t pp = s.plan.pp, v = layout.virtual_stages;
+  const int64_t m = s.training.global_batch / (s.plan.dp * micro_batch);
+  Pipeline p;
+  p.microbatches = m;
+  p.micro_batch = micro_batch;
+  p.virtual_stages = v;
+  p.program.resize(static_cast<size_t>(pp));
+
+  const PassOps layer = layer_ops(s, micro_batch), emb = embedding_ops(s, micro_batch), out = output_ops(s, micro_batch);
+  auto make_task = [&](bool fwd, int64_t r, int64_t c, int64_t mb) {
+    Task t;
+    t.kind = fwd ? TaskKind::FORWARD : TaskKind::BACKWARD;
+    t.rank = r, t.chunk = c, t.microbatch = mb;
+    Accumulator acc{cm, t, {}};
+    double layers = static_cast<double>(layout.layers_of(r, c));
+    bool has_emb = layout.has_embedding(r, c), has_out = layout.has_output(r, c);
+    if (fwd) {
+      if (has_emb) acc.add(emb.forward, 1, true);
+      acc.add(layer.forward, layers, true);
+      if (has_out) acc.add(out.forward, 1, true);
+    } else {
+      if (has_out) acc.add(out.backward, 1, true);
+      acc.add(layer.recompute, layers, false);
+      acc.add(layer.backward, layers, true);
+      if (has_emb) acc.add(emb.backward, 1, true);
+    }
+    // Receiving a scatter/gather-split activation costs an all-gather over the TP group
+    // (Narayanan et al. 2021 §4.1); with sequence parallelism the split is the layout itself.
+    bool receives = fwd ? !(r == 0 && c == 0) : !(r == pp - 1 && c == v - 1);
+    if (receives && pp > 1 && s.plan.tp > 1 && !s.plan.sequence_parallel)
+      acc.tp[{static_cast<int>(CollectiveKind::ALL_GATHER), p2p_bytes(s, micro_batch).value * double(s.plan.tp)}] += 1;
+    acc.finish();
+    return t;
+  };
+
+  // Tasks in program order; remember each (rank, chunk, mb, dir) vertex for the data edges.
+  std::map<std::tuple<int64_t, int64_t, int64_t, bool>, TaskId> where;
+  for (int64_t r = 0; r < pp; ++r) {
+    for (const Unit& u : schedule_units(s.plan.schedule, pp, v, m, r)) {
+      TaskId id = boost::add_vertex(make_task(u.forward, r, u.chunk, u.microbatch), p.graph);
+      if (!p.program[size_t(r)].empty()) boost::add_edge(p.program[size_t(r)].back(), id, Dependency{}, p.graph);
+      p.program[size_t(r)].push_back(id);
+      where[{r, u.chunk, u.microbatch, u.forward}] = id;
+    }
+  }
+  const Bytes act = p2p_bytes(s, micro_batch);
+  for (int64_t mb = 0; mb < m; ++mb)
+    for (int64_t c = 0; c < v; ++c)
+      for (int64_t r = 0; r < pp; ++r) {
+        int64_t j = c * pp + r;  // virtual stage
+        if (j + 1 < pp * v) {
+          int64_t nr = (j + 1) % pp, nc = (j + 1) / pp;
+          boost::add_edge(where.at({r, c, mb, true}), where.at({nr, nc, mb, true}), Dependency{EdgeKind::DATA, act}, p.graph);
+          boost::add_edge(where.at({nr, nc, mb, false}), where.at({r, c, mb, false}), Dependency{EdgeKind::DATA, act}, p.graph);
+        }
+      }
+  SIM_ASSERT(where.size() == static_cast<size_t>(2 * m * v * pp), "every unit scheduled once");
+
+  // Gradient reduction over dp (fp32 main_grad buffers for bf16, Megatron's
+  // accumulate_allreduce_grads_in_fp32), then the optimizer on each rank.
+  const double grad_bytes = s.training.precision == Precision::FP16 ? 2.0 : 4.0;
+  const double zero3 = s.plan.zero == 3 ? 1.5 : 1.0;  // ZeRO-3 moves 3x params vs 2x (Rajbhandari et al. 2020 §7)
+  for (int64_t r = 0; r < pp; ++r) {
+    double params = static_cast<double>(layout.layers_on_rank(r)) * s.model.layer_params() / double(s.plan.tp);
+    if (r == 0 || r == pp - 1) params += s.model.embedding_params() / double(s.plan.tp);
+    double sharded = s.plan.zero >= 1 ? params / double(s.plan.dp) : params;
+    auto last = p.program[size_t(r)].back();
+    if (s.plan.dp > 1) {
+      Task t;
+      t.kind = TaskKind::DP_REDUCE;
+      t.rank = r;
+      t.dp_bytes = Bytes(params * grad_bytes * zero3);
+      TaskId id = boost::add_vertex(t, p.graph);
+      boost::add_edge(last, id, Dependency{}, p.graph);
+      p.program[size_t(r)].push_back(id);
+      last = id;
+    }
+    Task opt;
+    opt.kind = TaskKind::OPTIMIZER;
+    opt.rank = r;
+    for (const auto& op : optimizer_ops(s, params, sharded)) opt.compute += cm.memory_op(op.bytes);
+    TaskId id = boost::add_vertex(opt, p.graph);
+    boost::add_edge(last, id, Dependency{}, p.graph);
+    p.program[size_t(r)].push_back(id);
+  }
+  return p;
+}
+
+}  // namespace sim

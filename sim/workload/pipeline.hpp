@@ -1,0 +1,67 @@
+// The task graph of one training step for the rank classes of a plan: one class per pipeline
+// rank (all tp x dp x cp ranks of a pipeline rank do identical work at equivalent positions).
+//
+// Vertices are tasks (a chunk's forward or backward for one microbatch, the data-parallel
+// gradient reduction, the optimizer step); edges are PROGRAM order on one rank and DATA
+// dependencies between ranks (activations forward, gradients backward), which carry the bytes a
+// GPU sends. `program[r]` lists rank r's tasks in execution order, as the schedule (GPipe, 1F1B,
+// interleaved 1F1B of Narayanan et al. 2021 §2.2) issues them.
+#pragma once
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/cost/collective.hpp"
+
+namespace sim {
+
+struct Scenario;
+struct StageLayout;
+class ComputeModel;
+
+enum class TaskKind { FORWARD, BACKWARD, DP_REDUCE, OPTIMIZER };
+const char* to_string(TaskKind k);
+
+// A tensor-parallel collective a task performs `count` times (inside its compute, not overlapped).
+struct CollectiveUse {
+  CollectiveKind kind = CollectiveKind::ALL_REDUCE;
+  Bytes bytes;
+  int64_t count = 0;
+};
+
+struct Task {
+  TaskKind kind = TaskKind::FORWARD;
+  int64_t rank = 0, chunk = 0, microbatch = 0;
+  Seconds compute;  // GEMMs and memory-bound kernels
+  Flops model_flops, hardware_flops;
+  std::vector<CollectiveUse> tp;  // TP collectives, run between the task's kernels
+  Bytes dp_bytes;                 // DP_REDUCE: the gradient buffer all-reduced over dp
+};
+
+enum class EdgeKind { PROGRAM, DATA };
+struct Dependency {
+  EdgeKind kind = EdgeKind::PROGRAM;
+  Bytes bytes;  // DATA: what each GPU of the sending rank sends to its peer
+};
+
+using TaskGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task, Dependency>;
+using TaskId = TaskGraph::vertex_descriptor;
+
+struct Pipeline {
+  TaskGraph graph;
+  std::vector<std::vector<TaskId>> program;  // per pipeline rank, in issue order
+  int64_t microbatches = 0;
+  int64_t micro_batch = 0;
+  int64_t virtual_stages = 1;
+};
+
+// Builds the step's task graph; `micro_batch` and the layout's virtual stages are resolved values.
+Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t micro_batch, const ComputeModel& cm);
+
+// Bytes of the activation (or its gradient) one GPU sends between adjacent stages per microbatch:
+// b*s*h*2, divided by tp (Megatron's scatter/gather optimisation, or sequence parallelism).
+Bytes p2p_bytes(const Scenario& s, int64_t micro_batch);
+
+}  // namespace sim

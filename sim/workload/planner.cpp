@@ -1,0 +1,80 @@
+#include "sim/workload/planner.hpp"
+
+#include <optional>
+#include <vector>
+
+#include "sim/core/error.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/comm_costs.hpp"
+#include "sim/workload/estimate.hpp"
+
+namespace sim {
+namespace {
+
+std::vector<int64_t> micro_batch_candidates(const Scenario& s) {
+  if (!s.training.micro_batch.is_auto()) return {s.training.micro_batch.value};
+  std::vector<int64_t> out;
+  const int64_t per_replica = s.training.global_batch / s.plan.dp;
+  for (int64_t b = 1; b <= per_replica && b <= 64; ++b)
+    if (per_replica % b == 0) out.push_back(b);
+  return out;
+}
+
+std::vector<int64_t> virtual_stage_candidates(const Scenario& s) {
+  if (!s.plan.virtual_stages.is_auto()) return {s.plan.virtual_stages.value};
+  std::vector<int64_t> out{1};
+  for (int64_t v = 2; v * s.plan.pp <= s.model.layers; ++v)
+    if (s.model.layers % (v * s.plan.pp) == 0) out.push_back(v);
+  return out;
+}
+
+}  // namespace
+
+ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm) {
+  std::optional<ResolvedPlan> best;
+  int64_t tried = 0;
+  MemoryEstimate smallest;
+  bool any = false;
+  const Schedule given = s.plan.schedule;
+  for (int64_t v : virtual_stage_candidates(s)) {
+    StageLayout layout = make_stage_layout(s.model, s.plan, v, s.file);
+    for (int64_t b : micro_batch_candidates(s)) {
+      const int64_t m = s.training.global_batch / (s.plan.dp * b);
+      if (v > 1 && m % s.plan.pp != 0) continue;
+      Scenario trial = s;
+      trial.training.micro_batch.value = b;
+      trial.plan.virtual_stages.value = v;
+      trial.plan.schedule = v > 1 ? Schedule::INTERLEAVED : (given == Schedule::INTERLEAVED ? Schedule::ONE_F_ONE_B : given);
+      MemoryEstimate mem = estimate_memory(trial, layout, b);
+      ++tried;
+      if (!any || mem.peak < smallest.peak) smallest = mem;
+      any = true;
+      if (!mem.fits) continue;
+      Pipeline pipe = build_pipeline(trial, layout, b, cm);
+      CommCosts comm(trial);
+      Seconds step = estimate_step(trial, pipe, comm).step;
+      if (!best || step < best->estimated_step) {
+        best = ResolvedPlan{b, v, layout, std::move(pipe), mem, step, 0};
+      }
+    }
+  }
+  if (!any)
+    throw InputError(s.file, "/parallelism/virtual_stages",
+                     "no virtual-stage count gives a microbatch count divisible by pp=" + std::to_string(s.plan.pp),
+                     "global_batch/(dp*micro_batch) divisible by pp, or virtual_stages 1");
+  if (!best) {
+    bool fixed = !s.training.micro_batch.is_auto();
+    throw InputError(s.file, fixed ? "/training/micro_batch" : "/parallelism",
+                     "the plan needs " + format_bytes(smallest.peak) + " per GPU but " + s.cluster.device.name +
+                         " has " + format_bytes(smallest.capacity),
+                     "a plan that fits: more tp or pp, recompute, ZeRO, or a smaller micro_batch");
+  }
+  best->candidates_tried = tried;
+  s.training.micro_batch.value = best->micro_batch;
+  s.plan.virtual_stages.value = best->virtual_stages;
+  if (best->virtual_stages > 1) s.plan.schedule = Schedule::INTERLEAVED;
+  else if (s.plan.schedule == Schedule::INTERLEAVED) s.plan.schedule = Schedule::ONE_F_ONE_B;
+  return std::move(*best);
+}
+
+}  // namespace sim

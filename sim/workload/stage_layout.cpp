@@ -1,0 +1,56 @@
+#include "sim/workload/stage_layout.hpp"
+
+#include <numeric>
+#include <string>
+
+#include "sim/core/error.hpp"
+#include "sim/scenario/model.hpp"
+#include "sim/scenario/plan.hpp"
+
+namespace sim {
+
+int64_t StageLayout::layers_on_rank(int64_t rank) const {
+  int64_t n = 0;
+  for (int64_t c = 0; c < virtual_stages; ++c) n += layers_of(rank, c);
+  return n;
+}
+
+StageLayout make_stage_layout(const ModelSpec& model, const ParallelPlan& plan, int64_t virtual_stages,
+                              const std::string& file) {
+  StageLayout out;
+  out.pp = plan.pp;
+  out.virtual_stages = virtual_stages;
+  const int64_t stages = plan.pp * virtual_stages;
+  if (!plan.layers_per_stage.empty()) {
+    if (static_cast<int64_t>(plan.layers_per_stage.size()) != stages)
+      throw InputError(file, "/parallelism/layers_per_stage",
+                       "has " + std::to_string(plan.layers_per_stage.size()) + " entries",
+                       std::to_string(stages) + " = pp * virtual_stages");
+    int64_t sum = std::accumulate(plan.layers_per_stage.begin(), plan.layers_per_stage.end(), int64_t{0});
+    if (sum != model.layers)
+      throw InputError(file, "/parallelism/layers_per_stage", "sums to " + std::to_string(sum),
+                       std::to_string(model.layers) + " = model.layers");
+    out.layers = plan.layers_per_stage;
+    return out;
+  }
+  if (model.layers < stages)
+    throw InputError(file, "/parallelism/pp",
+                     std::to_string(model.layers) + " layers cannot fill " + std::to_string(stages) +
+                         " pipeline stages (pp * virtual_stages)",
+                     "at least one layer per stage");
+  const int64_t per = (model.layers + stages - 1) / stages;
+  out.layers.assign(static_cast<size_t>(stages), per);
+  int64_t deficit = per * stages - model.layers;
+  // Take one layer at a time from the outermost stages inwards: first, last, second, second-last...
+  for (int64_t k = 0; deficit > 0; ++k) {
+    int64_t idx = (k % 2 == 0) ? k / 2 : stages - 1 - k / 2;
+    idx = idx % stages;
+    if (out.layers[static_cast<size_t>(idx)] > 1) {
+      --out.layers[static_cast<size_t>(idx)];
+      --deficit;
+    }
+  }
+  return out;
+}
+
+}  // namespace sim

@@ -1,0 +1,34 @@
+// How the model's layers are split over pipeline ranks and their virtual stages (chunks).
+//
+// Virtual stage j = chunk * pp + rank, in model order (Megatron's interleaved assignment). Stage 0
+// also holds the embedding, the last stage the final norm, output layer and loss. When the layers do
+// not divide evenly, the first and last stages take the fewer layers (Llama 3: 126 layers on 16
+// stages = 7 + 14x8 + 7), alternating first/last inwards; an explicit list overrides.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sim {
+
+struct ModelSpec;
+struct ParallelPlan;
+
+struct StageLayout {
+  int64_t pp = 1;
+  int64_t virtual_stages = 1;
+  std::vector<int64_t> layers;  // per virtual stage, model order; size pp * virtual_stages
+
+  int64_t layers_of(int64_t rank, int64_t chunk) const { return layers[static_cast<size_t>(chunk * pp + rank)]; }
+  int64_t layers_on_rank(int64_t rank) const;
+  bool has_embedding(int64_t rank, int64_t chunk) const { return rank == 0 && chunk == 0; }
+  bool has_output(int64_t rank, int64_t chunk) const { return rank == pp - 1 && chunk == virtual_stages - 1; }
+};
+
+// Throws InputError (naming `file` and /parallelism/...) if a stage would get no layer or an
+// explicit list does not sum to the model's layers.
+StageLayout make_stage_layout(const ModelSpec& model, const ParallelPlan& plan, int64_t virtual_stages,
+                              const std::string& file);
+
+}  // namespace sim

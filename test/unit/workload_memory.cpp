@@ -1,0 +1,219 @@
+// Per-GPU memory estimate: every expectation below is derived here from the published formula it
+// cites, not from the implementation.
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/memory.hpp"
+#include "sim/workload/stage_layout.hpp"
+
+using namespace sim;
+
+namespace {
+
+// GPT-3 175B (Brown et al. 2020 Table 2.1; Korthikanti et al. 2022 Table 3): 96 layers,
+// h = 12288, 96 heads, s = 2048, vocab 51200 (Megatron's padded GPT-2 vocabulary).
+Scenario gpt3_175b(int64_t tp, int64_t pp, int64_t dp, int64_t global_batch) {
+  Scenario s;
+  s.name = "gpt3-175b";
+  s.model.name = "gpt3-175b";
+  s.model.layers = 96;
+  s.model.hidden = 12288;
+  s.model.heads = 96;
+  s.model.kv_heads = 96;
+  s.model.ffn_hidden = 4 * 12288;
+  s.model.vocab = 51200;
+  s.cluster.device.hbm_capacity = Bytes(80.0 * 1024 * 1024 * 1024);
+  s.plan.tp = tp;
+  s.plan.pp = pp;
+  s.plan.dp = dp;
+  s.training.seq_len = 2048;
+  s.training.global_batch = global_batch;
+  s.training.micro_batch.value = 1;
+  return s;
+}
+
+MemoryEstimate estimate(const Scenario& s) {
+  StageLayout layout = make_stage_layout(s.model, s.plan, s.plan.virtual_stages.value, "test");
+  return estimate_memory(s, layout, s.training.micro_batch.value);
+}
+
+Bytes weights_grads_optimizer(const StageMemory& st) { return st.weights + st.grads + st.optimizer; }
+
+}  // namespace
+
+TEST_CASE("layer activations equal Korthikanti et al. 2022 Table 2 for GPT-3 175B at t=8", "[workload]") {
+  Scenario sc = gpt3_175b(8, 8, 1, 64);
+  const double s = 2048, b = 1, h = 12288, a = 96, t = 8;
+
+  SECTION("no recompute, TP only: sbh(10 + 24/t + 5as/(ht))") {
+    sc.training.recompute = Recompute::NONE;
+    sc.plan.sequence_parallel = false;
+    CHECK(layer_activation_bytes(sc, 1).value == Approx(s * b * h * (10 + 24 / t + 5 * a * s / (h * t))));
+  }
+  SECTION("no recompute, TP + SP: sbh(34/t + 5as/(ht))") {
+    sc.training.recompute = Recompute::NONE;
+    sc.plan.sequence_parallel = true;
+    CHECK(layer_activation_bytes(sc, 1).value == Approx(s * b * h * (34 / t + 5 * a * s / (h * t))));
+  }
+  SECTION("selective recompute, TP: sbh(10 + 24/t)") {
+    sc.training.recompute = Recompute::SELECTIVE;
+    sc.plan.sequence_parallel = false;
+    CHECK(layer_activation_bytes(sc, 1).value == Approx(s * b * h * (10 + 24 / t)));
+  }
+  SECTION("selective recompute, TP + SP: sbh(34/t)") {
+    sc.training.recompute = Recompute::SELECTIVE;
+    sc.plan.sequence_parallel = true;
+    CHECK(layer_activation_bytes(sc, 1).value == Approx(s * b * h * 34 / t));
+  }
+  SECTION("full recompute: 2sbh") {
+    sc.training.recompute = Recompute::FULL;
+    sc.plan.sequence_parallel = false;
+    CHECK(layer_activation_bytes(sc, 1).value == Approx(2 * s * b * h));
+  }
+}
+
+TEST_CASE("layer activations scale linearly with the micro batch and shrink with cp", "[workload]") {
+  // Table 2 is linear in b; context parallelism splits s, so s -> s/cp (quadratic term included).
+  Scenario sc = gpt3_175b(8, 8, 1, 64);
+  const double s = 2048, h = 12288, a = 96, t = 8;
+  CHECK(layer_activation_bytes(sc, 4).value == Approx(4 * layer_activation_bytes(sc, 1).value));
+  sc.plan.cp = 2;
+  const double sc2 = s / 2;
+  CHECK(layer_activation_bytes(sc, 1).value == Approx(sc2 * h * (10 + 24 / t + 5 * a * sc2 / (h * t))));
+}
+
+TEST_CASE("sequence parallelism changes nothing at tp=1", "[workload]") {
+  // Table 2 at t=1: 10 + 24/1 = 34/1, so the TP and TP+SP rows coincide.
+  Scenario sc = gpt3_175b(1, 8, 1, 64);
+  const Bytes without = layer_activation_bytes(sc, 1);
+  sc.plan.sequence_parallel = true;
+  CHECK(layer_activation_bytes(sc, 1).value == Approx(without.value));
+}
+
+TEST_CASE("GPT-3 175B states at tp 8, pp 8 are 18 bytes per parameter of Narayanan's count", "[workload]") {
+  // Narayanan et al. 2021 eq. for P: 12*l*h^2*(1 + 13/(12h) + (V+s)/(12*l*h)); one GPU holds
+  // P/(t*p) on average; 18 = 2 (bf16 weights) + 4 (fp32 grads) + 12 (fp32 master + Adam m, v).
+  const Scenario sc = gpt3_175b(8, 8, 1, 64);
+  const double l = 96, h = 12288, V = 51200, s = 2048, t = 8, p = 8;
+  const double P = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
+  const double per_gpu = P / (t * p);
+  const MemoryEstimate est = estimate(sc);
+  REQUIRE(est.stages.size() == 8);
+
+  double mean = 0;
+  for (const StageMemory& st : est.stages) mean += weights_grads_optimizer(st).value / p;
+  // 2%: the last stage keeps its own copy of the tied embedding (Megatron, pp > 1) and the final
+  // norm, which P counts once (V*h/P = 0.36%); the vocabulary needs no padding here (51200 = 50*1024).
+  CHECK(mean == Approx(18 * per_gpu).epsilon(0.02));
+
+  // A middle stage holds only its l/p layers, whose weights are P's 12*l*h^2*(1 + 13/(12h)) part.
+  const double layers_only = 12 * (l / p) * h * h * (1 + 13 / (12 * h)) / t;
+  CHECK(weights_grads_optimizer(est.stages[3]).value == Approx(18 * layers_only));
+  // The first stage adds the vocab-sharded word embedding and the unsharded position embedding.
+  CHECK(weights_grads_optimizer(est.stages[0]).value == Approx(18 * (layers_only + V * h / t + s * h)));
+  // The last stage adds the output layer (a copy of the word embedding) and the final LayerNorm.
+  CHECK(weights_grads_optimizer(est.stages[7]).value == Approx(18 * (layers_only + V * h / t + 2 * h)));
+  // Split 2 : 4 : 12.
+  CHECK(est.stages[3].weights.value == Approx(2 * layers_only));
+  CHECK(est.stages[3].grads.value == Approx(4 * layers_only));
+  CHECK(est.stages[3].optimizer.value == Approx(12 * layers_only));
+}
+
+TEST_CASE("ZeRO stages shard optimizer, then gradients, then weights over dp", "[workload]") {
+  // Rajbhandari et al. 2020 §5: P_os divides optimizer states by Nd, P_os+g also gradients,
+  // P_os+g+p also parameters.
+  Scenario sc = gpt3_175b(8, 8, 4, 64);
+  const StageMemory base = estimate(sc).stages[3];
+  sc.plan.zero = 1;
+  const StageMemory z1 = estimate(sc).stages[3];
+  sc.plan.zero = 2;
+  const StageMemory z2 = estimate(sc).stages[3];
+  sc.plan.zero = 3;
+  const StageMemory z3 = estimate(sc).stages[3];
+
+  CHECK(z1.optimizer.value == Approx(base.optimizer.value / 4));
+  CHECK(z1.grads.value == Approx(base.grads.value));
+  CHECK(z1.weights.value == Approx(base.weights.value));
+  CHECK(z2.optimizer.value == Approx(base.optimizer.value / 4));
+  CHECK(z2.grads.value == Approx(base.grads.value / 4));
+  CHECK(z2.weights.value == Approx(base.weights.value));
+  CHECK(z3.optimizer.value == Approx(base.optimizer.value / 4));
+  CHECK(z3.grads.value == Approx(base.grads.value / 4));
+  CHECK(z3.weights.value == Approx(base.weights.value / 4));
+  CHECK(z3.activations.value == Approx(base.activations.value));  // ZeRO does not touch activations
+}
+
+TEST_CASE("1F1B rank r keeps min(pp - r, m) microbatches of activations", "[workload]") {
+  // Narayanan et al. 2021 §2.2.1 / Korthikanti §4.2.3: the first stage of 1F1B holds pp
+  // microbatches when m >= pp. Per microbatch: layers * Table 2 row, plus on rank 0 the
+  // embedding output 2sbh (Korthikanti §4.3) and on the last rank one microbatch's fp32 logits
+  // 4*s*b*V/t.
+  const double s = 2048, h = 12288, V = 51200, t = 8;
+  Scenario sc = gpt3_175b(8, 8, 1, 16);  // m = 16 >= pp = 8
+  const double act = layer_activation_bytes(sc, 1).value;
+  const double L = 96.0 / 8;
+  MemoryEstimate est = estimate(sc);
+  CHECK(est.stages[0].activations.value == Approx(8 * L * act + 8 * 2 * s * h));
+  CHECK(est.stages[3].activations.value == Approx(5 * L * act));
+  CHECK(est.stages[6].activations.value == Approx(2 * L * act));
+  CHECK(est.stages[7].activations.value == Approx(1 * L * act + 4 * s * V / t));
+
+  SECTION("with m < pp every rank holds at most m") {
+    sc.training.global_batch = 4;  // m = 4
+    est = estimate(sc);
+    CHECK(est.stages[0].activations.value == Approx(4 * L * act + 4 * 2 * s * h));
+    CHECK(est.stages[3].activations.value == Approx(4 * L * act));
+    CHECK(est.stages[6].activations.value == Approx(2 * L * act));
+  }
+  SECTION("GPipe keeps all m microbatches on every rank") {
+    sc.plan.schedule = Schedule::GPIPE;
+    est = estimate(sc);
+    CHECK(est.stages[3].activations.value == Approx(16 * L * act));
+    CHECK(est.stages[7].activations.value == Approx(16 * L * act + 16 * 4 * s * V / t));
+  }
+}
+
+TEST_CASE("interleaved first rank keeps pp*(1 + (pp-1)/(pp*v)) microbatches", "[workload]") {
+  // Korthikanti et al. 2022 §4.2.3: the interleaved schedule multiplies the first stage's
+  // activation memory by (1 + (p-1)/(p*m)), m the number of model chunks per rank.
+  const double s = 2048, h = 12288, pp = 8, v = 2;
+  Scenario sc = gpt3_175b(8, 8, 1, 16);
+  sc.plan.virtual_stages.value = 2;
+  sc.plan.schedule = Schedule::INTERLEAVED;
+  const double act = layer_activation_bytes(sc, 1).value;
+  const double L = 96.0 / 8;
+  const double in_flight = pp * (1 + (pp - 1) / (pp * v));
+  const MemoryEstimate est = estimate(sc);
+  CHECK(est.stages[0].activations.value == Approx(in_flight * (L * act + 2 * s * h)));
+}
+
+TEST_CASE("untied embeddings give a single-stage model its own output layer", "[workload]") {
+  // With pp = 1 a tied output layer reuses the input embedding; untied it is a second V x h
+  // matrix, vocab-sharded over tp. Megatron pads V to a multiple of 128*t: 50257 -> 51200 at t=8.
+  Scenario sc = gpt3_175b(8, 1, 1, 16);
+  sc.model.layers = 4;
+  sc.model.vocab = 50257;
+  const double padded = 51200, h = 12288, t = 8;
+  const double tied = estimate(sc).stages[0].weights.value;
+  sc.model.tied_embeddings = false;
+  const double untied = estimate(sc).stages[0].weights.value;
+  CHECK(untied - tied == Approx(2 * padded * h / t));
+}
+
+TEST_CASE("peak is the largest stage and fits flips when capacity shrinks below it", "[workload]") {
+  Scenario sc = gpt3_175b(8, 8, 1, 16);
+  sc.plan.sequence_parallel = true;
+  sc.training.recompute = Recompute::SELECTIVE;
+  MemoryEstimate est = estimate(sc);
+  double largest = 0;
+  for (const StageMemory& st : est.stages) largest = std::max(largest, st.total().value);
+  CHECK(est.peak.value == Approx(largest));
+  CHECK(est.capacity.value == Approx(80.0 * 1024 * 1024 * 1024));
+  CHECK(est.fits);  // rank 0: ~2.8e9 params * 18 B ~ 51 GB plus ~10 GB of activations, under 80 GiB
+
+  sc.cluster.device.hbm_capacity = Bytes(largest * 0.99);
+  est = estimate(sc);
+  CHECK_FALSE(est.fits);
+}
