@@ -1,6 +1,7 @@
 #include "sim/cost/compute_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/core/error.hpp"
 
@@ -17,10 +18,24 @@ Seconds ComputeModel::memory_op(Bytes bytes) const {
   return bytes / (device_.hbm_bandwidth * device_.memory.at(bytes.value));
 }
 
-Seconds ComputeModel::gemm(Flops flops, Bytes bytes) const {
+double ComputeModel::wave_efficiency(const GemmShape& g) const {
+  if (device_.gemm_tiles.empty() || g.m <= 0 || g.n <= 0) return 1.0;
+  const double sms = static_cast<double>(device_.sms);
+  double best = 0.0;
+  for (const auto& [tm, tn] : device_.gemm_tiles) {
+    double tiles = std::ceil(g.m / double(tm)) * std::ceil(g.n / double(tn)) * g.batch;
+    double waves = std::ceil(tiles / sms);
+    double useful = g.m * g.n * g.batch / (double(tm) * double(tn) * waves * sms);
+    best = std::max(best, useful);
+  }
+  return best;
+}
+
+Seconds ComputeModel::gemm(const GemmShape& shape, Bytes bytes) const {
   Seconds t_mem = memory_op(bytes);
+  const Flops flops = shape.flops();
   if (flops.value <= 0) return t_mem;
-  Seconds t_flop = flops / (peak_ * device_.gemm.at(flops.value));
+  Seconds t_flop = flops / (peak_ * device_.gemm.at(flops.value) * wave_efficiency(shape));
   return std::max(t_flop, t_mem);
 }
 

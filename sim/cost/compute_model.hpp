@@ -8,6 +8,11 @@
 // eta_m(B) the same saturating curve against the bytes a memory-bound kernel moves. A GEMM is
 // charged the larger of its compute and its memory time; an elementwise/norm/softmax kernel only
 // its memory time. Zero FLOPs and zero bytes take zero time.
+//
+// Wave quantization (NVIDIA "Matrix Multiplication Background" §3.2): where the device lists CTA
+// tiles, an m x n output in tiles of tm x tn makes T = ceil(m/tm)*ceil(n/tn)*batch tiles, run in
+// W = ceil(T/SMs) waves, so the compute rate is further scaled by T/(W*SMs) (tile padding
+// included) for the best of the listed tiles.
 #pragma once
 
 #include "sim/core/units.hpp"
@@ -15,11 +20,17 @@
 
 namespace sim {
 
+struct GemmShape {
+  double m = 0, n = 0, k = 0, batch = 1;  // C[m x n] = A[m x k] B[k x n], `batch` times
+  Flops flops() const { return Flops(2.0 * m * n * k * batch); }
+};
+
 class ComputeModel {
  public:
   ComputeModel(const DeviceSpec& device, Precision precision);
 
-  Seconds gemm(Flops flops, Bytes bytes) const;
+  Seconds gemm(const GemmShape& shape, Bytes bytes) const;
+  double wave_efficiency(const GemmShape& shape) const;
   Seconds memory_op(Bytes bytes) const;
   FlopsPerSecond peak() const { return peak_; }
   const DeviceSpec& device() const { return device_; }

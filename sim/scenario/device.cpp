@@ -1,5 +1,7 @@
 #include "sim/scenario/device.hpp"
 
+#include <cstdio>
+
 #include "sim/core/params.hpp"
 
 namespace sim {
@@ -30,7 +32,20 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
   d.hbm_bandwidth = hbm.at("bandwidth").as_bandwidth();
   d.sms = r.has("sms") ? r.count("sms", 1, 100000) : 0;
   auto gemm = r.at("gemm");
-  gemm.expect_keys({"efficiency_max", "half_flops"});
+  gemm.expect_keys({"efficiency_max", "half_flops", "tiles"});
+  if (auto tiles = gemm.find("tiles")) {
+    const ParamReader& list = *tiles;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string t = list[i].as_string();
+      auto x = t.find('x');
+      long long a = 0, b = 0;
+      if (x == std::string::npos || std::sscanf(t.c_str(), "%lldx%lld", &a, &b) != 2 || a <= 0 || b <= 0 || a > 4096 ||
+          b > 4096)
+        list[i].fail("'" + t + "' is not a tile", "ROWSxCOLS, e.g. \"256x128\"");
+      d.gemm_tiles.emplace_back(a, b);
+    }
+    if (d.sms <= 0) tiles->fail("wave quantization needs the device's SM count", "an \"sms\" entry");
+  }
   d.gemm.eta_max = gemm.at("efficiency_max").as_fraction();
   d.gemm.x_half = gemm.at("half_flops").as_flops().value;
   auto mem = r.at("memory_ops");

@@ -4,6 +4,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/core/units.hpp"
 
@@ -40,6 +42,9 @@ struct DeviceSpec {
   SaturatingCurve memory;    // x = bytes moved by one memory-bound kernel
   CollectiveConstants collectives;
   int64_t sms = 0;
+  // CTA tiles (rows x cols of the output) the GEMM library picks from; empty when its kernels do
+  // not quantize into waves (persistent / stream-K kernels on Hopper and later).
+  std::vector<std::pair<int64_t, int64_t>> gemm_tiles;
 
   static DeviceSpec parse(const ParamReader& r);
 };

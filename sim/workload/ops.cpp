@@ -32,7 +32,8 @@ Op gemm(std::string name, double m, double n, double k, double batch = 1.0, bool
   Op op;
   op.name = std::move(name);
   op.cls = OpClass::GEMM;
-  op.flops = Flops(2.0 * m * n * k * batch);
+  op.shape = GemmShape{m, n, k, batch};
+  op.flops = op.shape.flops();
   op.bytes = Bytes(E * batch * (m * k + k * n + m * n));
   op.attention_core = core;
   return op;
@@ -74,11 +75,12 @@ void tp_out(std::vector<Op>& ops, const Dims& x, const char* name, bool backward
   else if (!backward) ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, buf));
 }
 
-// A GEMM's backward: the input gradient and the weight gradient, each as many FLOPs as forward.
+// A GEMM's backward: the input gradient dX[m x k] = dY[m x n] W^T and the weight gradient
+// dW[k x n] = X^T dY, each as many FLOPs as the forward.
 void gemm_backward(std::vector<Op>& ops, const Op& fwd) {
-  Op dgrad = fwd, wgrad = fwd;
-  dgrad.name += "_dgrad";
-  wgrad.name += "_wgrad";
+  const GemmShape& g = fwd.shape;
+  Op dgrad = gemm(fwd.name + "_dgrad", g.m, g.k, g.n, g.batch, fwd.attention_core);
+  Op wgrad = gemm(fwd.name + "_wgrad", g.k, g.n, g.m, g.batch, fwd.attention_core);
   ops.push_back(dgrad);
   ops.push_back(wgrad);
 }

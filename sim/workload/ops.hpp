@@ -14,6 +14,7 @@
 
 #include "sim/core/units.hpp"
 #include "sim/cost/collective.hpp"
+#include "sim/cost/compute_model.hpp"
 
 namespace sim {
 
@@ -25,6 +26,7 @@ struct Op {
   std::string name;
   OpClass cls = OpClass::GEMM;
   Flops flops;             // GEMM FLOPs
+  GemmShape shape;         // GEMM only
   Bytes bytes;             // HBM traffic (kernels) or the collective's buffer
   CollectiveKind collective = CollectiveKind::ALL_REDUCE;
   bool attention_core = false;  // recomputed under selective recompute

@@ -39,7 +39,7 @@ struct Accumulator {
     if (times <= 0) return;
     for (const auto& op : ops) {
       switch (op.cls) {
-        case OpClass::GEMM: task.compute += cm.gemm(op.flops, op.bytes) * times; break;
+        case OpClass::GEMM: task.compute += cm.gemm(op.shape, op.bytes) * times; break;
         case OpClass::MEMORY: task.compute += cm.memory_op(op.bytes) * times; break;
         case OpClass::TP_COLLECTIVE:
           tp[{static_cast<int>(op.collective), op.bytes.value}] += static_cast<int64_t>(times);

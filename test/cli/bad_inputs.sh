@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# Malformed scenarios must be rejected the way DESIGN.md "Command line" promises:
+#   trainsim check FILE  ->  exit code 2, nothing on stdout, and exactly one line on stderr,
+#   "trainsim: error: FILE: /json/path: what is wrong (expected ...)".
+# Each case below names the JSON path and a fragment the message must contain.
+#
+# Usage (ctest runs it): bash bad_inputs.sh /path/to/trainsim /path/to/repo
+# Inputs: test/data/bad/base.json (shared/validation/published-a100.json row k22-22B-full with the
+# model and cluster inline, a valid scenario) with one thing broken per case, written by python3
+# (standard library only) into a temporary folder; plus the raw files in test/data/bad/.
+set -u
+
+if [[ $# -ne 2 ]]; then
+  echo "usage: bash $0 /path/to/trainsim /path/to/repo" >&2
+  exit 2
+fi
+TRAINSIM=$1
+REPO=$2
+BAD="$REPO/test/data/bad"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/trainsim-bad-inputs.XXXXXX") || exit 1
+trap 'rm -rf "$WORK"' EXIT
+
+# Writes the inputs into $WORK/cases/ and prints one line per case:
+#   name <TAB> input file <TAB> file the message names <TAB> JSON path <TAB> fragment
+# The message names the scenario, or the file it refers to where the error is.
+python3 - "$BAD" "$WORK/cases" >"$WORK/manifest.tsv" <<'PY' || { echo "could not write the cases" >&2; exit 1; }
+import copy, json, os, sys
+
+bad, out = sys.argv[1], sys.argv[2]
+os.makedirs(out)
+with open(os.path.join(bad, "base.json")) as f:
+    BASE = json.load(f)
+
+rows = []
+
+def emit(name, path, fragment, file=None, names=None):
+    assert "\t" not in fragment and "\n" not in fragment
+    file = file or os.path.join(out, name + ".json")
+    rows.append((name, file, names or file, path, fragment))
+
+def case(name, path, fragment, change, names=None):
+    """A copy of base.json with `change(s)` applied."""
+    s = copy.deepcopy(BASE)
+    change(s)
+    with open(os.path.join(out, name + ".json"), "w") as f:
+        json.dump(s, f, indent=2)
+    emit(name, path, fragment, names=names)
+
+def raw(name, path, fragment, data):
+    """A file with exactly these bytes."""
+    with open(os.path.join(out, name + ".json"), "wb") as f:
+        f.write(data)
+    emit(name, path, fragment)
+
+def shipped(name, path, fragment):
+    """A file from test/data/bad/ as it is."""
+    emit(name, path, fragment, os.path.join(bad, name + ".json"))
+
+def put(dotted, value):
+    def change(s):
+        *parents, last = dotted.split(".")
+        for p in parents:
+            s = s[p]
+        s[last] = value
+    return change
+
+def drop(dotted):
+    def change(s):
+        *parents, last = dotted.split(".")
+        for p in parents:
+            s = s[p]
+        del s[last]
+    return change
+
+def all_of(*changes):
+    def change(s):
+        for c in changes:
+            c(s)
+    return change
+
+# Two pipeline stages on two nodes: the base (tp 8, pp 1, 8 GPUs) with pp 2 and 16 GPUs.
+pp2 = all_of(put("parallelism.pp", 2), put("cluster.gpus", 16))
+
+# --- files that are not a scenario -------------------------------------------------------------
+emit("missing-file", "/", "cannot open file")
+shipped("not-json", "/", "invalid JSON")
+shipped("empty", "/", "invalid JSON")
+shipped("top-array", "/", "is array (expected an object)")
+raw("top-null", "/", "is null (expected an object)", b"null\n")
+raw("bad-utf8", "/", "invalid JSON", b'{"name": "\xff\xfe"}\n')
+raw("number-overflow", "/", "invalid JSON",
+    json.dumps(BASE, indent=2).replace('"tp": 8', '"tp": 1e400').encode())
+raw("deep-nesting", "/", "is array (expected an object)", b"[" * 100000 + b"]" * 100000)
+os.makedirs(os.path.join(out, "a-folder.json"))
+emit("a-folder", "/", "is a directory")
+
+# --- types, keys and ranges --------------------------------------------------------------------
+case("tp-string", "/parallelism/tp", "is string", put("parallelism.tp", "8"))
+case("unknown-top-key", "/trainig", "unknown key 'trainig' (did you mean 'training'?)",
+     all_of(put("trainig", BASE["training"]), drop("training")))
+case("unknown-nested-key", "/parallelism/tpp", "unknown key 'tpp' (did you mean 'tp'?)",
+     put("parallelism.tpp", 8))
+case("missing-key", "/training/seq_len", "missing required key", drop("training.seq_len"))
+case("negative-count", "/parallelism/dp", "-1 is out of range", put("parallelism.dp", -1))
+case("zero-gpus", "/cluster/gpus", "0 is out of range", put("cluster.gpus", 0))
+case("huge-count", "/parallelism/tp", "1e+30 is out of range", put("parallelism.tp", 1e30))
+case("non-integer-count", "/parallelism/pp", "is not a whole number", put("parallelism.pp", 2.5))
+case("zero-micro-batch", "/training/micro_batch", "0 is out of range", put("training.micro_batch", 0))
+case("seed-string", "/seed", "is string", put("seed", "one"))
+case("bool-as-string", "/parallelism/sequence_parallel", "is string (expected true or false)",
+     put("parallelism.sequence_parallel", "yes"))
+case("wrong-kind", "/kind", "'model' is not known", put("kind", "model"))
+case("scale-up-string", "/cluster/scale_up", "is string (expected an object)",
+     put("cluster.scale_up", "nvlink-gen9"))
+case("zero-top-k", "/model/moe/top_k", "0 is out of range",
+     put("model.moe", {"experts": 8, "top_k": 0}))
+case("oversubscription-below-1", "/cluster/scale_out/oversubscription", "is out of range",
+     put("cluster.scale_out.oversubscription", 0.5))
+case("layers-per-stage-object", "/parallelism/layers_per_stage", "is object (expected an array)",
+     all_of(pp2, put("parallelism.layers_per_stage", {"0": 24})))
+
+# --- quantities --------------------------------------------------------------------------------
+case("unit-does-not-parse", "/cluster/scale_up/bandwidth", "'300 GB/parsec' does not parse",
+     put("cluster.scale_up.bandwidth", "300 GB/parsec"))
+case("zero-bandwidth", "/cluster/scale_up/bandwidth", "'0 GB/s' is not positive",
+     put("cluster.scale_up.bandwidth", "0 GB/s"))
+case("negative-bandwidth", "/cluster/scale_out/nic_bandwidth", "'-200 Gb/s' is not positive",
+     put("cluster.scale_out.nic_bandwidth", "-200 Gb/s"))
+case("quantity-as-number", "/cluster/scale_up/bandwidth", "is number",
+     put("cluster.scale_up.bandwidth", 300))
+case("bytes-for-bandwidth", "/cluster/scale_out/nic_bandwidth", "'200 GB' does not parse",
+     put("cluster.scale_out.nic_bandwidth", "200 GB"))
+
+# --- names -------------------------------------------------------------------------------------
+case("unknown-device", "/cluster/gpu", "unknown device 'a100-sxm-80g' (did you mean 'a100-sxm-80gb'?)",
+     put("cluster.gpu", "a100-sxm-80g"))
+case("unknown-model", "/model", "cannot find 'gpt-nonexistent'", put("model", "gpt-nonexistent"))
+case("unknown-cluster", "/cluster", "cannot find 'no-such-cluster'", put("cluster", "no-such-cluster"))
+case("unknown-activation", "/model/activation", "'relu' is not known", put("model.activation", "relu"))
+case("unknown-recompute", "/training/recompute", "'partial' is not known", put("training.recompute", "partial"))
+case("unknown-schedule", "/parallelism/schedule", "'1f1bb' is not known (did you mean '1f1b'?)",
+     put("parallelism.schedule", "1f1bb"))
+# An error inside a model file the scenario names is reported against that file.
+with open(os.path.join(out, "typo-model.json"), "w") as f:
+    json.dump(dict(BASE["model"], layer=48), f)
+case("error-in-named-model", "/layer", "unknown key 'layer' (did you mean 'layers'?)",
+     put("model", "typo-model.json"), names=os.path.join(out, "typo-model.json"))
+# {"from": name, ...}: the overriding value is the user's, so the scenario file is named.
+case("bad-override-of-named-model", "/model/heads", "hidden=12288 is not divisible by heads=100",
+     put("model", {"from": "gpt3-175b", "heads": 100}))
+
+# --- the model ---------------------------------------------------------------------------------
+case("heads-not-dividing-hidden", "/model/heads", "hidden=6144 is not divisible by heads=100",
+     all_of(put("model.heads", 100), drop("model.kv_heads")))
+case("top-k-above-experts", "/model/moe/top_k", "9 is out of range",
+     put("model.moe", {"experts": 8, "top_k": 9}))
+
+# --- the cluster -------------------------------------------------------------------------------
+case("partial-node", "/cluster/gpus", "12 GPUs do not fill whole nodes of 8", put("cluster.gpus", 12))
+case("nics-do-not-pair", "/cluster/scale_out/nics_per_node", "does not pair evenly",
+     put("cluster.scale_out.nics_per_node", 3))
+
+# --- cross-checks of the plan (DESIGN.md "Scenario file") --------------------------------------
+case("product-not-gpus", "/parallelism", "tp*pp*dp*cp = 8*1*2*1 = 16 but the cluster has 8 GPUs",
+     put("parallelism.dp", 2))
+case("product-overflow", "/parallelism", "but the cluster has 8 GPUs",
+     all_of(*(put("parallelism." + k, 65536) for k in ("tp", "pp", "dp", "cp"))))
+# 12 heads divide hidden 6144 but not tp 8.
+case("tp-not-dividing-heads", "/parallelism/tp", "8 does not divide heads=12",
+     all_of(put("model.heads", 12), put("model.kv_heads", 12)))
+# 4 KV heads (GQA) divide the 64 heads but not tp 8.
+case("tp-not-dividing-kv-heads", "/parallelism/tp", "8 does not divide kv_heads=4", put("model.kv_heads", 4))
+case("ep-on-dense-model", "/parallelism/ep", "does not divide dp*cp=1", put("parallelism.ep", 2))
+case("batch-not-divisible", "/training/micro_batch", "global_batch=6 is not divisible by dp*micro_batch=4",
+     put("training.global_batch", 6))
+case("virtual-stages-without-pp", "/parallelism/virtual_stages", "need pipeline parallelism",
+     put("parallelism.virtual_stages", 2))
+case("1f1b-with-virtual-stages", "/parallelism/schedule", "'1f1b' cannot run virtual stages",
+     all_of(pp2, put("parallelism.virtual_stages", 3), put("parallelism.schedule", "1f1b")))
+case("interleaved-without-virtual-stages", "/parallelism/schedule", "'interleaved' needs virtual_stages > 1",
+     all_of(pp2, put("parallelism.schedule", "interleaved")))
+case("fp8-on-a100", "/training/precision", "device a100-sxm-80gb has no fp8 peak",
+     put("training.precision", "fp8"))
+case("seq-len-not-divisible-by-tp", "/parallelism/sequence_parallel", "seq_len=2050 is not divisible by tp=8",
+     all_of(put("training.seq_len", 2050), put("parallelism.sequence_parallel", True)))
+case("layers-per-stage-sum", "/parallelism/layers_per_stage", "sums to 40",
+     all_of(pp2, put("parallelism.layers_per_stage", [20, 20])))
+case("layers-per-stage-length", "/parallelism/layers_per_stage", "has 1 entries",
+     all_of(pp2, put("parallelism.layers_per_stage", [48])))
+# 4 layers on 8 pipeline stages (tp 1 keeps 8 GPUs).
+case("more-stages-than-layers", "/parallelism/pp", "4 layers cannot fill 8 pipeline stages",
+     all_of(put("model.layers", 4), put("parallelism.tp", 1), put("parallelism.pp", 8)))
+
+# --- sections not implemented ------------------------------------------------------------------
+case("failures-not-implemented", "/failures", "not implemented",
+     put("failures", {"kind": "poisson", "per_node_day": 0.0065}))
+case("recovery-not-implemented", "/recovery", "not implemented",
+     put("recovery", {"kind": "checkpoint-restart"}))
+
+for r in rows:
+    print("\t".join(r))
+PY
+
+passed=0
+failed=0
+report() {  # name, problem...
+  local name=$1
+  shift
+  failed=$((failed + 1))
+  echo "FAIL $name"
+  for p in "$@"; do echo "     $p"; done
+}
+
+# The unbroken base must pass, or every rejection below proves nothing.
+if timeout 60 "$TRAINSIM" check "$BAD/base.json" >"$WORK/out" 2>"$WORK/err"; then
+  passed=$((passed + 1))
+  echo "ok   base.json is accepted"
+else
+  report "base.json" "the valid base is rejected: $(head -c 400 "$WORK/err")"
+fi
+
+count=0
+while IFS=$'\t' read -r name file names jpath fragment; do
+  count=$((count + 1))
+  timeout 60 "$TRAINSIM" check "$file" >"$WORK/out" 2>"$WORK/err"
+  rc=$?
+  problems=()
+  [[ $rc -eq 2 ]] || problems+=("exit code $rc (expected 2)")
+  [[ -s $WORK/out ]] && problems+=("stdout is not empty: $(head -c 200 "$WORK/out")")
+  # Exactly one line: one newline, and it is the last byte.
+  lines=$(wc -l <"$WORK/err")
+  if [[ $lines -ne 1 || $(tail -c 1 "$WORK/err" | od -An -c | tr -d ' ') != '\n' ]]; then
+    problems+=("stderr has $lines newline(s) (expected exactly one line): $(head -c 400 "$WORK/err")")
+  fi
+  line=$(head -n 1 "$WORK/err")
+  prefix="trainsim: error: $names: $jpath: "
+  [[ $line == "$prefix"* ]] || problems+=("stderr does not start with '$prefix'")
+  [[ $line == *"$fragment"* ]] || problems+=("stderr does not contain '$fragment'")
+  if [[ ${#problems[@]} -eq 0 ]]; then
+    passed=$((passed + 1))
+    echo "ok   $name"
+  else
+    report "$name" "${problems[@]}" "stderr: $(head -c 400 "$WORK/err")"
+  fi
+done <"$WORK/manifest.tsv"
+
+if [[ $count -lt 30 ]]; then
+  report "case count" "only $count malformed inputs (expected at least 30)"
+fi
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
