@@ -8,7 +8,7 @@ namespace {
 constexpr double E = 2.0;  // bytes per bf16/fp16 activation element
 
 struct Dims {
-  double b, s, h, a, kv, d, f, t, tokens, tokens_sp;
+  double b, s, s_kv, h, a, kv, d, f, t, tokens, tokens_sp;  // s: local queries; s_kv: keys seen
   bool sp;
 };
 
@@ -16,6 +16,7 @@ Dims dims(const Scenario& sc, int64_t micro_batch) {
   Dims x{};
   x.b = static_cast<double>(micro_batch);
   x.s = static_cast<double>(sc.training.seq_len / sc.plan.cp);
+  x.s_kv = static_cast<double>(sc.training.seq_len);  // context parallel: local queries meet every key
   x.h = static_cast<double>(sc.model.hidden);
   x.a = static_cast<double>(sc.model.heads);
   x.kv = static_cast<double>(sc.model.kv_heads);
@@ -100,11 +101,11 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const double ffn = x.f / x.t;
   const double norm_bytes = 2.0 * E * x.tokens_sp * x.h;
   const double bda_bytes = x.tokens_sp * x.h * (3.0 * E + 1.0);  // bias-dropout-add: x, residual, out, mask
-  const double probs = x.b * heads * x.s * x.s;                   // attention probability elements
+  const double probs = x.b * heads * x.s * x.s_kv;                // attention probability elements
 
   Op qkv = gemm("qkv", x.tokens, qkv_out, x.h);
-  Op scores = gemm("attn_scores", x.s, x.s, x.d, x.b * heads, true);
-  Op context = gemm("attn_context", x.s, x.d, x.s, x.b * heads, true);
+  Op scores = gemm("attn_scores", x.s, x.s_kv, x.d, x.b * heads, true);
+  Op context = gemm("attn_context", x.s, x.d, x.s_kv, x.b * heads, true);
   Op proj = gemm("attn_proj", x.tokens, x.h, x.h / x.t);
   Op fc1 = gemm("mlp_fc1", x.tokens, (swiglu ? 2.0 : 1.0) * ffn, x.h);
   Op fc2 = gemm("mlp_fc2", x.tokens, x.h, ffn);

@@ -136,9 +136,16 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
 
   // Tasks in program order; remember each (rank, chunk, mb, dir) vertex for the data edges.
   std::map<std::tuple<int64_t, int64_t, int64_t, bool>, TaskId> where;
+  std::map<std::tuple<int64_t, int64_t, int64_t, bool>, Task> priced;
   for (int64_t r = 0; r < pp; ++r) {
     for (const Unit& u : schedule_units(s.plan.schedule, pp, v, m, r)) {
-      TaskId id = boost::add_vertex(make_task(u.forward, r, u.chunk, u.microbatch), p.graph);
+      // A task's cost depends on its rank, chunk and direction only: price each kind once.
+      auto key = std::make_tuple(r, u.chunk, int64_t{0}, u.forward);
+      auto cached = priced.find(key);
+      if (cached == priced.end()) cached = priced.emplace(key, make_task(u.forward, r, u.chunk, 0)).first;
+      Task task = cached->second;
+      task.microbatch = u.microbatch;
+      TaskId id = boost::add_vertex(std::move(task), p.graph);
       if (!p.program[size_t(r)].empty()) boost::add_edge(p.program[size_t(r)].back(), id, Dependency{}, p.graph);
       p.program[size_t(r)].push_back(id);
       where[{r, u.chunk, u.microbatch, u.forward}] = id;

@@ -10,6 +10,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
+#include "test/unit/input_error_of.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
@@ -18,17 +19,6 @@ namespace {
 
 sim::ParamReader read(const std::string& text) { return sim::ParamReader::from_text(text, "x.json"); }
 
-// The message of the InputError `f` throws; fails the test if it throws nothing or something else.
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const sim::InputError& e) {
-    return e.what();
-  }
-  FAIL("expected a sim::InputError");
-  return "";
-}
 
 }  // namespace
 

@@ -16,6 +16,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
+#include "test/unit/input_error_of.hpp"
 #include "sim/scenario/scenario.hpp"
 
 using Catch::Matchers::Contains;
@@ -74,16 +75,6 @@ const char* MINIMAL = R"({
   "training": {"seq_len": 1024, "global_batch": 16}
 })";
 
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const sim::InputError& e) {
-    return e.what();
-  }
-  FAIL("expected a sim::InputError");
-  return "";
-}
 
 }  // namespace
 

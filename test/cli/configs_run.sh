@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Every shipped scenario (configs/*.json) runs end to end.
+#
+# Usage: bash configs_run.sh TRAINSIM REPO
+#
+# Expectation, per file: `trainsim run FILE -o REPORT --trace TRACE -q` exits 0 and prints nothing;
+# the report is JSON with the keys of DESIGN.md "Report" (step_time_s, tokens_per_s,
+# model_flops_per_step, hardware_flops_per_step, model_tflops_per_gpu, mfu, hfu,
+# breakdown{compute_s, exposed_comm_s, bubble_s}, memory{peak_bytes_per_gpu, capacity_bytes, fits,
+# stages}, chosen); step_time_s > 0 and 0 < mfu <= hfu < 1 (hardware FLOPs include recompute, and
+# no GPU beats its peak); the trace is JSON with a traceEvents list.
+set -u
+
+trainsim=${1:?usage: configs_run.sh TRAINSIM REPO}
+repo=${2:?usage: configs_run.sh TRAINSIM REPO}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+
+check_report() {  # report trace -> prints nothing when every expectation holds, else what failed
+  python3 - "$1" "$2" <<'EOF'
+import json, sys
+
+problems = []
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception as e:
+    print(f"report is not JSON: {e}")
+    sys.exit(0)
+for key in ["step_time_s", "tokens_per_s", "model_flops_per_step", "hardware_flops_per_step",
+            "model_tflops_per_gpu", "mfu", "hfu", "breakdown", "memory", "chosen"]:
+    if key not in r:
+        problems.append(f"missing key {key}")
+for section, keys in [("breakdown", ["compute_s", "exposed_comm_s", "bubble_s"]),
+                      ("memory", ["peak_bytes_per_gpu", "capacity_bytes", "fits", "stages"])]:
+    for key in keys:
+        if key not in r.get(section, {}):
+            problems.append(f"missing key {section}.{key}")
+if not problems:
+    if not r["step_time_s"] > 0:
+        problems.append(f"step_time_s = {r['step_time_s']}, expected > 0")
+    if not 0 < r["mfu"] <= r["hfu"] < 1:
+        problems.append(f"mfu = {r['mfu']}, hfu = {r['hfu']}: expected 0 < mfu <= hfu < 1")
+try:
+    t = json.load(open(sys.argv[2]))
+    if not isinstance(t.get("traceEvents"), list):
+        problems.append("trace has no traceEvents list")
+except Exception as e:
+    problems.append(f"trace is not JSON: {e}")
+print("; ".join(problems))
+EOF
+}
+
+shopt -s nullglob
+configs=("$repo"/configs/*.json)
+if [ ${#configs[@]} -eq 0 ]; then
+  fail "configs" "no files in $repo/configs"
+fi
+for cfg in "${configs[@]}"; do
+  name=$(basename "$cfg")
+  report="$work/${name%.json}.report.json"
+  trace="$work/${name%.json}.trace.json"
+  out=$("$trainsim" run "$cfg" -o "$report" --trace "$trace" -q 2>&1)
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    fail "$name" "exit $rc: $out"
+    continue
+  fi
+  if [ -n "$out" ]; then
+    fail "$name" "-q printed: $out"
+    continue
+  fi
+  problems=$(check_report "$report" "$trace")
+  if [ -n "$problems" ]; then
+    fail "$name" "$problems"
+  else
+    pass "$name"
+  fi
+done
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,104 @@
+// NCCL ring collectives (sim/cost/collective.hpp) against their closed forms, and the shipped A100
+// profile against measured NCCL all-reduce times.
+//
+//   ring all-reduce:             bytes per rank 2(n-1)/n * S over 2(n-1) steps
+//   ring all-gather / reduce-scatter: (n-1)/n * S over (n-1) steps
+//   idle-network time:           t = base + steps * step_latency + bytes_per_rank / (B * eff)
+//                                (NCCL src/graph/tuning.cc's alpha-beta model, calibration.md §1.1)
+// and a group of one rank costs nothing.
+#include <catch2/catch.hpp>
+
+#include "sim/core/params.hpp"
+#include "sim/cost/collective.hpp"
+#include "sim/scenario/device.hpp"
+
+using namespace sim;
+
+namespace {
+
+constexpr double MiB = 1024.0 * 1024.0;
+
+CollectiveConstants constants() {
+  CollectiveConstants c;
+  c.base_latency = Seconds(8.4e-6);
+  c.scale_up_step_latency = Seconds(3.4e-6);
+  c.scale_out_step_latency = Seconds(14e-6);
+  c.scale_up_efficiency = 0.75;
+  c.scale_out_efficiency = 0.9;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("ring all-reduce sends 2(n-1)/n * S per rank in 2(n-1) steps", "[cost]") {
+  const double S = 64 * MiB;
+  for (int64_t n : {2, 3, 4, 8, 16, 1024}) {
+    INFO("n=" << n);
+    RingCost r = ring_cost(CollectiveKind::ALL_REDUCE, Bytes(S), n);
+    CHECK(r.bytes_per_rank.value == Approx(2.0 * double(n - 1) / double(n) * S).epsilon(1e-12));
+    CHECK(r.steps == 2 * (n - 1));
+  }
+}
+
+TEST_CASE("ring all-gather and reduce-scatter send (n-1)/n * S per rank in n-1 steps", "[cost]") {
+  const double S = 256 * MiB;
+  for (CollectiveKind k : {CollectiveKind::ALL_GATHER, CollectiveKind::REDUCE_SCATTER})
+    for (int64_t n : {2, 4, 8, 64}) {
+      INFO(to_string(k) << " n=" << n);
+      RingCost r = ring_cost(k, Bytes(S), n);
+      CHECK(r.bytes_per_rank.value == Approx(double(n - 1) / double(n) * S).epsilon(1e-12));
+      CHECK(r.steps == n - 1);
+    }
+}
+
+TEST_CASE("a collective over one rank costs nothing", "[cost]") {
+  const CollectiveConstants c = constants();
+  for (CollectiveKind k : {CollectiveKind::ALL_REDUCE, CollectiveKind::ALL_GATHER, CollectiveKind::REDUCE_SCATTER}) {
+    INFO(to_string(k));
+    RingCost r = ring_cost(k, Bytes(MiB), 1);
+    CHECK(r.bytes_per_rank.value == 0);
+    CHECK(r.steps == 0);
+    CHECK(collective_latency(k, 1, false, c).value == 0);
+    CHECK(ring_time_idle(k, Bytes(MiB), 1, BytesPerSecond(300e9), true, c).value == 0);
+  }
+}
+
+TEST_CASE("ring_time_idle = base + steps * step_latency + bytes_per_rank / (B * eff)", "[cost]") {
+  const CollectiveConstants c = constants();
+  const double B = 300e9, base = 8.4e-6;
+  for (double S : {0.0, 1.0 * MiB, 64 * MiB, 1024 * MiB})
+    for (int64_t n : {2, 8, 32}) {
+      INFO("S=" << S << " n=" << n);
+      const double nn = double(n);
+      // NVLink tier
+      CHECK(ring_time_idle(CollectiveKind::ALL_REDUCE, Bytes(S), n, BytesPerSecond(B), false, c).value ==
+            Approx(base + 2 * (nn - 1) * 3.4e-6 + 2 * (nn - 1) / nn * S / (B * 0.75)).epsilon(1e-12));
+      CHECK(ring_time_idle(CollectiveKind::ALL_GATHER, Bytes(S), n, BytesPerSecond(B), false, c).value ==
+            Approx(base + (nn - 1) * 3.4e-6 + (nn - 1) / nn * S / (B * 0.75)).epsilon(1e-12));
+      CHECK(ring_time_idle(CollectiveKind::REDUCE_SCATTER, Bytes(S), n, BytesPerSecond(B), false, c).value ==
+            Approx(base + (nn - 1) * 3.4e-6 + (nn - 1) / nn * S / (B * 0.75)).epsilon(1e-12));
+      // network tier: its own step latency and efficiency
+      CHECK(ring_time_idle(CollectiveKind::ALL_REDUCE, Bytes(S), n, BytesPerSecond(25e9), true, c).value ==
+            Approx(base + 2 * (nn - 1) * 14e-6 + 2 * (nn - 1) / nn * S / (25e9 * 0.9)).epsilon(1e-12));
+      CHECK(collective_latency(CollectiveKind::ALL_REDUCE, n, true, c).value ==
+            Approx(base + 2 * (nn - 1) * 14e-6).epsilon(1e-12));
+    }
+}
+
+TEST_CASE("the A100 profile reproduces NCCL all-reduce on 8 GPUs within 10% for S >= 64 MiB", "[cost]") {
+  // nccl-tests all_reduce_perf on an 8-GPU NVSwitch A100 node, out-of-place time in us
+  // (vTrain trace/a100/AR_GPU8_1M_1024M_LUT; shared/reference/calibration.md §2.4).
+  const DeviceSpec a100 =
+      DeviceSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/a100-sxm-80gb.json"));
+  const BytesPerSecond nvlink3(300e9);  // per GPU per direction (NVIDIA DGX A100 datasheet)
+  struct Point {
+    double mib, us;
+  };
+  for (const Point& pt : {Point{64, 579.9}, Point{128, 1162}, Point{256, 2162}, Point{512, 4192}, Point{1024, 8193}}) {
+    INFO(pt.mib << " MiB: measured " << pt.us << " us");
+    const double t =
+        ring_time_idle(CollectiveKind::ALL_REDUCE, Bytes(pt.mib * MiB), 8, nvlink3, false, a100.collectives).value;
+    INFO("modelled " << t * 1e6 << " us");
+    CHECK(t * 1e6 == Approx(pt.us).epsilon(0.10));
+  }
+}

@@ -1,0 +1,180 @@
+// The SimGrid replay of a step (sim/engine/engine.hpp) against closed forms and against the fast
+// estimate (sim/workload/estimate.hpp), and folded (one actor per rank class) against full
+// fidelity (one actor per GPU). Each TEST_CASE runs in its own process (ctest); the engine forks
+// a child per simulate_step call.
+#include <catch2/catch.hpp>
+#include <initializer_list>
+#include <iomanip>
+#include <string>
+#include <utility>
+
+#include "sim/core/params.hpp"
+#include "sim/cost/collective.hpp"
+#include "sim/cost/compute_model.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/comm_costs.hpp"
+#include "sim/workload/estimate.hpp"
+#include "sim/workload/pipeline.hpp"
+#include "sim/workload/planner.hpp"
+#include "sim/workload/stage_layout.hpp"
+
+using namespace sim;
+
+namespace {
+
+struct Setup {
+  const char* model = "gpt-7.5b";
+  int64_t tp = 1, pp = 1, dp = 1, global_batch = 8, micro_batch = 1;
+  const char* recompute = "full";
+  int64_t gpus_per_node = 8, nics_per_node = 8;
+  double oversubscription = 1;
+  int64_t pod_gpus = 0;  // 0: one pod
+};
+
+// Replaces each {key} of `text` by its value.
+std::string fill(std::string text, std::initializer_list<std::pair<const char*, std::string>> values) {
+  for (const auto& [key, value] : values) {
+    const std::string k = std::string("{") + key + "}";
+    for (size_t at = text.find(k); at != std::string::npos; at = text.find(k, at + value.size()))
+      text.replace(at, k.size(), value);
+  }
+  return text;
+}
+
+// DGX A100 nodes (topologies/dgx-a100-superpod.json) with the shipped A100 profile.
+Scenario scenario(const Setup& u) {
+  const std::string pod = u.pod_gpus > 0 ? ", \"pod_gpus\": " + std::to_string(u.pod_gpus) : std::string();
+  const std::string text = fill(R"({"kind": "scenario", "name": "engine", "model": "{model}",
+    "cluster": {"from": "dgx-a100-superpod", "gpus": {gpus}, "gpus_per_node": {node},
+                "scale_out": {"kind": "fat-tree", "nics_per_node": {nics}, "nic_bandwidth": "200 Gb/s",
+                              "latency": "1 us", "oversubscription": {over}{pod}}},
+    "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}},
+    "training": {"seq_len": 2048, "global_batch": {B}, "micro_batch": {b}, "recompute": "{recompute}",
+                 "precision": "bf16"}})",
+                                {{"model", u.model},
+                                 {"gpus", std::to_string(u.tp * u.pp * u.dp)},
+                                 {"node", std::to_string(u.gpus_per_node)},
+                                 {"nics", std::to_string(u.nics_per_node)},
+                                 {"over", std::to_string(u.oversubscription)},
+                                 {"pod", pod},
+                                 {"tp", std::to_string(u.tp)},
+                                 {"pp", std::to_string(u.pp)},
+                                 {"dp", std::to_string(u.dp)},
+                                 {"B", std::to_string(u.global_batch)},
+                                 {"b", std::to_string(u.micro_batch)},
+                                 {"recompute", u.recompute}});
+  return parse_scenario(ParamReader::from_text(text, "engine_step.cpp"), TRAINSIM_SOURCE_DIR);
+}
+
+Pipeline build(const Scenario& s) {
+  ComputeModel cm(s.cluster.device, s.training.precision);
+  StageLayout layout = make_stage_layout(s.model, s.plan, s.plan.virtual_stages.value, s.file);
+  return build_pipeline(s, layout, s.training.micro_batch.value, cm);
+}
+
+size_t dp_task(const Pipeline& p, int64_t rank) {
+  for (size_t v = 0; v < boost::num_vertices(p.graph); ++v)
+    if (p.graph[v].kind == TaskKind::DP_REDUCE && p.graph[v].rank == rank) return v;
+  FAIL("no dp-reduce task on rank " << rank);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("an intra-node data-parallel all-reduce takes the ring closed form 2(n-1)/n*S/(B*eff) + latency",
+          "[engine]") {
+  // tp = pp = 1, dp = 8 on one DGX A100: one NCCL ring over NVSwitch. Each GPU sends
+  // 2(n-1)/n * S to its successor through its own NVLink port (B = 300 GB/s per direction, the
+  // profile's achieved fraction eff), plus NCCL's latency: base + 2(n-1) * step
+  // (calibration.md §1.1), plus the two NVLink port latencies of the platform (1 us each).
+  Setup u;
+  u.model = "gpt-1.7b";
+  u.dp = 8;
+  const Scenario s = scenario(u);
+  const Pipeline p = build(s);
+  const size_t v = dp_task(p, 0);
+  const double S = p.graph[v].dp_bytes.value, n = 8;
+  const auto& k = s.cluster.device.collectives;
+  const double B = s.cluster.scale_up.bandwidth.value, eff = k.scale_up_efficiency;
+  const double expect = 2 * (n - 1) / n * S / (B * eff) + k.base_latency.value +
+                        2 * (n - 1) * k.scale_up_step_latency.value + 2 * s.cluster.scale_up.latency.value;
+  const EngineResult r = simulate_step(s, p);
+  INFO("S = " << S << " B; engine " << r.spans[v].dp << " s, closed form " << expect << " s");
+  CHECK(r.spans[v].dp == Approx(expect).epsilon(0.01));
+}
+
+TEST_CASE("engine step time agrees with the idle-network estimate within 2%: quickstart", "[engine]") {
+  // Neither case has contention (one flow per link direction), so the flow model and the closed
+  // forms of CommCosts price the same transfers.
+  Scenario s = load_scenario(TRAINSIM_SOURCE_DIR "/configs/quickstart.json", {}, TRAINSIM_SOURCE_DIR);
+  ComputeModel cm(s.cluster.device, s.training.precision);
+  const ResolvedPlan plan = resolve_plan(s, cm);
+  const double estimate = estimate_step(s, plan.pipeline, CommCosts(s)).step.value;
+  const EngineResult r = simulate_step(s, plan.pipeline);
+  INFO("engine " << r.step.value << " s, estimate " << estimate << " s");
+  CHECK(r.step.value == Approx(estimate).epsilon(0.02));
+}
+
+TEST_CASE("engine step time agrees with the idle-network estimate within 2%: pp = 2 across two nodes", "[engine]") {
+  // tp 8 fills each node, so the pipeline transfer crosses the network through the NICs.
+  Setup u;
+  u.tp = 8;
+  u.pp = 2;
+  u.global_batch = 16;
+  const Scenario s = scenario(u);
+  const Pipeline p = build(s);
+  const double estimate = estimate_step(s, p, CommCosts(s)).step.value;
+  const EngineResult r = simulate_step(s, p);
+  INFO("engine " << r.step.value << " s, estimate " << estimate << " s");
+  CHECK(r.step.value == Approx(estimate).epsilon(0.02));
+}
+
+TEST_CASE("folded rank classes agree with full fidelity within 1% up to 256 GPUs", "[engine]") {
+  // All members of a rank class do the same work at equivalent positions, so simulating one per
+  // class (transfers scaled by the members sharing a NIC) must give the step of simulating all.
+  // With 2 NICs per node four GPUs share a NIC: for tp 8 or tp 4 all four belong to the class that
+  // crosses the node boundary, so folding's factor of 4 is exact; for tp 2, pp 8 only two of them
+  // send at the boundary and folding charges 4 (about +0.6%, still inside the 1%).
+  struct Case {
+    int64_t tp, pp, dp, nics_per_node;
+  };
+  for (const Case& c : {Case{4, 2, 2, 8}, Case{2, 4, 4, 8}, Case{8, 2, 4, 8}, Case{8, 2, 2, 2}, Case{4, 4, 2, 2},
+                        Case{8, 4, 8, 8}, Case{2, 8, 1, 2}, Case{1, 8, 2, 2}}) {
+    Setup u;
+    u.tp = c.tp, u.pp = c.pp, u.dp = c.dp, u.nics_per_node = c.nics_per_node;
+    u.global_batch = 8 * c.dp;  // 8 microbatches
+    const Scenario s = scenario(u);
+    const Pipeline p = build(s);
+    const EngineResult folded = simulate_step(s, p, EngineOptions{false});
+    const EngineResult full = simulate_step(s, p, EngineOptions{true});
+    INFO(std::setprecision(10) << "tp " << c.tp << " pp " << c.pp << " dp " << c.dp << " nics/node " << c.nics_per_node
+                               << ": folded " << folded.step.value << " s (" << folded.actors << " actors), full "
+                               << full.step.value << " s (" << full.actors << " actors)");
+    CHECK(full.actors == c.tp * c.pp * c.dp);
+    CHECK(folded.actors == c.pp);
+    CHECK(folded.step.value == Approx(full.step.value).epsilon(0.01));
+  }
+}
+
+TEST_CASE("an oversubscribed fabric slows a cross-pod data-parallel all-reduce", "[engine]") {
+  // tp 8 per node, dp 4 over four nodes, pods of two nodes: the dp ring crosses the pod uplinks.
+  // With oversubscription 4 an uplink carries a quarter of its pod's NIC bandwidth, so the
+  // reduction must take longer than on a full-bisection fabric (invariant, no closed form).
+  Setup u;
+  u.model = "gpt-1.7b";
+  u.tp = 8;
+  u.dp = 4;
+  u.global_batch = 4;
+  u.pod_gpus = 16;
+  u.oversubscription = 1;
+  const Scenario flat = scenario(u);
+  u.oversubscription = 4;
+  const Scenario thin = scenario(u);
+  const Pipeline p = build(flat);
+  const size_t v = dp_task(p, 0);
+  const EngineResult a = simulate_step(flat, p), b = simulate_step(thin, p);
+  INFO("dp all-reduce: oversubscription 1 " << a.spans[v].dp << " s, oversubscription 4 " << b.spans[v].dp << " s");
+  CHECK(b.spans[v].dp > a.spans[v].dp * 1.05);
+  CHECK(b.step.value > a.step.value);
+}

@@ -1,0 +1,228 @@
+// Pipeline schedules (GPipe, 1F1B, interleaved 1F1B) and the stage layout.
+//
+// Structure: every rank's program issues each (chunk, microbatch) forward and backward exactly
+// once, and program order plus the data dependencies form a DAG.
+//
+// Timing with unit costs and free communication (Narayanan et al. 2021 §2.2.1, §2.2.2): with p
+// stages, m microbatches, forward t_f = 1 s and backward t_b = 2 s per full stage,
+//   GPipe and 1F1B:          step = (m + p - 1)(t_f + t_b)        bubble fraction (p-1)/(m+p-1)
+//   interleaved, v chunks of 1/v of the stage each (t_f/v, t_b/v):
+//                            step = (m + (p - 1)/v)(t_f + t_b)    bubble (p-1)/(v m) of the ideal m(t_f + t_b)
+// Communication is made free by a 1e9 TB/s fabric and zero NCCL latencies; what remains is
+// bytes / 1e21 B/s, below 1e-12 s per transfer.
+#include <algorithm>
+#include <boost/graph/topological_sort.hpp>
+#include <catch2/catch.hpp>
+#include <initializer_list>
+#include <iterator>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "sim/core/params.hpp"
+#include "sim/cost/compute_model.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/comm_costs.hpp"
+#include "sim/workload/estimate.hpp"
+#include "sim/workload/pipeline.hpp"
+#include "sim/workload/stage_layout.hpp"
+
+using namespace sim;
+
+namespace {
+
+// Replaces each {key} of `text` by its value.
+std::string fill(std::string text, std::initializer_list<std::pair<const char*, std::string>> values) {
+  for (const auto& [key, value] : values) {
+    const std::string k = std::string("{") + key + "}";
+    for (size_t at = text.find(k); at != std::string::npos; at = text.find(k, at + value.size()))
+      text.replace(at, k.size(), value);
+  }
+  return text;
+}
+
+// A 16-layer GPT-like model, 8 GPUs per node; tp = dp = 1 so each pipeline rank is one GPU.
+Scenario pipeline_scenario(int64_t pp, int64_t v, int64_t m, const char* schedule, const char* bandwidth = "300 GB/s") {
+  const std::string text = fill(R"({"kind": "scenario", "name": "pipeline",
+    "model": {"name": "test-16l", "layers": 16, "hidden": 1024, "heads": 16, "kv_heads": 16,
+              "ffn_hidden": 4096, "vocab": 51200, "activation": "gelu"},
+    "cluster": {"gpu": "a100-sxm-80gb", "gpus": {pp}, "gpus_per_node": {node},
+                "scale_up": {"kind": "nvswitch", "bandwidth": "{bw}"},
+                "scale_out": {"kind": "fat-tree", "nics_per_node": {node}, "nic_bandwidth": "{bw}"}},
+    "parallelism": {"tp": 1, "pp": {pp}, "dp": 1, "virtual_stages": {v}, "schedule": "{schedule}"},
+    "training": {"seq_len": 2048, "global_batch": {m}, "micro_batch": 1, "recompute": "none",
+                 "precision": "bf16"}})",
+                                {{"pp", std::to_string(pp)},
+                                 {"node", std::to_string(std::min<int64_t>(pp, 8))},
+                                 {"bw", bandwidth},
+                                 {"v", std::to_string(v)},
+                                 {"schedule", schedule},
+                                 {"m", std::to_string(m)}});
+  return parse_scenario(ParamReader::from_text(text, "workload_pipeline.cpp"), TRAINSIM_SOURCE_DIR);
+}
+
+Pipeline build(const Scenario& s) {
+  ComputeModel cm(s.cluster.device, s.training.precision);
+  StageLayout layout = make_stage_layout(s.model, s.plan, s.plan.virtual_stages.value, s.file);
+  return build_pipeline(s, layout, s.training.micro_batch.value, cm);
+}
+
+// Forward 1/v s, backward 2/v s per chunk, no TP collectives, DP and optimizer free.
+void unit_costs(Pipeline& p) {
+  const double v = double(p.virtual_stages);
+  for (size_t t = 0; t < boost::num_vertices(p.graph); ++t) {
+    Task& task = p.graph[t];
+    task.tp.clear();
+    task.dp_bytes = Bytes(0);
+    switch (task.kind) {
+      case TaskKind::FORWARD:
+        task.compute = Seconds(1.0 / v);
+        break;
+      case TaskKind::BACKWARD:
+        task.compute = Seconds(2.0 / v);
+        break;
+      default:
+        task.compute = Seconds(0);
+        break;
+    }
+  }
+}
+
+void free_communication(Scenario& s) {
+  auto& k = s.cluster.device.collectives;
+  k.base_latency = k.scale_up_step_latency = k.scale_out_step_latency = Seconds(0);
+}
+
+double unit_cost_step(int64_t pp, int64_t v, int64_t m, const char* schedule) {
+  Scenario s = pipeline_scenario(pp, v, m, schedule, "1e9 TB/s");
+  free_communication(s);
+  Pipeline p = build(s);
+  unit_costs(p);
+  CommCosts comm(s);
+  return estimate_step(s, p, comm).step.value;
+}
+
+void check_structure(const Scenario& s, const Pipeline& p) {
+  const int64_t pp = s.plan.pp, v = p.virtual_stages, m = p.microbatches;
+  REQUIRE(p.program.size() == size_t(pp));
+  for (int64_t r = 0; r < pp; ++r) {
+    INFO("rank " << r);
+    std::map<std::tuple<int64_t, int64_t, bool>, int> seen;  // (chunk, microbatch, forward) -> count
+    std::map<std::pair<int64_t, int64_t>, size_t> forward_at;
+    size_t pos = 0;
+    for (TaskId id : p.program[size_t(r)]) {
+      const Task& t = p.graph[id];
+      CHECK(t.rank == r);
+      if (t.kind == TaskKind::FORWARD || t.kind == TaskKind::BACKWARD) {
+        const bool fwd = t.kind == TaskKind::FORWARD;
+        ++seen[{t.chunk, t.microbatch, fwd}];
+        if (fwd)
+          forward_at[{t.chunk, t.microbatch}] = pos;
+        else
+          CHECK(forward_at.count({t.chunk, t.microbatch}) == 1);  // a backward follows its forward
+      }
+      ++pos;
+    }
+    CHECK(seen.size() == size_t(2 * v * m));
+    for (int64_t c = 0; c < v; ++c)
+      for (int64_t mb = 0; mb < m; ++mb)
+        for (bool fwd : {true, false}) {
+          INFO("chunk " << c << " microbatch " << mb << (fwd ? " forward" : " backward"));
+          CHECK(seen[{c, mb, fwd}] == 1);
+        }
+  }
+  std::vector<TaskId> order;
+  CHECK_NOTHROW(boost::topological_sort(p.graph, std::back_inserter(order)));
+  CHECK(order.size() == boost::num_vertices(p.graph));
+}
+
+}  // namespace
+
+TEST_CASE("every schedule issues each (rank, chunk, microbatch) forward and backward exactly once, as a DAG",
+          "[workload]") {
+  struct Case {
+    const char* schedule;
+    int64_t pp, v, m;
+  };
+  for (const Case& c : {Case{"gpipe", 4, 1, 8}, Case{"1f1b", 4, 1, 8}, Case{"1f1b", 4, 1, 2}, Case{"1f1b", 8, 1, 16},
+                        Case{"interleaved", 4, 2, 8}, Case{"interleaved", 4, 4, 4}, Case{"interleaved", 2, 8, 6}}) {
+    INFO(c.schedule << " pp=" << c.pp << " v=" << c.v << " m=" << c.m);
+    const Scenario s = pipeline_scenario(c.pp, c.v, c.m, c.schedule);
+    const Pipeline p = build(s);
+    CHECK(p.microbatches == c.m);
+    CHECK(p.virtual_stages == c.v);
+    check_structure(s, p);
+  }
+}
+
+TEST_CASE("1F1B keeps at most p - r microbatches in flight on rank r (Narayanan et al. 2021 §2.2.1)", "[workload]") {
+  // PipeDream-Flush: rank r runs p - r - 1 warm-up forwards, then alternates, so it never holds
+  // more than p - r forwards whose backward has not run; GPipe holds all m.
+  const int64_t pp = 4, m = 8;
+  for (const char* schedule : {"1f1b", "gpipe"}) {
+    const Scenario s = pipeline_scenario(pp, 1, m, schedule);
+    const Pipeline p = build(s);
+    for (int64_t r = 0; r < pp; ++r) {
+      int64_t in_flight = 0, most = 0;
+      for (TaskId id : p.program[size_t(r)]) {
+        if (p.graph[id].kind == TaskKind::FORWARD) most = std::max(most, ++in_flight);
+        if (p.graph[id].kind == TaskKind::BACKWARD) --in_flight;
+      }
+      INFO(schedule << " rank " << r);
+      CHECK(most == (std::string(schedule) == "gpipe" ? m : pp - r));
+    }
+  }
+}
+
+TEST_CASE("with unit costs and free communication, 1F1B and GPipe take (m + p - 1)(t_f + t_b)", "[workload]") {
+  // Narayanan et al. 2021 §2.2.1: bubble fraction (p - 1)/(m + p - 1) of the step.
+  struct Case {
+    int64_t pp, m;
+  };
+  for (const char* schedule : {"1f1b", "gpipe"})
+    for (const Case& c : {Case{2, 4}, Case{4, 8}, Case{4, 4}, Case{8, 16}, Case{4, 3}}) {
+      INFO(schedule << " p=" << c.pp << " m=" << c.m);
+      const double step = unit_cost_step(c.pp, 1, c.m, schedule);
+      CHECK(step == Approx(double(c.m + c.pp - 1) * 3.0).epsilon(1e-9));
+      const double bubble = (step - double(c.m) * 3.0) / step;
+      CHECK(bubble == Approx(double(c.pp - 1) / double(c.m + c.pp - 1)).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("with unit costs and free communication, interleaved 1F1B takes (m + (p - 1)/v)(t_f + t_b)", "[workload]") {
+  // Narayanan et al. 2021 §2.2.2: the bubble shrinks by v, to (p - 1)/(v m) of the ideal m(t_f + t_b).
+  struct Case {
+    int64_t pp, v, m;
+  };
+  for (const Case& c : {Case{2, 2, 4}, Case{4, 2, 8}, Case{4, 4, 4}, Case{4, 2, 16}, Case{8, 2, 8}}) {
+    INFO("p=" << c.pp << " v=" << c.v << " m=" << c.m);
+    const double step = unit_cost_step(c.pp, c.v, c.m, "interleaved");
+    const double ideal = double(c.m) * 3.0;
+    CHECK(step == Approx((double(c.m) + double(c.pp - 1) / double(c.v)) * 3.0).epsilon(1e-9));
+    CHECK((step - ideal) / ideal == Approx(double(c.pp - 1) / double(c.v * c.m)).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("stage layout: Llama 3 405B's 126 layers on 16 stages are 7, 8 x 14, 7 (Llama 3 paper §3.3.2)",
+          "[workload]") {
+  ModelSpec model;
+  model.layers = 126;
+  ParallelPlan plan;
+  plan.pp = 16;
+  const StageLayout layout = make_stage_layout(model, plan, 1, "test");
+  std::vector<int64_t> expect(16, 8);
+  expect.front() = expect.back() = 7;
+  CHECK(layout.layers == expect);
+}
+
+TEST_CASE("stage layout: an even split gives every virtual stage layers / (p v)", "[workload]") {
+  ModelSpec model;
+  model.layers = 96;
+  ParallelPlan plan;
+  plan.pp = 8;
+  const StageLayout layout = make_stage_layout(model, plan, 3, "test");
+  CHECK(layout.layers == std::vector<int64_t>(24, 4));
+  for (int64_t r = 0; r < 8; ++r) CHECK(layout.layers_on_rank(r) == 12);
+}
