@@ -13,13 +13,7 @@ set -u
 
 trainsim=${1:?usage: configs_run.sh TRAINSIM REPO}
 repo=${2:?usage: configs_run.sh TRAINSIM REPO}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+source "$(dirname "$0")/lib/tally.bash"
 
 check_report() {  # report trace -> prints nothing when every expectation holds, else what failed
   python3 - "$1" "$2" <<'EOF'

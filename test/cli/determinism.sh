@@ -10,13 +10,7 @@ set -u
 trainsim=${1:?usage: determinism.sh TRAINSIM REPO}
 repo=${2:?usage: determinism.sh TRAINSIM REPO}
 cfg="$repo/configs/quickstart.json"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+source "$(dirname "$0")/lib/tally.bash"
 
 seed=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("seed", 0))' "$cfg")
 

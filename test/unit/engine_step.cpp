@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "test/unit/text_fill.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/collective.hpp"
 #include "sim/cost/compute_model.hpp"
@@ -32,15 +33,6 @@ struct Setup {
   int64_t pod_gpus = 0;  // 0: one pod
 };
 
-// Replaces each {key} of `text` by its value.
-std::string fill(std::string text, std::initializer_list<std::pair<const char*, std::string>> values) {
-  for (const auto& [key, value] : values) {
-    const std::string k = std::string("{") + key + "}";
-    for (size_t at = text.find(k); at != std::string::npos; at = text.find(k, at + value.size()))
-      text.replace(at, k.size(), value);
-  }
-  return text;
-}
 
 // DGX A100 nodes (topologies/dgx-a100-superpod.json) with the shipped A100 profile.
 Scenario scenario(const Setup& u) {

@@ -24,6 +24,7 @@
 #include <string>
 #include <utility>
 
+#include "test/unit/text_fill.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -53,15 +54,6 @@ struct Plan {
   const char* recompute = "none";
 };
 
-// Replaces each {key} of `text` by its value.
-std::string fill(std::string text, std::initializer_list<std::pair<const char*, std::string>> values) {
-  for (const auto& [key, value] : values) {
-    const std::string k = std::string("{") + key + "}";
-    for (size_t at = text.find(k); at != std::string::npos; at = text.find(k, at + value.size()))
-      text.replace(at, k.size(), value);
-  }
-  return text;
-}
 
 Scenario gpt_scenario(const Gpt& m, const Plan& p) {
   const int64_t gpus = p.tp * p.pp * p.dp * p.cp;
@@ -153,40 +145,35 @@ TEST_CASE("model FLOPs equal Korthikanti et al. 2022 App. A: 72 B s l h^2 (1 + s
       }
 }
 
-TEST_CASE("hardware FLOPs with full recompute equal Narayanan et al. 2021 Eq. 3: 96 B s l h^2 (1 + s/6h + V/16lh)",
-          "[workload]") {
+// Hardware FLOPs under `recompute` over the Table 1 shapes at tp 1 and 8 equal `expected`; model
+// FLOPs stay the model's work whatever is recomputed.
+template <class Expected>
+void check_recompute_flops(const char* recompute, Expected expected) {
   for (const Gpt& m : {GPT_1_7B, GPT_18_4B, GPT_175B, GPT_1T})
     for (int64_t tp : {1, 8}) {
       Plan p;
       p.tp = tp;
       p.global_batch = 8;
-      p.recompute = "full";
+      p.recompute = recompute;
       const Scenario s = gpt_scenario(m, p);
-      INFO(m.name << " tp=" << tp);
+      INFO(m.name << " tp=" << tp << " recompute=" << recompute);
       const StepFlops f = step_flops(s);
       const double B = 8, l = double(m.layers), h = double(m.hidden);
-      CHECK(f.hardware == Approx(full_recompute_flops(B, SEQ, l, h, VOCAB)).epsilon(REL));
+      CHECK(f.hardware == Approx(expected(B, SEQ, l, h, VOCAB)).epsilon(REL));
       CHECK(f.model == Approx(model_flops(B, SEQ, l, h, VOCAB)).epsilon(REL));  // recompute is not model work
     }
+}
+
+TEST_CASE("hardware FLOPs with full recompute equal Narayanan et al. 2021 Eq. 3: 96 B s l h^2 (1 + s/6h + V/16lh)",
+          "[workload]") {
+  check_recompute_flops("full", full_recompute_flops);
 }
 
 TEST_CASE(
     "hardware FLOPs with selective recompute add one attention-core forward, 4 B s^2 h per layer "
     "(Korthikanti et al. 2022 App. A)",
     "[workload]") {
-  for (const Gpt& m : {GPT_1_7B, GPT_18_4B, GPT_175B, GPT_1T})
-    for (int64_t tp : {1, 8}) {
-      Plan p;
-      p.tp = tp;
-      p.global_batch = 8;
-      p.recompute = "selective";
-      const Scenario s = gpt_scenario(m, p);
-      INFO(m.name << " tp=" << tp);
-      const StepFlops f = step_flops(s);
-      const double B = 8, l = double(m.layers), h = double(m.hidden);
-      CHECK(f.hardware == Approx(selective_recompute_flops(B, SEQ, l, h, VOCAB)).epsilon(REL));
-      CHECK(f.model == Approx(model_flops(B, SEQ, l, h, VOCAB)).epsilon(REL));
-    }
+  check_recompute_flops("selective", selective_recompute_flops);
 }
 
 TEST_CASE("step FLOPs do not depend on how the batch and the layers are split (dp, micro-batch, pp, interleaving)",

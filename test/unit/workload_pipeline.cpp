@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "test/unit/text_fill.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -33,15 +34,6 @@ using namespace sim;
 
 namespace {
 
-// Replaces each {key} of `text` by its value.
-std::string fill(std::string text, std::initializer_list<std::pair<const char*, std::string>> values) {
-  for (const auto& [key, value] : values) {
-    const std::string k = std::string("{") + key + "}";
-    for (size_t at = text.find(k); at != std::string::npos; at = text.find(k, at + value.size()))
-      text.replace(at, k.size(), value);
-  }
-  return text;
-}
 
 // A 16-layer GPT-like model, 8 GPUs per node; tp = dp = 1 so each pipeline rank is one GPU.
 Scenario pipeline_scenario(int64_t pp, int64_t v, int64_t m, const char* schedule, const char* bandwidth = "300 GB/s") {
