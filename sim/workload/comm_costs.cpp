@@ -52,7 +52,10 @@ Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {
   // NIC: 1/m of the traffic crosses each member's NIC, (m-1)/m stays on NVLink.
   const double m = static_cast<double>(dp_members_per_node(rank));
   const double gpus_per_nic = std::max(1.0, double(c.gpus_per_node) / double(c.scale_out.nics_per_node));
-  Seconds net = ring.bytes_per_rank / m / (c.scale_out.nic_bandwidth * k.scale_out_efficiency / gpus_per_nic);
+  // A ring that leaves its pod shares the pod's uplinks, oversubscribed by this ratio.
+  const bool crosses_pods = place_.pod(place_.gpu({0, 0, rank, 0})) != place_.pod(place_.gpu({0, 0, rank, n - 1}));
+  const double over = crosses_pods ? c.scale_out.oversubscription : 1.0;
+  Seconds net = ring.bytes_per_rank / m / (c.scale_out.nic_bandwidth * k.scale_out_efficiency / gpus_per_nic / over);
   Seconds nvl = ring.bytes_per_rank * ((m - 1.0) / m) / (c.scale_up.bandwidth * k.scale_up_efficiency);
   return collective_latency(CollectiveKind::ALL_REDUCE, n, true, k) + std::max(net, nvl);
 }
