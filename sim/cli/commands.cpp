@@ -1,6 +1,5 @@
 #include "sim/cli/commands.hpp"
 
-#include <dirent.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <map>
 
 #include "sim/core/error.hpp"
+#include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/report/json_report.hpp"
@@ -32,19 +32,6 @@ EngineOptions engine_options(const std::string& fidelity) {
   EngineOptions o;
   o.full_fidelity = fidelity == "full";
   return o;
-}
-
-std::vector<std::string> stems(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (auto* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 5 && n.substr(n.size() - 5) == ".json") out.push_back(n.substr(0, n.size() - 5));
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 }  // namespace
@@ -121,9 +108,9 @@ int list() {
   print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)", "full"});
   print("scale-up", {"nvswitch"});
   print("scale-out", {"fat-tree     rail-optimised, oversubscription above a pod"});
-  print("devices", stems(data + "/topologies/devices"));
-  print("topologies", stems(data + "/topologies"));
-  print("models", stems(data + "/models"));
+  print("devices", json_names(data + "/topologies/devices"));
+  print("topologies", json_names(data + "/topologies"));
+  print("models", json_names(data + "/models"));
   print("failure models", {"(none yet: the reliability simulation is not implemented in this version)"});
   return 0;
 }

@@ -117,7 +117,7 @@ struct Replay {
     double share = 1.0;
     bool out = !place.same_node(src, dst);
     if (out && !opt.full_fidelity)
-      share = std::max(1.0, double(c.gpus_per_node) / double(c.scale_out.nics_per_node));
+      share = place.gpus_per_nic();
     auto [a, b] = plat.endpoints(src, dst);
     sg4::Comm::sendto(a, b, static_cast<uint64_t>(bytes.value * share));
     ++result.transfers;

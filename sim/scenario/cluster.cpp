@@ -1,36 +1,22 @@
 #include "sim/scenario/cluster.hpp"
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <fstream>
 #include <vector>
 
+#include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
 
 namespace sim {
 
 constexpr int64_t MAX_GPUS = 1 << 20;  // beyond this no simulation here fits in memory or time
 
-static std::vector<std::string> json_stems(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (auto* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 5 && n.substr(n.size() - 5) == ".json") out.push_back(n.substr(0, n.size() - 5));
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir) {
   std::string name = at.as_string();
   std::string dir = data_dir + "/topologies/devices";
   std::string path = dir + "/" + name + ".json";
   if (!std::ifstream(path)) {
-    auto known = json_stems(dir);
+    auto known = json_names(dir);
     std::string guess = did_you_mean(name, known);
     std::string list;
     for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;

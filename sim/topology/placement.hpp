@@ -27,6 +27,10 @@ class Placement {
   int64_t nic(int64_t gpu) const;
   int64_t pod(int64_t gpu) const { return gpu / pod_gpus_; }
   bool same_node(int64_t a, int64_t b) const { return node(a) == node(b); }
+  // How many GPUs of a node send through one NIC (1 when every GPU has its own).
+  double gpus_per_nic() const {
+    return nics_per_node_ >= gpus_per_node_ ? 1.0 : double(gpus_per_node_) / double(nics_per_node_);
+  }
 
  private:
   int64_t tp_, cp_, pp_;

@@ -23,7 +23,7 @@ Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
   BytesPerSecond bw = out ? c.scale_out.nic_bandwidth * c.device.collectives.scale_out_efficiency
                           : c.scale_up.bandwidth * c.device.collectives.scale_up_efficiency;
   // GPUs of a class that share one NIC share its bandwidth.
-  if (out) bw = bw / static_cast<double>(std::max<int64_t>(1, c.gpus_per_node / c.scale_out.nics_per_node));
+  if (out) bw = bw / place_.gpus_per_nic();
   Seconds step = out ? c.device.collectives.scale_out_step_latency : c.device.collectives.scale_up_step_latency;
   return c.device.collectives.base_latency + step + bytes / bw;
 }
@@ -51,7 +51,7 @@ Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {
   // NCCL runs one ring channel per member on a node, each leaving the node through a different
   // NIC: 1/m of the traffic crosses each member's NIC, (m-1)/m stays on NVLink.
   const double m = static_cast<double>(dp_members_per_node(rank));
-  const double gpus_per_nic = std::max(1.0, double(c.gpus_per_node) / double(c.scale_out.nics_per_node));
+  const double gpus_per_nic = place_.gpus_per_nic();
   // A ring that leaves its pod shares the pod's uplinks, oversubscribed by this ratio.
   const bool crosses_pods = place_.pod(place_.gpu({0, 0, rank, 0})) != place_.pod(place_.gpu({0, 0, rank, n - 1}));
   const double over = crosses_pods ? c.scale_out.oversubscription : 1.0;
