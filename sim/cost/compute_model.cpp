@@ -18,6 +18,11 @@ Seconds ComputeModel::memory_op(Bytes bytes) const {
   return bytes / (device_.hbm_bandwidth * device_.memory.at(bytes.value));
 }
 
+Seconds ComputeModel::flash_attention(Flops flops, Bytes bytes, double seq_len) const {
+  SIM_ASSERT(device_.flash_attention.eta_max > 0, "flash attention checked against the device when loading");
+  return std::max(flops / (peak_ * device_.flash_attention.at(seq_len)), memory_op(bytes));
+}
+
 double ComputeModel::wave_efficiency(const GemmShape& g) const {
   if (device_.gemm_tiles.empty() || g.m <= 0 || g.n <= 0) return 1.0;
   const double sms = static_cast<double>(device_.sms);

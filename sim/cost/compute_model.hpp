@@ -32,6 +32,8 @@ class ComputeModel {
   Seconds gemm(const GemmShape& shape, Bytes bytes) const;
   double wave_efficiency(const GemmShape& shape) const;
   Seconds memory_op(Bytes bytes) const;
+  // A fused attention kernel executing `flops` (FA convention) over keys of length `seq_len`.
+  Seconds flash_attention(Flops flops, Bytes bytes, double seq_len) const;
   FlopsPerSecond peak() const { return peak_; }
   const DeviceSpec& device() const { return device_; }
 

@@ -16,7 +16,8 @@ const char* to_string(Precision p) {
 }
 
 DeviceSpec DeviceSpec::parse(const ParamReader& r) {
-  r.expect_keys({"kind", "name", "description", "source", "peak", "hbm", "sms", "gemm", "memory_ops", "collectives"});
+  r.expect_keys({"kind", "name", "description", "source", "peak", "hbm", "sms", "gemm", "memory_ops", "collectives",
+                 "flash_attention"});
   if (auto k = r.find("kind")) k->as_choice({"device"});
   DeviceSpec d;
   d.name = r.string("name");
@@ -52,6 +53,11 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
   mem.expect_keys({"efficiency_max", "half_bytes"});
   d.memory.eta_max = mem.at("efficiency_max").as_fraction();
   d.memory.x_half = mem.at("half_bytes").as_bytes().value;
+  if (auto fa = r.find("flash_attention")) {
+    fa->expect_keys({"efficiency_max", "half_seq_len"});
+    d.flash_attention.eta_max = fa->at("efficiency_max").as_fraction();
+    d.flash_attention.x_half = static_cast<double>(fa->at("half_seq_len").as_count(1, 1 << 24));
+  }
   auto c = r.at("collectives");
   c.expect_keys({"base_latency", "scale_up_step_latency", "scale_out_step_latency", "scale_up_efficiency",
                  "scale_out_efficiency"});

@@ -41,6 +41,9 @@ struct DeviceSpec {
   SaturatingCurve gemm;      // x = FLOPs of one GEMM
   SaturatingCurve memory;    // x = bytes moved by one memory-bound kernel
   CollectiveConstants collectives;
+  // FlashAttention forward+backward efficiency against the sequence length (FA FLOP convention:
+  // causal counts half); eta_max == 0 when the profile has no published figure.
+  SaturatingCurve flash_attention{0.0, 0.0};
   int64_t sms = 0;
   // CTA tiles (rows x cols of the output) the GEMM library picks from; empty when its kernels do
   // not quantize into waves (persistent / stream-K kernels on Hopper and later).

@@ -58,7 +58,7 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
 }
 
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {
-  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision"});
+  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention"});
   TrainingSpec t;
   t.seq_len = r.count("seq_len", 1, 1 << 24);
   t.global_batch = r.count("global_batch", 1, 1 << 24);
@@ -67,6 +67,8 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
     std::string s = r.at("recompute").as_choice({"none", "selective", "full"});
     t.recompute = s == "none" ? Recompute::NONE : s == "selective" ? Recompute::SELECTIVE : Recompute::FULL;
   }
+  if (r.has("attention"))
+    t.attention = r.at("attention").as_choice({"unfused", "flash"}) == "flash" ? Attention::FLASH : Attention::UNFUSED;
   if (r.has("precision")) {
     std::string s = r.at("precision").as_choice({"bf16", "fp16", "fp8"});
     t.precision = s == "bf16" ? Precision::BF16 : s == "fp16" ? Precision::FP16 : Precision::FP8;

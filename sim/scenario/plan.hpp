@@ -13,6 +13,10 @@ class ParamReader;
 
 enum class Schedule { GPIPE, ONE_F_ONE_B, INTERLEAVED };
 enum class Recompute { NONE, SELECTIVE, FULL };
+// How the attention core runs: Megatron-LM's unfused path (two batched GEMMs around a fused
+// softmax and a dropout, s x s scores in HBM; the published 2021-22 A100 runs) or a fused
+// FlashAttention kernel (Dao et al.), which never writes the scores.
+enum class Attention { UNFUSED, FLASH };
 const char* to_string(Schedule s);
 const char* to_string(Recompute r);
 
@@ -41,6 +45,7 @@ struct TrainingSpec {
   AutoCount micro_batch{1};
   Recompute recompute = Recompute::NONE;
   Precision precision = Precision::BF16;
+  Attention attention = Attention::UNFUSED;
 
   static TrainingSpec parse(const ParamReader& r);
 };

@@ -76,7 +76,8 @@ Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
   const double t = static_cast<double>(s.plan.tp);
   const bool sp = s.plan.sequence_parallel;
   const double sbh = seq * b * h;
-  const double attention = 5.0 * a * seq / (h * t);
+  // FlashAttention keeps no s x s tensors: only the Table 2 terms without 5as/h remain.
+  const double attention = s.training.attention == Attention::FLASH ? 0.0 : 5.0 * a * seq / (h * t);
   switch (s.training.recompute) {
     case Recompute::NONE:
       return Bytes(sbh * ((sp ? 34.0 / t : 10.0 + 24.0 / t) + attention));

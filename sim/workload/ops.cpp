@@ -110,15 +110,37 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   Op fc1 = gemm("mlp_fc1", x.tokens, (swiglu ? 2.0 : 1.0) * ffn, x.h);
   Op fc2 = gemm("mlp_fc2", x.tokens, x.h, ffn);
 
+  const bool flash = sc.training.attention == Attention::FLASH;
+  // FlashAttention: the two score matmuls counted as the model convention counts them, executed
+  // at half (causal), reading Q, K, V and writing O (backward: also dO, writing dQ, dK, dV).
+  const double qkvo_bytes = E * x.tokens * (2.0 * x.h + 2.0 * x.kv * x.d) / x.t;
+  Op flash_fwd;
+  flash_fwd.name = "flash_attention";
+  flash_fwd.cls = OpClass::FLASH_ATTENTION;
+  flash_fwd.flops = scores.flops + context.flops;
+  flash_fwd.executed = flash_fwd.flops * 0.5;
+  flash_fwd.bytes = Bytes(qkvo_bytes);
+  flash_fwd.seq_len = x.s_kv;
+  flash_fwd.attention_core = true;
+  Op flash_bwd = flash_fwd;
+  flash_bwd.name = "flash_attention_bwd";
+  flash_bwd.flops = flash_fwd.flops * 2.0;
+  flash_bwd.executed = flash_fwd.executed * 2.5;
+  flash_bwd.bytes = Bytes(2.0 * qkvo_bytes);
+
   PassOps p;
   auto& f = p.forward;
   f.push_back(mem("norm1", norm_bytes));
   tp_in(f, x, "tp_attn_in", false);
   f.push_back(qkv);
-  f.push_back(scores);
-  f.push_back(mem("softmax", 2.0 * E * probs, true));
-  f.push_back(mem("attn_dropout", probs * (2.0 * E + 1.0), true));
-  f.push_back(context);
+  if (flash) {
+    f.push_back(flash_fwd);
+  } else {
+    f.push_back(scores);
+    f.push_back(mem("softmax", 2.0 * E * probs, true));
+    f.push_back(mem("attn_dropout", probs * (2.0 * E + 1.0), true));
+    f.push_back(context);
+  }
   f.push_back(proj);
   tp_out(f, x, "tp_attn_out", false);
   f.push_back(mem("bias_dropout_add1", bda_bytes));
@@ -141,11 +163,14 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   b.push_back(mem("bias_dropout_add1_bwd", x.tokens_sp * x.h * (2.0 * E + 1.0)));
   tp_out(b, x, "tp_attn_out_bwd", true);
   gemm_backward(b, proj);
-  gemm_backward(b, context);
-  b.back().attention_core = true;
-  b.push_back(mem("attn_dropout_bwd", probs * (2.0 * E + 1.0), true));
-  b.push_back(mem("softmax_bwd", 3.0 * E * probs, true));
-  gemm_backward(b, scores);
+  if (flash) {
+    b.push_back(flash_bwd);
+  } else {
+    gemm_backward(b, context);
+    b.push_back(mem("attn_dropout_bwd", probs * (2.0 * E + 1.0), true));
+    b.push_back(mem("softmax_bwd", 3.0 * E * probs, true));
+    gemm_backward(b, scores);
+  }
   gemm_backward(b, qkv);
   tp_in(b, x, "tp_attn_in_bwd", true);
   b.push_back(mem("norm1_bwd", 1.5 * norm_bytes));

@@ -5,8 +5,10 @@
 // FLOPs count matrix multiplies only (2 per multiply-add), the convention of Narayanan et al.
 // 2021 Eq. 3 and Korthikanti et al. 2022 App. A, so summed model FLOPs match those closed forms;
 // norms, softmax and elementwise kernels are charged by the bytes they move (bf16 = 2 bytes).
-// Attention is Megatron's unfused path (two batched GEMMs around a fused scale-mask-softmax and a
-// dropout), as in the published A100 runs.
+// Attention is either Megatron's unfused path (two batched GEMMs around a fused scale-mask-softmax
+// and a dropout, as in the published A100 runs) or one FlashAttention kernel per pass, which
+// executes half the score FLOPs of a causal mask and 2.5x the forward's in backward (the
+// FlashAttention benchmark convention) and moves only Q, K, V, O and their gradients.
 #pragma once
 
 #include <string>
@@ -20,12 +22,14 @@ namespace sim {
 
 struct Scenario;
 
-enum class OpClass { GEMM, MEMORY, TP_COLLECTIVE };
+enum class OpClass { GEMM, MEMORY, TP_COLLECTIVE, FLASH_ATTENTION };
 
 struct Op {
   std::string name;
   OpClass cls = OpClass::GEMM;
-  Flops flops;             // GEMM FLOPs
+  Flops flops;             // matmul FLOPs, as the model-FLOPs convention counts them
+  Flops executed;          // FLASH_ATTENTION: what the kernel executes (causal skips half)
+  double seq_len = 0;      // FLASH_ATTENTION: keys per query
   GemmShape shape;         // GEMM only
   Bytes bytes;             // HBM traffic (kernels) or the collective's buffer
   CollectiveKind collective = CollectiveKind::ALL_REDUCE;

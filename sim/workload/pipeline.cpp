@@ -41,6 +41,9 @@ struct Accumulator {
       switch (op.cls) {
         case OpClass::GEMM: task.compute += cm.gemm(op.shape, op.bytes) * times; break;
         case OpClass::MEMORY: task.compute += cm.memory_op(op.bytes) * times; break;
+        case OpClass::FLASH_ATTENTION:
+          task.compute += cm.flash_attention(op.executed, op.bytes, op.seq_len) * times;
+          break;
         case OpClass::TP_COLLECTIVE:
           tp[{static_cast<int>(op.collective), op.bytes.value}] += static_cast<int64_t>(times);
           break;

@@ -10,6 +10,7 @@
 
 #include "sim/core/params.hpp"
 #include "sim/cost/collective.hpp"
+#include "sim/cost/compute_model.hpp"
 #include "sim/scenario/device.hpp"
 
 using namespace sim;
@@ -100,5 +101,24 @@ TEST_CASE("the A100 profile reproduces NCCL all-reduce on 8 GPUs within 10% for 
         ring_time_idle(CollectiveKind::ALL_REDUCE, Bytes(pt.mib * MiB), 8, nvlink3, false, a100.collectives).value;
     INFO("modelled " << t * 1e6 << " us");
     CHECK(t * 1e6 == Approx(pt.us).epsilon(0.10));
+  }
+}
+
+TEST_CASE("the A100 FlashAttention curve reproduces FlashAttention-2's published fwd+bwd throughput within 5%",
+          "[cost]") {
+  // Dao-AILab/flash-attention@0251105 assets/flash2_a100_fwd_bwd_benchmark.png (calibration.md
+  // §2.2): A100 80GB, causal, head dim 128, TFLOP/s in the FA convention (fwd = 4 B s^2 H D / 2,
+  // fwd+bwd = 3.5 x fwd). Time the kernel for one fwd+bwd and turn it back into TFLOP/s.
+  const auto device = sim::DeviceSpec::parse(
+      sim::ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/a100-sxm-80gb.json"));
+  const sim::ComputeModel cm(device, sim::Precision::BF16);
+  const struct { double seq, tflops; } published[] = {{512, 99}, {2048, 155}, {4096, 173}, {8192, 182}, {16384, 189}};
+  for (const auto& row : published) {
+    const double batch = 16384.0 / row.seq, heads = 2048.0 / 128.0;  // the benchmark's setup
+    const sim::Flops fwd(4.0 * batch * row.seq * row.seq * heads * 128.0 / 2.0);
+    const sim::Bytes tiny(1.0);  // compute-bound at these sizes
+    const double t = cm.flash_attention(fwd * 3.5, tiny, row.seq).value;
+    INFO("seq " << row.seq);
+    CHECK(fwd.value * 3.5 / t / 1e12 == Approx(row.tflops).epsilon(0.05));
   }
 }

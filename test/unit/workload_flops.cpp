@@ -211,3 +211,21 @@ TEST_CASE("context parallelism does not change the step's model FLOPs (each quer
   const StepFlops f = step_flops(s);
   CHECK(f.model == Approx(model_flops(8, SEQ, double(m.layers), double(m.hidden), VOCAB)).epsilon(REL));
 }
+
+TEST_CASE("FlashAttention changes no model or hardware FLOPs: the score matmuls are counted as the convention counts them",
+          "[workload]") {
+  // Korthikanti et al. 2022 App. A counts 4 B s^2 h per layer forward for the two score matmuls
+  // whatever kernel runs them; the fused kernel only changes the time (sim/workload/ops.hpp).
+  for (const char* recompute : {"none", "selective", "full"}) {
+    Plan p;
+    p.tp = 8;
+    p.recompute = recompute;
+    Scenario unfused = gpt_scenario(GPT_18_4B, p);
+    Scenario flash = unfused;
+    flash.training.attention = sim::Attention::FLASH;
+    INFO("recompute=" << recompute);
+    const StepFlops a = step_flops(unfused), b = step_flops(flash);
+    CHECK(b.model == Approx(a.model).epsilon(REL));
+    CHECK(b.hardware == Approx(a.hardware).epsilon(REL));
+  }
+}
