@@ -117,7 +117,7 @@ struct Replay {
     double share = 1.0;
     bool out = !place.same_node(src, dst);
     if (out && !opt.full_fidelity)
-      share = place.gpus_per_nic();
+      share = double(std::max(place.class_peers_on_nic(from.pp, src), place.class_peers_on_nic(me.pp, dst)));
     auto [a, b] = plat.endpoints(src, dst);
     sg4::Comm::sendto(a, b, static_cast<uint64_t>(bytes.value * share));
     ++result.transfers;

@@ -43,7 +43,7 @@ std::string report_json(const RunResult& r) {
   j["chosen"] = {{"micro_batch", s.training.micro_batch.value},
                  {"virtual_stages", s.plan.virtual_stages.value},
                  {"schedule", to_string(s.plan.schedule)},
-                 {"microbatches", r.plan.pipeline.microbatches},
+                 {"microbatches", r.plan.pipeline->microbatches},
                  {"candidates_evaluated", r.plan.candidates_tried}};
   j["simulation"] = {{"fidelity", r.full_fidelity ? "full" : "class"},
                      {"actors", r.engine.actors},
@@ -53,7 +53,7 @@ std::string report_json(const RunResult& r) {
 }
 
 std::string trace_json(const RunResult& r) {
-  const auto& g = r.plan.pipeline.graph;
+  const auto& g = r.plan.pipeline->graph;
   ojson events = ojson::array();
   for (int64_t rank = 0; rank < r.scenario.plan.pp; ++rank)
     events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", rank},

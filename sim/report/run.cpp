@@ -10,8 +10,8 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   r.plan = resolve_plan(s, cm);
   r.scenario = s;
   r.full_fidelity = opt.full_fidelity;
-  r.engine = simulate_step(s, r.plan.pipeline, opt);
-  const auto& g = r.plan.pipeline.graph;
+  r.engine = simulate_step(s, *r.plan.pipeline, opt);
+  const auto& g = r.plan.pipeline->graph;
 
   const double replicas = double(s.plan.tp * s.plan.cp * s.plan.dp);
   double model = 0, hardware = 0;

@@ -15,7 +15,7 @@ std::string summary_text(const RunResult& r) {
                      "recompute {}\n",
                      s.plan.tp, s.plan.pp, s.plan.dp, s.plan.cp, s.plan.sequence_parallel ? "on" : "off",
                      to_string(s.plan.schedule), s.plan.virtual_stages.value, s.training.micro_batch.value,
-                     r.plan.pipeline.microbatches, to_string(s.training.recompute));
+                     r.plan.pipeline->microbatches, to_string(s.training.recompute));
   out += fmt::format("  step time   {:.3f} s    tokens/s {:.0f}\n", r.step_time_s, r.tokens_per_s);
   out += fmt::format("  throughput  {:.1f} TFLOP/s/GPU (model)    MFU {:.1f}%    HFU {:.1f}%\n",
                      r.model_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu);

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <utility>
 
 namespace sim {
 
@@ -31,9 +33,13 @@ class Placement {
   double gpus_per_nic() const {
     return nics_per_node_ >= gpus_per_node_ ? 1.0 : double(gpus_per_node_) / double(nics_per_node_);
   }
+  // How many ranks of pipeline rank `pp_rank` (all tp, cp, dp indices: one rank class, doing the
+  // same transfer at the same time) send through the NIC of GPU `gpu`.
+  int64_t class_peers_on_nic(int64_t pp_rank, int64_t gpu) const;
 
  private:
-  int64_t tp_, cp_, pp_;
+  int64_t tp_, cp_, pp_, dp_;
+  mutable std::map<std::pair<int64_t, int64_t>, int64_t> peers_;  // (pp rank, nic) -> count
   int64_t gpus_per_node_, nics_per_node_, pod_gpus_;
 };
 

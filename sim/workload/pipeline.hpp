@@ -1,8 +1,9 @@
 // The task graph of one training step for the rank classes of a plan: one class per pipeline
 // rank (all tp x dp x cp ranks of a pipeline rank do identical work at equivalent positions).
 //
-// Vertices are tasks (a chunk's forward or backward for one microbatch, the data-parallel
-// gradient reduction, the optimizer step); edges are PROGRAM order on one rank and DATA
+// Vertices are tasks (a chunk's forward or backward for one microbatch, the exchange of the tied
+// word-embedding gradients between the first and last pipeline ranks, the data-parallel gradient
+// reduction, the optimizer step); edges are PROGRAM order on one rank and DATA
 // dependencies between ranks (activations forward, gradients backward), which carry the bytes a
 // GPU sends. `program[r]` lists rank r's tasks in execution order, as the schedule (GPipe, 1F1B,
 // interleaved 1F1B of Narayanan et al. 2021 §2.2) issues them.
@@ -21,7 +22,7 @@ struct Scenario;
 struct StageLayout;
 class ComputeModel;
 
-enum class TaskKind { FORWARD, BACKWARD, DP_REDUCE, OPTIMIZER };
+enum class TaskKind { FORWARD, BACKWARD, EMBEDDING_SYNC, DP_REDUCE, OPTIMIZER };
 const char* to_string(TaskKind k);
 
 // A tensor-parallel collective a task performs `count` times (inside its compute, not overlapped).

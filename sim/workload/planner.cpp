@@ -50,12 +50,10 @@ ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm) {
       if (!any || mem.peak < smallest.peak) smallest = mem;
       any = true;
       if (!mem.fits) continue;
-      Pipeline pipe = build_pipeline(trial, layout, b, cm);
-      CommCosts comm(trial);
-      Seconds step = estimate_step(trial, pipe, comm).step;
-      if (!best || step < best->estimated_step) {
-        best = ResolvedPlan{b, v, layout, std::move(pipe), mem, step, 0};
-      }
+      // `new Pipeline(prvalue)` constructs in place (C++17 guaranteed elision): no graph copy.
+      std::shared_ptr<const Pipeline> pipe(new Pipeline(build_pipeline(trial, layout, b, cm)));
+      Seconds step = estimate_step(trial, *pipe, CommCosts(trial)).step;
+      if (!best || step < best->estimated_step) best = ResolvedPlan{b, v, layout, pipe, mem, step, 0};
     }
   }
   if (!any)
@@ -74,7 +72,7 @@ ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm) {
   s.plan.virtual_stages.value = best->virtual_stages;
   if (best->virtual_stages > 1) s.plan.schedule = Schedule::INTERLEAVED;
   else if (s.plan.schedule == Schedule::INTERLEAVED) s.plan.schedule = Schedule::ONE_F_ONE_B;
-  return std::move(*best);
+  return *best;
 }
 
 }  // namespace sim

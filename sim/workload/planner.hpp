@@ -23,7 +23,9 @@ struct ResolvedPlan {
   int64_t micro_batch = 1;
   int64_t virtual_stages = 1;
   StageLayout layout;
-  Pipeline pipeline;
+  // Shared, not copied: a Boost adjacency_list has no move constructor, so a copy of a 10^5-task
+  // graph would be made at every hand-over.
+  std::shared_ptr<const Pipeline> pipeline;
   MemoryEstimate memory;
   Seconds estimated_step;
   int64_t candidates_tried = 0;

@@ -102,8 +102,8 @@ TEST_CASE("engine step time agrees with the idle-network estimate within 2%: qui
   Scenario s = load_scenario(TRAINSIM_SOURCE_DIR "/configs/quickstart.json", {}, TRAINSIM_SOURCE_DIR);
   ComputeModel cm(s.cluster.device, s.training.precision);
   const ResolvedPlan plan = resolve_plan(s, cm);
-  const double estimate = estimate_step(s, plan.pipeline, CommCosts(s)).step.value;
-  const EngineResult r = simulate_step(s, plan.pipeline);
+  const double estimate = estimate_step(s, *plan.pipeline, CommCosts(s)).step.value;
+  const EngineResult r = simulate_step(s, *plan.pipeline);
   INFO("engine " << r.step.value << " s, estimate " << estimate << " s");
   CHECK(r.step.value == Approx(estimate).epsilon(0.02));
 }
