@@ -24,7 +24,8 @@ std::string report_json(const RunResult& r) {
   j["mfu"] = r.mfu;
   j["hfu"] = r.hfu;
   const Breakdown& b = r.breakdown;
-  j["breakdown"] = {{"pipeline_rank", b.rank},     {"compute_s", b.compute_s},   {"optimizer_s", b.optimizer_s},
+  j["breakdown"] = {{"pipeline_rank", b.rank},     {"compute_s", b.compute_s},   {"gemm_s", b.gemm_s},
+                    {"attention_s", b.attention_s}, {"elementwise_s", b.elementwise_s}, {"optimizer_s", b.optimizer_s},
                     {"tp_comm_s", b.tp_comm_s},    {"pp_comm_s", b.pp_comm_s},   {"dp_comm_s", b.dp_comm_s},
                     {"exposed_comm_s", b.exposed_comm_s}, {"bubble_s", b.bubble_s}};
   const MemoryEstimate& m = r.plan.memory;

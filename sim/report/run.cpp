@@ -37,7 +37,14 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
     const TaskSpan& sp = r.engine.spans[v];
     Breakdown& b = per[static_cast<size_t>(t.rank)];
     b.rank = t.rank;
-    (t.kind == TaskKind::OPTIMIZER ? b.optimizer_s : b.compute_s) += t.compute.value;
+    if (t.kind == TaskKind::OPTIMIZER) {
+      b.optimizer_s += t.compute.value;
+    } else {
+      b.compute_s += t.compute.value;
+      b.gemm_s += t.gemm.value;
+      b.attention_s += t.attention.value;
+      b.elementwise_s += t.elementwise.value;
+    }
     b.tp_comm_s += sp.tp;
     b.pp_comm_s += sp.p2p;
     b.dp_comm_s += sp.dp;

@@ -13,7 +13,10 @@
 namespace sim {
 
 struct Breakdown {
-  double compute_s = 0;        // forward/backward kernels (including recompute)
+  double compute_s = 0;        // forward/backward kernels (including recompute), of which:
+  double gemm_s = 0;           //   linear layers
+  double attention_s = 0;      //   attention core
+  double elementwise_s = 0;    //   norms, activations, residuals, embedding, loss
   double optimizer_s = 0;
   double tp_comm_s = 0;        // tensor-parallel collectives (not overlapped)
   double pp_comm_s = 0;        // pipeline transfers on the critical rank

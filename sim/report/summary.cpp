@@ -27,6 +27,9 @@ std::string summary_text(const RunResult& r) {
   };
   out += fmt::format("  where the time goes (pipeline rank {}):\n", b.rank);
   out += row("compute", b.compute_s);
+  out += row("  gemm", b.gemm_s);
+  out += row("  attention", b.attention_s);
+  out += row("  elementwise", b.elementwise_s);
   out += row("optimizer", b.optimizer_s);
   out += row("tp comm", b.tp_comm_s);
   out += row("pp comm", b.pp_comm_s);

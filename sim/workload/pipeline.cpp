@@ -39,16 +39,18 @@ struct Accumulator {
   void add(const std::vector<Op>& ops, double times, bool model_work) {
     if (times <= 0) return;
     for (const auto& op : ops) {
+      Seconds t;
       switch (op.cls) {
-        case OpClass::GEMM: task.compute += cm.gemm(op.shape, op.bytes) * times; break;
-        case OpClass::MEMORY: task.compute += cm.memory_op(op.bytes) * times; break;
-        case OpClass::FLASH_ATTENTION:
-          task.compute += cm.flash_attention(op.executed, op.bytes, op.seq_len) * times;
-          break;
+        case OpClass::GEMM: t = cm.gemm(op.shape, op.bytes); break;
+        case OpClass::MEMORY: t = cm.memory_op(op.bytes); break;
+        case OpClass::FLASH_ATTENTION: t = cm.flash_attention(op.executed, op.bytes, op.seq_len); break;
         case OpClass::TP_COLLECTIVE:
           tp[{static_cast<int>(op.collective), op.bytes.value}] += static_cast<int64_t>(times);
           break;
       }
+      t = t * times;
+      task.compute += t;
+      (op.attention_core ? task.attention : op.cls == OpClass::GEMM ? task.gemm : task.elementwise) += t;
       task.hardware_flops += op.flops * times;
       if (model_work) task.model_flops += op.flops * times;
     }
@@ -208,6 +210,7 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
     opt.kind = TaskKind::OPTIMIZER;
     opt.rank = r;
     for (const auto& op : optimizer_ops(s, params, sharded)) opt.compute += cm.memory_op(op.bytes);
+    opt.elementwise = opt.compute;
     TaskId id = boost::add_vertex(opt, p.graph);
     boost::add_edge(last, id, Dependency{}, p.graph);
     p.program[size_t(r)].push_back(id);

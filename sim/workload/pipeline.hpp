@@ -35,7 +35,10 @@ struct CollectiveUse {
 struct Task {
   TaskKind kind = TaskKind::FORWARD;
   int64_t rank = 0, chunk = 0, microbatch = 0;
-  Seconds compute;  // GEMMs and memory-bound kernels
+  Seconds compute;  // GEMMs and memory-bound kernels: the sum of the three below
+  Seconds gemm;       // linear layers (QKV, projection, MLP, logits)
+  Seconds attention;  // the attention core (score matmuls, softmax, dropout; or FlashAttention)
+  Seconds elementwise;  // norms, activations, residuals, embedding, loss, optimizer
   Flops model_flops, hardware_flops;
   std::vector<CollectiveUse> tp;  // TP collectives, run between the task's kernels
   Bytes dp_bytes;                 // DP_REDUCE: the gradient buffer all-reduced over dp

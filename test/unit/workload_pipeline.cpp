@@ -218,3 +218,22 @@ TEST_CASE("stage layout: an even split gives every virtual stage layers / (p v)"
   CHECK(layout.layers == std::vector<int64_t>(24, 4));
   for (int64_t r = 0; r < 8; ++r) CHECK(layout.layers_on_rank(r) == 12);
 }
+
+TEST_CASE("every task's compute is exactly its gemm + attention + elementwise parts", "[workload]") {
+  // Invariant of the breakdown the report prints: the three kernel classes partition the compute.
+  for (const char* attention : {"unfused", "flash"})
+    for (const char* recompute : {"none", "selective", "full"}) {
+      Scenario s = load_scenario(TRAINSIM_SOURCE_DIR "/configs/quickstart.json",
+                                 {{"training.attention", attention}, {"training.recompute", recompute},
+                                  {"training.micro_batch", "1"}});
+      ComputeModel cm(s.cluster.device, s.training.precision);
+      const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
+      const Pipeline p = build_pipeline(s, layout, 1, cm);
+      INFO(attention << " " << recompute);
+      for (size_t v = 0; v < boost::num_vertices(p.graph); ++v) {
+        const Task& t = p.graph[v];
+        CHECK((t.gemm + t.attention + t.elementwise).value == Approx(t.compute.value).epsilon(1e-12));
+        if (t.kind == TaskKind::FORWARD) CHECK(t.attention.value > 0);
+      }
+    }
+}
