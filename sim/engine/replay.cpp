@@ -85,9 +85,9 @@ struct Replay {
       }
   }
 
-  // Gradient all-reduce over dp for every tp/cp index of pipeline rank r.
-  void dp_reduce(int64_t r, Bytes buffer) {
-    std::vector<sg4::CommPtr> comms;
+  // Starts the gradient all-reduce of `buffer` over dp for every tp/cp index of pipeline rank r;
+  // returns whether the rings leave their nodes.
+  bool launch_dp(int64_t r, Bytes buffer, std::vector<sg4::CommPtr>& comms) {
     bool out = false;
     for (int64_t c = 0; c < s.plan.cp; ++c)
       for (int64_t t = 0; t < s.plan.tp; ++t) {
@@ -96,9 +96,31 @@ struct Replay {
         out = out || crosses_nodes(members);
         ring_flows(members, ring_cost(CollectiveKind::ALL_REDUCE, buffer, s.plan.dp).bytes_per_rank, comms);
       }
-    sg4::Comm::wait_all(comms);
+    return out;
+  }
+
+  // The rank's gradient reduction: `buffer` now, plus the overlapped buckets already in flight.
+  void dp_reduce(int64_t r, Bytes buffer, std::vector<sg4::CommPtr>& in_flight) {
+    const bool out = launch_dp(r, buffer, in_flight);  // a zero buffer only tells which tier the rings use
+    sg4::Comm::wait_all(in_flight);
+    in_flight.clear();
     sg4::this_actor::sleep_for(
         collective_latency(CollectiveKind::ALL_REDUCE, s.plan.dp, out, s.cluster.device.collectives).value);
+  }
+
+  // Runs a task's kernels; with overlapped gradient buckets, in one piece per bucket, starting
+  // each bucket's reduction as its piece ends.
+  void compute(const Task& t, int64_t r, bool launches, std::vector<sg4::CommPtr>& in_flight) {
+    if (t.compute.value <= 0) return;
+    if (t.dp_buckets.empty()) {
+      sg4::this_actor::execute(t.compute.value * 1e12);
+      return;
+    }
+    const double piece = t.compute.value / double(t.dp_buckets.size());
+    for (const Bytes& bucket : t.dp_buckets) {
+      sg4::this_actor::execute(piece * 1e12);
+      if (launches) launch_dp(r, bucket, in_flight);
+    }
   }
 
   std::string mailbox(size_t u, size_t v, const RankCoord& c) const {
@@ -129,6 +151,7 @@ struct Replay {
   void run_rank(const RankCoord& me) {
     const bool rep = me.tp == 0 && me.cp == 0 && me.dp == 0;
     const auto& g = p.graph;
+    std::vector<sg4::CommPtr> dp_in_flight;  // overlapped gradient buckets (launched by the representative)
     for (TaskId v : p.program[static_cast<size_t>(me.pp)]) {
       const Task& t = g[v];
       double ready = sg4::Engine::get_clock();
@@ -137,17 +160,17 @@ struct Replay {
         if (g[*it].kind == EdgeKind::DATA) span.p2p += receive(boost::source(*it, g), v, g[*it].bytes, me);
       span.start = sg4::Engine::get_clock();
       span.wait = span.start - ready;
-      if (t.compute.value > 0) sg4::this_actor::execute(t.compute.value * 1e12);
+      compute(t, me.pp, rep, dp_in_flight);
       for (const auto& use : t.tp) span.tp += tp_cost.at({static_cast<int>(use.kind), use.bytes.value}) * double(use.count);
       if (span.tp > 0) sg4::this_actor::sleep_for(span.tp);
       if (t.kind == TaskKind::DP_REDUCE) {
         double begin = sg4::Engine::get_clock();
         if (opt.full_fidelity) {
           stage_barrier[static_cast<size_t>(me.pp)]->wait();
-          if (rep) dp_reduce(me.pp, t.dp_bytes);
+          if (rep) dp_reduce(me.pp, t.dp_bytes, dp_in_flight);
           stage_barrier[static_cast<size_t>(me.pp)]->wait();
         } else {
-          dp_reduce(me.pp, t.dp_bytes);
+          dp_reduce(me.pp, t.dp_bytes, dp_in_flight);
         }
         span.dp = sg4::Engine::get_clock() - begin;
       }

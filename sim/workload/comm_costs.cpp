@@ -41,14 +41,21 @@ int64_t CommCosts::dp_members_per_node(int64_t rank) const {
 }
 
 Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {
+  return dp_latency(rank) + dp_transfer(rank, buffer);
+}
+
+Seconds CommCosts::dp_latency(int64_t rank) const {
+  if (s_.plan.dp <= 1) return Seconds(0);
+  return collective_latency(CollectiveKind::ALL_REDUCE, s_.plan.dp, dp_crosses_nodes(rank), s_.cluster.device.collectives);
+}
+
+Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {
   const int64_t n = s_.plan.dp;
   if (n <= 1) return Seconds(0);
   const auto& c = s_.cluster;
   const auto& k = c.device.collectives;
   RingCost ring = ring_cost(CollectiveKind::ALL_REDUCE, buffer, n);
-  if (!dp_crosses_nodes(rank))
-    return collective_latency(CollectiveKind::ALL_REDUCE, n, false, k) +
-           ring.bytes_per_rank / (c.scale_up.bandwidth * k.scale_up_efficiency);
+  if (!dp_crosses_nodes(rank)) return ring.bytes_per_rank / (c.scale_up.bandwidth * k.scale_up_efficiency);
   // NCCL runs one ring channel per member on a node, each leaving the node through a different
   // NIC: 1/m of the traffic crosses each member's NIC, (m-1)/m stays on NVLink.
   const double m = static_cast<double>(dp_members_per_node(rank));
@@ -58,7 +65,7 @@ Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {
   const double over = crosses_pods ? c.scale_out.oversubscription : 1.0;
   Seconds net = ring.bytes_per_rank / m / (c.scale_out.nic_bandwidth * k.scale_out_efficiency / gpus_per_nic / over);
   Seconds nvl = ring.bytes_per_rank * ((m - 1.0) / m) / (c.scale_up.bandwidth * k.scale_up_efficiency);
-  return collective_latency(CollectiveKind::ALL_REDUCE, n, true, k) + std::max(net, nvl);
+  return std::max(net, nvl);
 }
 
 }  // namespace sim

@@ -22,7 +22,9 @@ class CommCosts {
   Seconds tp_collective(CollectiveKind kind, Bytes buffer) const;
   // Pipeline rank `rank` sends `bytes` per GPU to pipeline rank rank+1 (or rank-1).
   Seconds p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const;
-  Seconds dp_all_reduce(int64_t rank, Bytes buffer) const;
+  Seconds dp_all_reduce(int64_t rank, Bytes buffer) const;  // = dp_latency + dp_transfer
+  Seconds dp_latency(int64_t rank) const;                   // NCCL's alpha terms
+  Seconds dp_transfer(int64_t rank, Bytes buffer) const;    // the bytes on the bottleneck link
 
   // Does pipeline rank r's dp group span nodes? How many of its members share a node?
   bool dp_crosses_nodes(int64_t rank) const;

@@ -23,6 +23,9 @@ Estimate estimate_step(const Scenario& /*s*/, const Pipeline& p, const CommCosts
   std::reverse(order.begin(), order.end());
   Estimate e;
   e.finish.assign(boost::num_vertices(g), Seconds(0));
+  // Per pipeline rank, when its data-parallel channel is free: overlapped gradient buckets queue
+  // on it in the order they become ready.
+  std::vector<Seconds> dp_free(p.program.size());
   for (TaskId v : order) {
     Seconds start;
     for (auto [it, end] = boost::in_edges(v, g); it != end; ++it) {
@@ -32,8 +35,16 @@ Estimate estimate_step(const Scenario& /*s*/, const Pipeline& p, const CommCosts
       start = std::max(start, ready);
     }
     const Task& t = g[v];
+    Seconds& channel = dp_free[static_cast<size_t>(t.rank)];
+    const double pieces = static_cast<double>(t.dp_buckets.size());
+    for (size_t k = 0; k < t.dp_buckets.size(); ++k)
+      channel = std::max(channel, start + t.compute * (double(k + 1) / pieces)) + comm.dp_transfer(t.rank, t.dp_buckets[k]);
     Seconds dur = t.compute + task_tp_time(p, v, comm);
-    if (t.kind == TaskKind::DP_REDUCE) dur += comm.dp_all_reduce(t.rank, t.dp_bytes);
+    if (t.kind == TaskKind::DP_REDUCE) {
+      start = std::max(start, channel);  // overlapped buckets still in flight
+      dur += comm.dp_all_reduce(t.rank, t.dp_bytes);
+      if (t.dp_bytes.value == 0) dur += comm.dp_latency(t.rank);
+    }
     e.finish[v] = start + dur;
     e.step = std::max(e.step, e.finish[v]);
   }

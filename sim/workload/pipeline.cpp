@@ -6,6 +6,7 @@
 #include "sim/core/error.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/grad_sync.hpp"
 #include "sim/workload/ops.hpp"
 #include "sim/workload/stage_layout.hpp"
 
@@ -170,51 +171,7 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
       }
   SIM_ASSERT(where.size() == static_cast<size_t>(2 * m * v * pp), "every unit scheduled once");
 
-  // Gradient reduction over dp (fp32 main_grad buffers for bf16, Megatron's
-  // accumulate_allreduce_grads_in_fp32), then the optimizer on each rank.
-  const double grad_bytes = s.training.precision == Precision::FP16 ? 2.0 : 4.0;
-
-  // Tied embeddings over a pipeline: the first and last ranks each hold the word embedding and
-  // all-reduce its gradient between them once backward is done (Megatron-LM
-  // _allreduce_word_embedding_grads). Two ranks: each sends its whole buffer to the other.
-  if (pp > 1 && s.model.tied_embeddings) {
-    const Bytes buffer(static_cast<double>(padded_vocab(s)) * double(s.model.hidden) / double(s.plan.tp) * grad_bytes);
-    const TaskId last_first = p.program.front().back(), last_last = p.program.back().back();
-    for (int64_t r : {int64_t{0}, pp - 1}) {
-      Task t;
-      t.kind = TaskKind::EMBEDDING_SYNC;
-      t.rank = r;
-      TaskId id = boost::add_vertex(t, p.graph);
-      boost::add_edge(p.program[size_t(r)].back(), id, Dependency{}, p.graph);
-      boost::add_edge(r == 0 ? last_last : last_first, id, Dependency{EdgeKind::DATA, buffer}, p.graph);
-      p.program[size_t(r)].push_back(id);
-    }
-  }
-  const double zero3 = s.plan.zero == 3 ? 1.5 : 1.0;  // ZeRO-3 moves 3x params vs 2x (Rajbhandari et al. 2020 §7)
-  for (int64_t r = 0; r < pp; ++r) {
-    double params = static_cast<double>(layout.layers_on_rank(r)) * s.model.layer_params() / double(s.plan.tp);
-    if (r == 0 || r == pp - 1) params += s.model.embedding_params() / double(s.plan.tp);
-    double sharded = s.plan.zero >= 1 ? params / double(s.plan.dp) : params;
-    auto last = p.program[size_t(r)].back();
-    if (s.plan.dp > 1) {
-      Task t;
-      t.kind = TaskKind::DP_REDUCE;
-      t.rank = r;
-      t.dp_bytes = Bytes(params * grad_bytes * zero3);
-      TaskId id = boost::add_vertex(t, p.graph);
-      boost::add_edge(last, id, Dependency{}, p.graph);
-      p.program[size_t(r)].push_back(id);
-      last = id;
-    }
-    Task opt;
-    opt.kind = TaskKind::OPTIMIZER;
-    opt.rank = r;
-    for (const auto& op : optimizer_ops(s, params, sharded)) opt.compute += cm.memory_op(op.bytes);
-    opt.elementwise = opt.compute;
-    TaskId id = boost::add_vertex(opt, p.graph);
-    boost::add_edge(last, id, Dependency{}, p.graph);
-    p.program[size_t(r)].push_back(id);
-  }
+  add_gradient_sync(p, s, layout, cm);
   return p;
 }
 

@@ -41,7 +41,11 @@ struct Task {
   Seconds elementwise;  // norms, activations, residuals, embedding, loss, optimizer
   Flops model_flops, hardware_flops;
   std::vector<CollectiveUse> tp;  // TP collectives, run between the task's kernels
-  Bytes dp_bytes;                 // DP_REDUCE: the gradient buffer all-reduced over dp
+  Bytes dp_bytes;                 // DP_REDUCE: the gradient buffer all-reduced over dp (0 when overlapped)
+  // overlap_grad_reduce: gradient buckets whose all-reduce over dp starts as this task's compute
+  // passes each of them (the task is split into equal pieces, one per bucket); the rank's
+  // DP_REDUCE task then waits for them.
+  std::vector<Bytes> dp_buckets;
 };
 
 enum class EdgeKind { PROGRAM, DATA };

@@ -1,0 +1,84 @@
+#include "sim/workload/grad_sync.hpp"
+
+#include "sim/cost/compute_model.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/ops.hpp"
+#include "sim/workload/pipeline.hpp"
+#include "sim/workload/stage_layout.hpp"
+
+namespace sim {
+namespace {
+
+TaskId append(Pipeline& p, int64_t rank, Task t) {
+  TaskId id = boost::add_vertex(std::move(t), p.graph);
+  auto& program = p.program[static_cast<size_t>(rank)];
+  boost::add_edge(program.back(), id, Dependency{}, p.graph);
+  program.push_back(id);
+  return id;
+}
+
+}  // namespace
+
+void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout, const ComputeModel& cm) {
+  const int64_t pp = s.plan.pp;
+  const double tp = static_cast<double>(s.plan.tp);
+  // fp32 main_grad buffers for bf16 (Megatron's accumulate_allreduce_grads_in_fp32).
+  const double grad_bytes = s.training.precision == Precision::FP16 ? 2.0 : 4.0;
+  const double zero3 = s.plan.zero == 3 ? 1.5 : 1.0;  // ZeRO-3 moves 3x params vs 2x (Rajbhandari et al. 2020 §7)
+  const double dp_bytes_per_param = grad_bytes * zero3;
+
+  // Tied embeddings over a pipeline: the first and last ranks each hold the word embedding and
+  // all-reduce its gradient between them once backward is done (Megatron-LM
+  // _allreduce_word_embedding_grads). Two ranks: each sends its whole buffer to the other.
+  if (pp > 1 && s.model.tied_embeddings) {
+    const Bytes buffer(static_cast<double>(padded_vocab(s)) * double(s.model.hidden) / tp * grad_bytes);
+    const TaskId last_first = p.program.front().back(), last_last = p.program.back().back();
+    for (int64_t r : {int64_t{0}, pp - 1}) {
+      Task t;
+      t.kind = TaskKind::EMBEDDING_SYNC;
+      t.rank = r;
+      TaskId id = append(p, r, t);
+      boost::add_edge(r == 0 ? last_last : last_first, id, Dependency{EdgeKind::DATA, buffer}, p.graph);
+    }
+  }
+
+  const bool overlap = s.plan.overlap_grad_reduce && s.plan.dp > 1;
+  if (overlap) {
+    // The last backward of each chunk in program order carries that chunk's buckets: one per layer,
+    // the embedding or output layer joining the chunk that holds it.
+    for (int64_t r = 0; r < pp; ++r)
+      for (int64_t c = 0; c < layout.virtual_stages; ++c) {
+        const auto& program = p.program[static_cast<size_t>(r)];
+        for (auto it = program.rbegin(); it != program.rend(); ++it) {
+          Task& t = p.graph[*it];
+          if (t.kind != TaskKind::BACKWARD || t.chunk != c) continue;
+          const Bytes layer(s.model.layer_params() / tp * dp_bytes_per_param);
+          t.dp_buckets.assign(static_cast<size_t>(layout.layers_of(r, c)), layer);
+          if (layout.has_embedding(r, c) || layout.has_output(r, c))
+            t.dp_buckets.back() += Bytes(s.model.embedding_params() / tp * dp_bytes_per_param);
+          break;
+        }
+      }
+  }
+
+  for (int64_t r = 0; r < pp; ++r) {
+    double params = static_cast<double>(layout.layers_on_rank(r)) * s.model.layer_params() / tp;
+    if (r == 0 || r == pp - 1) params += s.model.embedding_params() / tp;
+    const double sharded = s.plan.zero >= 1 ? params / double(s.plan.dp) : params;
+    if (s.plan.dp > 1) {
+      Task t;
+      t.kind = TaskKind::DP_REDUCE;
+      t.rank = r;
+      t.dp_bytes = overlap ? Bytes(0) : Bytes(params * dp_bytes_per_param);
+      append(p, r, t);
+    }
+    Task opt;
+    opt.kind = TaskKind::OPTIMIZER;
+    opt.rank = r;
+    for (const auto& op : optimizer_ops(s, params, sharded)) opt.compute += cm.memory_op(op.bytes);
+    opt.elementwise = opt.compute;
+    append(p, r, opt);
+  }
+}
+
+}  // namespace sim
