@@ -19,6 +19,9 @@
 namespace sim {
 
 enum class CollectiveKind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, SEND_RECV };
+// The group a collective inside a layer runs over: the tensor-parallel ranks, or the
+// context-parallel ranks (which sit next to them, DESIGN.md placement).
+enum class CommGroup { TP, CP };
 const char* to_string(CollectiveKind k);
 
 struct RingCost {

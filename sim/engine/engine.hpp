@@ -38,6 +38,7 @@ struct TaskSpan {
   double wait = 0;       // time blocked on inputs: upstream work (bubble) plus transfers
   double p2p = 0;        // of which the transfers themselves (exposed pipeline communication)
   double tp = 0;         // tensor-parallel collectives inside the task
+  double cp = 0;         // context-parallel collectives inside the task
   double dp = 0;         // data-parallel gradient reduction
 };
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
@@ -18,7 +19,7 @@ namespace sg4 = simgrid::s4u;
 namespace sim {
 namespace {
 
-using TpKey = std::pair<int, double>;  // (CollectiveKind, buffer bytes)
+using CollectiveKey = std::tuple<int, int, double>;  // (CommGroup, CollectiveKind, buffer bytes)
 
 struct Replay {
   const Scenario& s;
@@ -27,7 +28,7 @@ struct Replay {
   Placement place;
   Platform plat;
   EngineResult result;
-  std::map<TpKey, double> tp_cost;
+  std::map<CollectiveKey, double> collective_cost;
   std::vector<sg4::BarrierPtr> stage_barrier;
   double t0 = 0;
   int token = 0;
@@ -67,21 +68,23 @@ struct Replay {
     return false;
   }
 
-  // Simulates every distinct TP collective once on the TP group of the first class.
-  void probe_tp() {
-    std::vector<int64_t> group;
-    for (int64_t t = 0; t < s.plan.tp; ++t) group.push_back(place.gpu({t, 0, 0, 0}));
-    const bool out = crosses_nodes(group);
+  // Simulates every distinct TP and CP collective once, on the groups of the first class.
+  void probe_collectives() {
+    std::vector<int64_t> groups[2];
+    for (int64_t t = 0; t < s.plan.tp; ++t) groups[int(CommGroup::TP)].push_back(place.gpu({t, 0, 0, 0}));
+    for (int64_t c = 0; c < s.plan.cp; ++c) groups[int(CommGroup::CP)].push_back(place.gpu({0, c, 0, 0}));
     for (size_t v = 0; v < boost::num_vertices(p.graph); ++v)
-      for (const auto& use : p.graph[v].tp) {
-        TpKey key{static_cast<int>(use.kind), use.bytes.value};
-        if (tp_cost.count(key)) continue;
+      for (const auto& use : p.graph[v].collectives) {
+        CollectiveKey key{static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value};
+        if (collective_cost.count(key)) continue;
+        const auto& group = groups[int(use.group)];
+        const int64_t n = static_cast<int64_t>(group.size());
         double begin = sg4::Engine::get_clock();
         std::vector<sg4::CommPtr> comms;
-        ring_flows(group, ring_cost(use.kind, use.bytes, s.plan.tp).bytes_per_rank, comms);
+        ring_flows(group, ring_cost(use.kind, use.bytes, n).bytes_per_rank, comms);
         sg4::Comm::wait_all(comms);
-        tp_cost[key] = sg4::Engine::get_clock() - begin +
-                       collective_latency(use.kind, s.plan.tp, out, s.cluster.device.collectives).value;
+        collective_cost[key] = sg4::Engine::get_clock() - begin +
+                               collective_latency(use.kind, n, crosses_nodes(group), s.cluster.device.collectives).value;
       }
   }
 
@@ -161,8 +164,11 @@ struct Replay {
       span.start = sg4::Engine::get_clock();
       span.wait = span.start - ready;
       compute(t, me.pp, rep, dp_in_flight);
-      for (const auto& use : t.tp) span.tp += tp_cost.at({static_cast<int>(use.kind), use.bytes.value}) * double(use.count);
-      if (span.tp > 0) sg4::this_actor::sleep_for(span.tp);
+      for (const auto& use : t.collectives) {
+        double cost = collective_cost.at({static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value});
+        (use.group == CommGroup::TP ? span.tp : span.cp) += cost * double(use.count);
+      }
+      if (span.tp + span.cp > 0) sg4::this_actor::sleep_for(span.tp + span.cp);
       if (t.kind == TaskKind::DP_REDUCE) {
         double begin = sg4::Engine::get_clock();
         if (opt.full_fidelity) {
@@ -187,7 +193,7 @@ struct Replay {
   }
 
   void start() {
-    probe_tp();
+    probe_collectives();
     t0 = sg4::Engine::get_clock();
     const auto& pl = s.plan;
     for (int64_t r = 0; r < pl.pp; ++r) {

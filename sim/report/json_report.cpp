@@ -26,7 +26,7 @@ std::string report_json(const RunResult& r) {
   const Breakdown& b = r.breakdown;
   j["breakdown"] = {{"pipeline_rank", b.rank},     {"compute_s", b.compute_s},   {"gemm_s", b.gemm_s},
                     {"attention_s", b.attention_s}, {"elementwise_s", b.elementwise_s}, {"optimizer_s", b.optimizer_s},
-                    {"tp_comm_s", b.tp_comm_s},    {"pp_comm_s", b.pp_comm_s},   {"dp_comm_s", b.dp_comm_s},
+                    {"tp_comm_s", b.tp_comm_s},    {"cp_comm_s", b.cp_comm_s},   {"pp_comm_s", b.pp_comm_s},   {"dp_comm_s", b.dp_comm_s},
                     {"exposed_comm_s", b.exposed_comm_s}, {"bubble_s", b.bubble_s}};
   const MemoryEstimate& m = r.plan.memory;
   ojson stages = ojson::array();
@@ -72,7 +72,7 @@ std::string trace_json(const RunResult& r) {
                         {"ts", us(sp.start - sp.p2p)}, {"dur", us(sp.p2p)}});
     events.push_back({{"name", name}, {"cat", t.kind == TaskKind::DP_REDUCE ? "dp_comm" : "compute"}, {"ph", "X"},
                       {"pid", 0}, {"tid", t.rank}, {"ts", us(sp.start)}, {"dur", us(sp.end - sp.start)},
-                      {"args", {{"tp_comm_us", us(sp.tp)}, {"microbatch", t.microbatch}, {"chunk", t.chunk}}}});
+                      {"args", {{"tp_comm_us", us(sp.tp)}, {"cp_comm_us", us(sp.cp)}, {"microbatch", t.microbatch}, {"chunk", t.chunk}}}});
   }
   ojson j;
   j["traceEvents"] = events;

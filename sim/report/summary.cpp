@@ -32,6 +32,7 @@ std::string summary_text(const RunResult& r) {
   out += row("  elementwise", b.elementwise_s);
   out += row("optimizer", b.optimizer_s);
   out += row("tp comm", b.tp_comm_s);
+  if (b.cp_comm_s > 0) out += row("cp comm", b.cp_comm_s);
   out += row("pp comm", b.pp_comm_s);
   out += row("dp comm", b.dp_comm_s);
   out += row("bubble/idle", b.bubble_s);

@@ -9,11 +9,15 @@ namespace sim {
 
 CommCosts::CommCosts(const Scenario& s) : s_(s), place_(s.cluster, s.plan) {}
 
-Seconds CommCosts::tp_collective(CollectiveKind kind, Bytes buffer) const {
+Seconds CommCosts::group_collective(CommGroup group, CollectiveKind kind, Bytes buffer) const {
   const auto& c = s_.cluster;
-  bool out = s_.plan.tp > c.gpus_per_node;
+  const int64_t n = group == CommGroup::TP ? s_.plan.tp : s_.plan.cp;
+  // The group's ranks are consecutive GPUs (TP) or strided by tp (CP): it leaves the node when
+  // its first and last members sit on different nodes.
+  const RankCoord last = group == CommGroup::TP ? RankCoord{n - 1, 0, 0, 0} : RankCoord{0, n - 1, 0, 0};
+  const bool out = !place_.same_node(place_.gpu({0, 0, 0, 0}), place_.gpu(last));
   BytesPerSecond bw = out ? c.scale_out.nic_bandwidth : c.scale_up.bandwidth;
-  return ring_time_idle(kind, buffer, s_.plan.tp, bw, out, c.device.collectives);
+  return ring_time_idle(kind, buffer, n, bw, out, c.device.collectives);
 }
 
 Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {

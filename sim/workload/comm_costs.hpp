@@ -19,7 +19,8 @@ class CommCosts {
  public:
   explicit CommCosts(const Scenario& s);
 
-  Seconds tp_collective(CollectiveKind kind, Bytes buffer) const;
+  // A collective over the TP or CP group of a rank class (all classes' groups have one shape).
+  Seconds group_collective(CommGroup group, CollectiveKind kind, Bytes buffer) const;
   // Pipeline rank `rank` sends `bytes` per GPU to pipeline rank rank+1 (or rank-1).
   Seconds p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const;
   Seconds dp_all_reduce(int64_t rank, Bytes buffer) const;  // = dp_latency + dp_transfer

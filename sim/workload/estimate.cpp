@@ -10,9 +10,10 @@
 
 namespace sim {
 
-Seconds task_tp_time(const Pipeline& p, size_t task, const CommCosts& comm) {
+Seconds task_collective_time(const Pipeline& p, size_t task, const CommCosts& comm) {
   Seconds t;
-  for (const auto& use : p.graph[task].tp) t += comm.tp_collective(use.kind, use.bytes) * static_cast<double>(use.count);
+  for (const auto& use : p.graph[task].collectives)
+    t += comm.group_collective(use.group, use.kind, use.bytes) * static_cast<double>(use.count);
   return t;
 }
 
@@ -39,7 +40,7 @@ Estimate estimate_step(const Scenario& /*s*/, const Pipeline& p, const CommCosts
     const double pieces = static_cast<double>(t.dp_buckets.size());
     for (size_t k = 0; k < t.dp_buckets.size(); ++k)
       channel = std::max(channel, start + t.compute * (double(k + 1) / pieces)) + comm.dp_transfer(t.rank, t.dp_buckets[k]);
-    Seconds dur = t.compute + task_tp_time(p, v, comm);
+    Seconds dur = t.compute + task_collective_time(p, v, comm);
     if (t.kind == TaskKind::DP_REDUCE) {
       start = std::max(start, channel);  // overlapped buckets still in flight
       dur += comm.dp_all_reduce(t.rank, t.dp_bytes);

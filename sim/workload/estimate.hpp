@@ -19,7 +19,8 @@ struct Estimate {
   std::vector<Seconds> finish;  // per task id
 };
 
-Seconds task_tp_time(const Pipeline& p, size_t task, const CommCosts& comm);
+// The TP and CP collectives inside a task, priced by their closed forms.
+Seconds task_collective_time(const Pipeline& p, size_t task, const CommCosts& comm);
 Estimate estimate_step(const Scenario& s, const Pipeline& p, const CommCosts& comm);
 
 }  // namespace sim

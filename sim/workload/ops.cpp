@@ -49,10 +49,11 @@ Op mem(std::string name, double bytes, bool core = false) {
   return op;
 }
 
-Op coll(std::string name, CollectiveKind kind, double bytes) {
+Op coll(std::string name, CollectiveKind kind, double bytes, CommGroup group = CommGroup::TP) {
   Op op;
+  op.group = group;
   op.name = std::move(name);
-  op.cls = OpClass::TP_COLLECTIVE;
+  op.cls = OpClass::COLLECTIVE;
   op.collective = kind;
   op.bytes = Bytes(bytes);
   return op;
@@ -133,6 +134,13 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   f.push_back(mem("norm1", norm_bytes));
   tp_in(f, x, "tp_attn_in", false);
   f.push_back(qkv);
+  // Context parallel: gather every rank's keys and values (the whole sequence's) over cp.
+  const double kv_bytes = E * x.b * x.s_kv * 2.0 * x.kv * x.d / x.t;
+  const bool cp = sc.plan.cp > 1;
+  if (cp) {
+    f.push_back(coll("cp_kv_gather", CollectiveKind::ALL_GATHER, kv_bytes, CommGroup::CP));
+    f.back().attention_core = true;
+  }
   if (flash) {
     f.push_back(flash_fwd);
   } else {
@@ -171,6 +179,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     b.push_back(mem("softmax_bwd", 3.0 * E * probs, true));
     gemm_backward(b, scores);
   }
+  if (cp) b.push_back(coll("cp_dkv_reduce_scatter", CollectiveKind::REDUCE_SCATTER, kv_bytes, CommGroup::CP));
   gemm_backward(b, qkv);
   tp_in(b, x, "tp_attn_in_bwd", true);
   b.push_back(mem("norm1_bwd", 1.5 * norm_bytes));

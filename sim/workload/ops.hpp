@@ -9,6 +9,10 @@
 // and a dropout, as in the published A100 runs) or one FlashAttention kernel per pass, which
 // executes half the score FLOPs of a causal mask and 2.5x the forward's in backward (the
 // FlashAttention benchmark convention) and moves only Q, K, V, O and their gradients.
+// Context parallelism: each GPU holds s/cp queries that attend to all s keys; the keys and values
+// of the other cp ranks are gathered over the cp group before attention, and their gradients
+// reduce-scattered after it, exposed (not overlapped): an upper bound on ring attention, which
+// hides them behind the attention kernels when those are long enough.
 #pragma once
 
 #include <string>
@@ -22,7 +26,7 @@ namespace sim {
 
 struct Scenario;
 
-enum class OpClass { GEMM, MEMORY, TP_COLLECTIVE, FLASH_ATTENTION };
+enum class OpClass { GEMM, MEMORY, COLLECTIVE, FLASH_ATTENTION };
 
 struct Op {
   std::string name;
@@ -33,6 +37,7 @@ struct Op {
   GemmShape shape;         // GEMM only
   Bytes bytes;             // HBM traffic (kernels) or the collective's buffer
   CollectiveKind collective = CollectiveKind::ALL_REDUCE;
+  CommGroup group = CommGroup::TP;
   bool attention_core = false;  // recomputed under selective recompute
 };
 

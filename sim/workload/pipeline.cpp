@@ -35,7 +35,7 @@ namespace {
 struct Accumulator {
   const ComputeModel& cm;
   Task& task;
-  std::map<std::pair<int, double>, int64_t> tp;
+  std::map<std::tuple<int, int, double>, int64_t> collectives;  // (group, kind, bytes) -> count
 
   void add(const std::vector<Op>& ops, double times, bool model_work) {
     if (times <= 0) return;
@@ -45,20 +45,23 @@ struct Accumulator {
         case OpClass::GEMM: t = cm.gemm(op.shape, op.bytes); break;
         case OpClass::MEMORY: t = cm.memory_op(op.bytes); break;
         case OpClass::FLASH_ATTENTION: t = cm.flash_attention(op.executed, op.bytes, op.seq_len); break;
-        case OpClass::TP_COLLECTIVE:
-          tp[{static_cast<int>(op.collective), op.bytes.value}] += static_cast<int64_t>(times);
+        case OpClass::COLLECTIVE:
+          collectives[{static_cast<int>(op.group), static_cast<int>(op.collective), op.bytes.value}] +=
+              static_cast<int64_t>(times);
           break;
       }
       t = t * times;
       task.compute += t;
       (op.attention_core ? task.attention : op.cls == OpClass::GEMM ? task.gemm : task.elementwise) += t;
-      task.hardware_flops += op.flops * times;
+      // Hardware FLOPs are what the kernels execute: a fused attention kernel skips the masked half.
+      task.hardware_flops += (op.cls == OpClass::FLASH_ATTENTION ? op.executed : op.flops) * times;
       if (model_work) task.model_flops += op.flops * times;
     }
   }
   void finish() {
-    for (const auto& [key, count] : tp)
-      task.tp.push_back({static_cast<CollectiveKind>(key.first), Bytes(key.second), count});
+    for (const auto& [key, count] : collectives)
+      task.collectives.push_back({static_cast<CommGroup>(std::get<0>(key)), static_cast<CollectiveKind>(std::get<1>(key)),
+                                  Bytes(std::get<2>(key)), count});
   }
 };
 
@@ -136,7 +139,8 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
     // (Narayanan et al. 2021 §4.1); with sequence parallelism the split is the layout itself.
     bool receives = fwd ? !(r == 0 && c == 0) : !(r == pp - 1 && c == v - 1);
     if (receives && pp > 1 && s.plan.tp > 1 && !s.plan.sequence_parallel)
-      acc.tp[{static_cast<int>(CollectiveKind::ALL_GATHER), p2p_bytes(s, micro_batch).value * double(s.plan.tp)}] += 1;
+      acc.collectives[{static_cast<int>(CommGroup::TP), static_cast<int>(CollectiveKind::ALL_GATHER),
+                       p2p_bytes(s, micro_batch).value * double(s.plan.tp)}] += 1;
     acc.finish();
     return t;
   };

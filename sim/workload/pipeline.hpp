@@ -25,8 +25,10 @@ class ComputeModel;
 enum class TaskKind { FORWARD, BACKWARD, EMBEDDING_SYNC, DP_REDUCE, OPTIMIZER };
 const char* to_string(TaskKind k);
 
-// A tensor-parallel collective a task performs `count` times (inside its compute, not overlapped).
+// A tensor- or context-parallel collective a task performs `count` times (between its kernels,
+// not overlapped).
 struct CollectiveUse {
+  CommGroup group = CommGroup::TP;
   CollectiveKind kind = CollectiveKind::ALL_REDUCE;
   Bytes bytes;
   int64_t count = 0;
@@ -40,7 +42,7 @@ struct Task {
   Seconds attention;  // the attention core (score matmuls, softmax, dropout; or FlashAttention)
   Seconds elementwise;  // norms, activations, residuals, embedding, loss, optimizer
   Flops model_flops, hardware_flops;
-  std::vector<CollectiveUse> tp;  // TP collectives, run between the task's kernels
+  std::vector<CollectiveUse> collectives;  // TP and CP collectives, run between the task's kernels
   Bytes dp_bytes;                 // DP_REDUCE: the gradient buffer all-reduced over dp (0 when overlapped)
   // overlap_grad_reduce: gradient buckets whose all-reduce over dp starts as this task's compute
   // passes each of them (the task is split into equal pieces, one per bucket); the rank's

@@ -155,6 +155,8 @@ case("heads-not-dividing-hidden", "/model/heads", "hidden=6144 is not divisible 
      all_of(put("model.heads", 100), drop("model.kv_heads")))
 case("top-k-above-experts", "/model/moe/top_k", "9 is out of range",
      put("model.moe", {"experts": 8, "top_k": 9}))
+case("moe-not-simulated", "/model/moe", "mixture-of-experts layers are not simulated",
+     put("model.moe", {"experts": 8, "top_k": 2}))
 
 # --- the cluster -------------------------------------------------------------------------------
 case("partial-node", "/cluster/gpus", "12 GPUs do not fill whole nodes of 8", put("cluster.gpus", 12))

@@ -201,3 +201,30 @@ TEST_CASE("overlapping the gradient reduction with backward hides it, and engine
     CHECK(r.spans[v].dp >= CommCosts(s).dp_latency(0).value);
   }
 }
+
+TEST_CASE("context-parallel K/V exchange costs the ring all-gather and reduce-scatter closed forms", "[engine]") {
+  // tp 2, cp 2, dp 2 on one DGX A100 (the cp group is two GPUs on NVLink). Per layer, forward
+  // gathers the whole sequence's K and V, S = 2 (bytes) * b * s * 2 * kv_heads * d / tp, over cp,
+  // and backward reduce-scatters their gradients: each (n-1)/n * S / (B * eff) + base + (n-1) *
+  // step (calibration.md §1.1) + the two NVLink port latencies. The engine's cp time of a forward
+  // task is (layers in the chunk) times that, and engine and estimate agree.
+  Setup u;
+  u.model = "gpt-1.7b";
+  u.tp = 2, u.dp = 4;  // 8 GPUs, then split dp 4 into cp 2 x dp 2
+  u.global_batch = 4, u.micro_batch = 1;
+  Scenario s = scenario(u);
+  s.plan.cp = 2;
+  s.plan.dp = 2;
+  const Pipeline p = build(s);
+  const auto& k = s.cluster.device.collectives;
+  const double n = 2, S = 2.0 * 1 * 2048 * 2 * double(s.model.kv_heads * s.model.head_dim()) / 2;
+  const double one = (n - 1) / n * S / (s.cluster.scale_up.bandwidth.value * k.scale_up_efficiency) +
+                     k.base_latency.value + (n - 1) * k.scale_up_step_latency.value +
+                     2 * s.cluster.scale_up.latency.value;
+  const EngineResult r = simulate_step(s, p);
+  size_t fwd = 0;
+  while (p.graph[fwd].kind != TaskKind::FORWARD) ++fwd;
+  INFO("engine cp " << r.spans[fwd].cp << " s, closed form " << one << " s x " << s.model.layers << " layers");
+  CHECK(r.spans[fwd].cp == Approx(one * double(s.model.layers)).epsilon(0.01));
+  CHECK(r.step.value == Approx(estimate_step(s, p, CommCosts(s)).step.value).epsilon(0.02));
+}

@@ -66,7 +66,7 @@ void unit_costs(Pipeline& p) {
   const double v = double(p.virtual_stages);
   for (size_t t = 0; t < boost::num_vertices(p.graph); ++t) {
     Task& task = p.graph[t];
-    task.tp.clear();
+    task.collectives.clear();
     task.dp_bytes = Bytes(0);
     switch (task.kind) {
       case TaskKind::FORWARD:
