@@ -17,7 +17,17 @@ struct RunArgs {
   bool quiet = false;
 };
 
+struct CalibrateArgs {
+  std::string measurements;
+  std::string output;  // fitted profile JSON, "" for none
+  std::string base;    // device profile name or path; "" = the one the measurements name
+  std::string name;    // name written into the fitted profile; "" = output file's stem
+  bool check = false;  // only predict the measurements with `device` and print the errors
+  std::string device;  // profile for --check; "" = base
+};
+
 int run(const RunArgs& a);
+int calibrate(const CalibrateArgs& a);
 int check(const std::string& config, const std::vector<std::string>& sets);
 int validate(const std::string& table, const std::string& fidelity);
 int list();

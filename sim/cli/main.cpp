@@ -27,6 +27,18 @@ int main(int argc, char** argv) {
   auto* v = app.add_subcommand("validate", "run a validation table and compare with the published step times");
   v->add_option("table", table, "validation JSON (e.g. ../shared/validation/published-a100.json)")->required();
   v->add_option("--fidelity", vfidelity, "class or full")->check(CLI::IsMember({"class", "full"}));
+  sim::cli::CalibrateArgs cal;
+  auto* k = app.add_subcommand("calibrate", "fit a device profile to kernel measurements (sim/kernels), or --check one");
+  k->add_option("measurements", cal.measurements,
+                "measurements JSON (the kernel suite's output, or calibration/published/*.json)")
+      ->required();
+  k->add_option("-o,--output", cal.output, "write the fitted device profile here");
+  k->add_option("--base", cal.base,
+                "profile the fit starts from (a name in topologies/devices or a path; default: the one the "
+                "measurements name)");
+  k->add_option("--name", cal.name, "name of the fitted profile (default: the output file's name)");
+  k->add_flag("--check", cal.check, "do not fit: predict every measurement with a profile and print the errors");
+  k->add_option("--device", cal.device, "profile to check (default: the base profile)");
   auto* l = app.add_subcommand("list", "list models, devices, topologies, schedules and collectives");
 
   try {
@@ -40,6 +52,7 @@ int main(int argc, char** argv) {
     if (*r) return sim::cli::run(run);
     if (*c) return sim::cli::check(check_config, check_sets);
     if (*v) return sim::cli::validate(table, vfidelity);
+    if (*k) return sim::cli::calibrate(cal);
     if (*l) return sim::cli::list();
   } catch (const sim::InputError& e) {
     std::fprintf(stderr, "trainsim: error: %s\n", e.what());

@@ -136,8 +136,11 @@ void ParamReader::expect_object() const {
 }
 
 void ParamReader::expect_keys(std::initializer_list<const char*> allowed) const {
+  expect_keys(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void ParamReader::expect_keys(const std::vector<std::string>& names) const {
   expect_object();
-  std::vector<std::string> names(allowed.begin(), allowed.end());
   for (const auto& key : keys()) {
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
     std::string guess = did_you_mean(key, names);

@@ -44,6 +44,7 @@ class ParamReader {
 
   // Rejects any key not in `allowed`: "unknown key 'tpp' (did you mean 'tp'?; expected one of ...)".
   void expect_keys(std::initializer_list<const char*> allowed) const;
+  void expect_keys(const std::vector<std::string>& allowed) const;
   void expect_object() const;
 
   ParamReader at(const std::string& key) const;  // required key

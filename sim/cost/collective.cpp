@@ -7,6 +7,7 @@ const char* to_string(CollectiveKind k) {
     case CollectiveKind::ALL_REDUCE: return "all-reduce";
     case CollectiveKind::ALL_GATHER: return "all-gather";
     case CollectiveKind::REDUCE_SCATTER: return "reduce-scatter";
+    case CollectiveKind::ALL_TO_ALL: return "all-to-all";
     case CollectiveKind::SEND_RECV: return "send-recv";
   }
   return "?";
@@ -18,6 +19,12 @@ RingCost ring_cost(CollectiveKind kind, Bytes buffer, int64_t n) {
   const double frac = static_cast<double>(n - 1) / static_cast<double>(n);
   if (kind == CollectiveKind::ALL_REDUCE) return {buffer * (2.0 * frac), 2 * (n - 1)};
   return {buffer * frac, n - 1};
+}
+
+double busbw_factor(CollectiveKind kind, int64_t n) {
+  if (kind == CollectiveKind::SEND_RECV) return 1.0;
+  const double frac = static_cast<double>(n - 1) / static_cast<double>(n);
+  return kind == CollectiveKind::ALL_REDUCE ? 2.0 * frac : frac;
 }
 
 Seconds collective_latency(CollectiveKind kind, int64_t n, bool scale_out, const CollectiveConstants& c) {

@@ -5,6 +5,7 @@
 // rank sends to its successor
 //   all-reduce:                 2(n-1)/n * S bytes over 2(n-1) steps
 //   all-gather, reduce-scatter:  (n-1)/n * S bytes over  (n-1) steps
+//   all-to-all (S = the whole send buffer, pairwise exchange): (n-1)/n * S bytes over (n-1) steps
 // so on an idle network of per-rank bandwidth B (line rate x the achieved fraction) the time is
 //   t = base_latency + steps * step_latency + bytes_per_rank / B          (NCCL tuning.cc's model)
 // The engine sends bytes_per_rank as one aggregated flow per rank (and channel) so that SimGrid
@@ -18,7 +19,7 @@
 
 namespace sim {
 
-enum class CollectiveKind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, SEND_RECV };
+enum class CollectiveKind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, SEND_RECV };
 // The group a collective inside a layer runs over: the tensor-parallel ranks, or the
 // context-parallel ranks (which sit next to them, DESIGN.md placement).
 enum class CommGroup { TP, CP };
@@ -30,6 +31,11 @@ struct RingCost {
 };
 
 RingCost ring_cost(CollectiveKind kind, Bytes buffer, int64_t n);
+
+// nccl-tests' bus-bandwidth factor (busbw = algbw * factor, algbw = buffer / time; calibration.md
+// §1.1): 2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for
+// send/recv. It is exactly bytes_per_rank / buffer of ring_cost.
+double busbw_factor(CollectiveKind kind, int64_t n);
 
 // Latency terms of a collective whose ring crosses the network (`scale_out`) or stays in the
 // scale-up domain.

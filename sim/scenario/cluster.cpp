@@ -1,10 +1,8 @@
 #include "sim/scenario/cluster.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <vector>
 
-#include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
 
 namespace sim {
@@ -12,16 +10,10 @@ namespace sim {
 constexpr int64_t MAX_GPUS = 1 << 20;  // beyond this no simulation here fits in memory or time
 
 static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir) {
-  std::string name = at.as_string();
-  std::string dir = data_dir + "/topologies/devices";
-  std::string path = dir + "/" + name + ".json";
-  if (!std::ifstream(path)) {
-    auto known = json_names(dir);
-    std::string guess = did_you_mean(name, known);
-    std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    at.fail("unknown device '" + name + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)"),
-            "one of " + list);
+  std::string path = device_file(at.as_string(), data_dir, at.directory());
+  if (path.empty()) {
+    auto [what, expected] = unknown_device(at.as_string(), data_dir);
+    at.fail(what, expected);
   }
   return DeviceSpec::parse(ParamReader::load_file(path));
 }

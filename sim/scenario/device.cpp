@@ -1,7 +1,10 @@
 #include "sim/scenario/device.hpp"
 
 #include <cstdio>
+#include <fstream>
+#include <vector>
 
+#include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
 
 namespace sim {
@@ -17,7 +20,7 @@ const char* to_string(Precision p) {
 
 DeviceSpec DeviceSpec::parse(const ParamReader& r) {
   r.expect_keys({"kind", "name", "description", "source", "peak", "hbm", "sms", "gemm", "memory_ops", "collectives",
-                 "flash_attention"});
+                 "flash_attention", "calibration"});
   if (auto k = r.find("kind")) k->as_choice({"device"});
   DeviceSpec d;
   d.name = r.string("name");
@@ -67,6 +70,27 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
   d.collectives.scale_up_efficiency = c.at("scale_up_efficiency").as_fraction();
   d.collectives.scale_out_efficiency = c.at("scale_out_efficiency").as_fraction();
   return d;
+}
+
+std::string device_file(const std::string& name, const std::string& data_dir, const std::string& base_dir) {
+  const bool is_path = name.find('/') != std::string::npos ||
+                       (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0);
+  std::vector<std::string> candidates;
+  if (!is_path) candidates.push_back(data_dir + "/topologies/devices/" + name + ".json");
+  else if (name[0] == '/' || base_dir.empty()) candidates.push_back(name);
+  else candidates = {base_dir + "/" + name, name};
+  for (const auto& c : candidates)
+    if (std::ifstream(c)) return c;
+  return "";
+}
+
+std::pair<std::string, std::string> unknown_device(const std::string& name, const std::string& data_dir) {
+  auto known = json_names(data_dir + "/topologies/devices");
+  std::string guess = did_you_mean(name, known);
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  return {"unknown device '" + name + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)"),
+          "one of " + list + ", or a path to a device JSON file"};
 }
 
 }  // namespace sim

@@ -1,5 +1,7 @@
 // A GPU device profile (topologies/devices/<name>.json): peaks, HBM, efficiency curves and the
-// collective-library constants, every number with its source in the file.
+// collective-library constants, every number with its source in the file. A profile written by
+// `trainsim calibrate` also has a "calibration" section (the measurements' provenance and the
+// alpha-beta fits); it is provenance for readers and not read here.
 #pragma once
 
 #include <map>
@@ -51,5 +53,13 @@ struct DeviceSpec {
 
   static DeviceSpec parse(const ParamReader& r);
 };
+
+// The profile file of a device: topologies/devices/NAME.json under `data_dir`, or `name` itself
+// when it is a path to a JSON file (a relative one tried under `base_dir` first); "" when none
+// exists.
+std::string device_file(const std::string& name, const std::string& data_dir, const std::string& base_dir = "");
+// The message for a device that does not exist: {"unknown device 'x' (did you mean 'y'?)",
+// "one of a100-sxm-80gb, ..."}.
+std::pair<std::string, std::string> unknown_device(const std::string& name, const std::string& data_dir);
 
 }  // namespace sim

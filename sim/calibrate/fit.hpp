@@ -1,0 +1,71 @@
+// `trainsim calibrate`: fits a device profile's cost-model parameters to kernel
+// measurements (calibration.md §5). Every fit is linear least squares on
+// relative error (least_squares.hpp):
+//
+//   GEMM         t = F / (P * eta(F) * eta_wave)     eta(F) = eta_max * F / (F
+//   + F_half)
+//                => t * P * eta_wave = F / eta_max + F_half / eta_max
+//                (bf16/fp16 only)
+//   memory-bound t = B / (BW * eta_m(B))              => t * BW = B / eta_max +
+//   B_half / eta_max attention    t = F / (P * eta_fa(S))  (FA FLOPs)  => t * P
+//   * S / F = S / eta_max + S_half / eta_max collectives  t = base + steps *
+//   step + bytes_per_rank / (L * eff)   (NCCL ring, cost/collective)
+//
+// P, BW and L are the profile's datasheet peak, HBM bandwidth and the file's
+// scale_up_bandwidth; the fit never moves them. GEMMs the fitted curves call
+// memory-bound are left out of the GEMM fit. Where a file has too few distinct
+// sizes to pin a half point (or a latency), the base profile's value is kept
+// and the fit says so. Collectives are also fitted alpha-beta per (op, ranks)
+// and size regime -- the protocol switch (LL/LL128/Simple) bends the curve --
+// for the report; the profile gets the constants fitted on the upper
+// (bandwidth) regime of every group.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/calibrate/measurements.hpp"
+#include "sim/scenario/device.hpp"
+
+namespace sim {
+
+struct ParameterFit {
+  bool fitted = false;
+  size_t points = 0;
+  double rms = 0;    // root-mean-square relative error of the fitted form over its points
+  std::string note;  // what was kept from the base profile and why, what was left out
+};
+
+struct RegimeFit {  // t = alpha + bytes / algbw over [from, to]
+  CollectiveKind op;
+  int64_t ranks = 0;
+  std::string algo;
+  Bytes from, to;
+  Seconds alpha;
+  BytesPerSecond busbw;  // algbw x nccl-tests' factor
+  size_t points = 0;
+  double rms = 0;
+};
+
+struct HostCopyFit {  // t = alpha + bytes / bandwidth
+  std::string direction;
+  bool pinned = true;
+  Seconds alpha;
+  BytesPerSecond bandwidth;
+  size_t points = 0;
+  double rms = 0;
+};
+
+struct Calibration {
+  DeviceSpec device;  // the base profile with every fitted parameter replaced
+  ParameterFit gemm, memory, attention, collectives;
+  std::vector<RegimeFit> regimes;
+  std::vector<HostCopyFit> host_copies;
+};
+
+// Throws InputError naming the measurements file when the data contradict the
+// base profile (e.g. GEMMs faster than its peak, a ring faster than the line
+// rate).
+Calibration calibrate(const Measurements &m, const DeviceSpec &base);
+
+}  // namespace sim

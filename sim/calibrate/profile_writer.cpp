@@ -1,0 +1,105 @@
+#include "sim/calibrate/profile_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace sim {
+namespace {
+
+using nlohmann::json;
+
+std::string fit_source(const char *form, const ParameterFit &f, const Measurements &m) {
+  std::string s = fmt::format(
+      "trainsim calibrate: fit of {} to {} measurement{} in {} (rms relative "
+      "error {:.1f}%)",
+      form, f.points, f.points == 1 ? "" : "s", m.file, 100 * f.rms);
+  if (!f.note.empty()) s += "; " + f.note;
+  return s;
+}
+
+json entry(json value, const std::string &source) { return json{{"value", std::move(value)}, {"source", source}}; }
+
+double sig(double v, int digits = 5) { return std::stod(fmt::format("{:.{}g}", v, digits)); }
+
+}  // namespace
+
+std::string fitted_profile_json(const std::string &base_file, const Calibration &c, const Measurements &m,
+                                const std::string &name) {
+  std::ifstream in(base_file);
+  json p = json::parse(in);  // already parsed and checked as a DeviceSpec by the caller
+  const DeviceSpec &d = c.device;
+  p["name"] = name;
+  p["description"] = fmt::format("{}: profile fitted by trainsim calibrate from {}", m.gpu, m.file);
+  p["source"] = fmt::format(
+      "Fitted parameters: trainsim calibrate from {} ({}). Datasheet figures "
+      "and "
+      "unfitted parameters: base profile {} (its sources kept below).",
+      m.file, m.source, base_file);
+  // A zero half point or latency is written as one unit (1 FLOP, 1 byte, 1 ns):
+  // the reader wants positive quantities, and at these scales one unit is zero.
+  if (c.gemm.fitted) {
+    const char *form = "t = F / (P * eta_max * F/(F + F_half)) over bf16/fp16 GEMMs";
+    p["gemm"]["efficiency_max"] = entry(sig(d.gemm.eta_max), fit_source(form, c.gemm, m));
+    p["gemm"]["half_flops"] =
+        entry(fmt::format("{:.5g} GFLOP", std::max(d.gemm.x_half, 1.0) / 1e9), fit_source(form, c.gemm, m));
+  }
+  if (c.memory.fitted) {
+    const char *form = "t = B / (BW * eta_max * B/(B + B_half)) over memory-bound kernels";
+    p["memory_ops"]["efficiency_max"] = entry(sig(d.memory.eta_max), fit_source(form, c.memory, m));
+    p["memory_ops"]["half_bytes"] =
+        entry(fmt::format("{:.5g} MB", std::max(d.memory.x_half, 1.0) / 1e6), fit_source(form, c.memory, m));
+  }
+  if (c.attention.fitted) {
+    const char *form =
+        "t = F / (P * eta_max * S/(S + S_half)) over attention "
+        "kernels (FA FLOP convention)";
+    p["flash_attention"]["efficiency_max"] = entry(sig(d.flash_attention.eta_max), fit_source(form, c.attention, m));
+    p["flash_attention"]["half_seq_len"] =
+        entry(std::max<int64_t>(1, std::llround(d.flash_attention.x_half)), fit_source(form, c.attention, m));
+  }
+  if (c.collectives.fitted) {
+    const char *form =
+        "t = base + steps * step + bytes_per_rank / (L * eff) "
+        "over scale-up collectives";
+    const auto &k = d.collectives;
+    p["collectives"]["base_latency"] =
+        entry(fmt::format("{:.4g} us", std::max(k.base_latency.value, 1e-9) * 1e6), fit_source(form, c.collectives, m));
+    p["collectives"]["scale_up_step_latency"] =
+        entry(fmt::format("{:.4g} us", std::max(k.scale_up_step_latency.value, 1e-9) * 1e6),
+              fit_source(form, c.collectives, m));
+    p["collectives"]["scale_up_efficiency"] = entry(sig(k.scale_up_efficiency), fit_source(form, c.collectives, m));
+  }
+  json cal;
+  cal["measurements"] = m.file;
+  cal["provenance"] = json::parse(m.provenance_json);
+  if (m.scale_up_bandwidth.value > 0)
+    cal["scale_up_bandwidth"] = fmt::format("{:.6g} GB/s", m.scale_up_bandwidth.value / 1e9);
+  json regimes = json::array();
+  for (const auto &r : c.regimes)
+    regimes.push_back({{"op", to_string(r.op)},
+                       {"ranks", r.ranks},
+                       {"algo", r.algo},
+                       {"bytes", {r.from.value, r.to.value}},
+                       {"alpha", fmt::format("{:.4g} us", r.alpha.value * 1e6)},
+                       {"busbw", fmt::format("{:.4g} GB/s", r.busbw.value / 1e9)},
+                       {"points", r.points},
+                       {"rms_relative_error", sig(r.rms, 3)}});
+  if (!regimes.empty()) cal["collective_regimes"] = regimes;
+  json host = json::array();
+  for (const auto &h : c.host_copies)
+    host.push_back({{"direction", h.direction},
+                    {"pinned", h.pinned},
+                    {"alpha", fmt::format("{:.4g} us", h.alpha.value * 1e6)},
+                    {"bandwidth", fmt::format("{:.4g} GB/s", h.bandwidth.value / 1e9)},
+                    {"points", h.points},
+                    {"rms_relative_error", sig(h.rms, 3)}});
+  if (!host.empty()) cal["host_copies"] = host;
+  p["calibration"] = cal;
+  return p.dump(2) + "\n";
+}
+
+}  // namespace sim

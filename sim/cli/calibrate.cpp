@@ -1,0 +1,114 @@
+// `trainsim calibrate MEASUREMENTS [-o device.json] [--base PROFILE]` and
+// `--check`.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "sim/calibrate/check.hpp"
+#include "sim/calibrate/fit.hpp"
+#include "sim/calibrate/profile_writer.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/params.hpp"
+#include "sim/report/json_report.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace sim::cli {
+namespace {
+
+std::string profile_file(const std::string &option, const std::string &name) {
+  std::string path = device_file(name, default_data_dir());
+  if (path.empty()) {
+    auto [what, expected] = unknown_device(name, default_data_dir());
+    throw InputError(option, "", what, expected);
+  }
+  return path;
+}
+
+std::string stem(const std::string &path) {
+  std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  return base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0 ? base.substr(0, base.size() - 5) : base;
+}
+
+void print_curve(const char *what, const ParameterFit &f, const SaturatingCurve &before, const SaturatingCurve &after,
+                 const char *half_unit, double half_scale) {
+  if (!f.fitted) {
+    std::printf("  %-16s kept: %s\n", what, f.note.c_str());
+    return;
+  }
+  std::printf(
+      "  %-16s eta_max %.4f -> %.4f, half %.4g -> %.4g %s  (%zu "
+      "points, rms %.1f%%)%s%s\n",
+      what, before.eta_max, after.eta_max, before.x_half / half_scale, after.x_half / half_scale, half_unit, f.points,
+      100 * f.rms, f.note.empty() ? "" : "; ", f.note.c_str());
+}
+
+}  // namespace
+
+int calibrate(const CalibrateArgs &a) {
+  Measurements m = Measurements::load(a.measurements);
+  std::string base_name = !a.base.empty() ? a.base : m.profile;
+  if (base_name.empty())
+    throw InputError(a.measurements, "/provenance/profile", "names no device profile to start from",
+                     "a \"profile\" entry, or --base NAME (e.g. --base h200-sxm)");
+  const std::string base_file = profile_file("--base", base_name);
+  const DeviceSpec base = DeviceSpec::parse(ParamReader::load_file(base_file));
+
+  if (a.check) {
+    const std::string file = a.device.empty() ? base_file : profile_file("--device", a.device);
+    const DeviceSpec d = a.device.empty() ? base : DeviceSpec::parse(ParamReader::load_file(file));
+    std::printf("profile %s against %s (%s; %zu measurements)\n\n", file.c_str(), m.file.c_str(), m.gpu.c_str(),
+                m.size());
+    std::fputs(error_table(check_profile(m, d)).c_str(), stdout);
+    return 0;
+  }
+
+  Calibration c = calibrate(m, base);
+  std::printf("calibrating %s from %s (%s; %zu measurements)\n\n", base.name.c_str(), m.file.c_str(), m.gpu.c_str(),
+              m.size());
+  std::printf("fitted parameters (base -> fitted):\n");
+  print_curve("gemm", c.gemm, base.gemm, c.device.gemm, "GFLOP", 1e9);
+  print_curve("memory_ops", c.memory, base.memory, c.device.memory, "MB", 1e6);
+  print_curve("flash_attention", c.attention, base.flash_attention, c.device.flash_attention, "tokens", 1);
+  if (c.collectives.fitted) {
+    const auto &b = base.collectives, &k = c.device.collectives;
+    std::printf(
+        "  %-16s base %.3g -> %.3g us, step %.3g -> %.3g us, "
+        "efficiency %.3f -> %.3f  (%zu points, rms "
+        "%.1f%%)%s%s\n",
+        "collectives", b.base_latency.value * 1e6, k.base_latency.value * 1e6, b.scale_up_step_latency.value * 1e6,
+        k.scale_up_step_latency.value * 1e6, b.scale_up_efficiency, k.scale_up_efficiency, c.collectives.points,
+        100 * c.collectives.rms, c.collectives.note.empty() ? "" : "; ", c.collectives.note.c_str());
+  } else {
+    std::printf("  %-16s kept: %s\n", "collectives", c.collectives.note.c_str());
+  }
+  if (!c.regimes.empty()) {
+    std::printf(
+        "\ncollectives, alpha-beta per size regime (t = alpha + "
+        "bytes/algbw):\n");
+    for (const auto &r : c.regimes)
+      std::printf(
+          "  %-15s n=%-3lld %-8s %10s .. %-10s alpha %8.2f us  busbw "
+          "%7.1f GB/s  (%zu points, rms %.1f%%)\n",
+          to_string(r.op), static_cast<long long>(r.ranks), r.algo.c_str(), format_bytes(r.from).c_str(),
+          format_bytes(r.to).c_str(), r.alpha.value * 1e6, r.busbw.value / 1e9, r.points, 100 * r.rms);
+  }
+  if (!c.host_copies.empty()) {
+    std::printf("\nhost copies (t = alpha + bytes/bandwidth):\n");
+    for (const auto &h : c.host_copies)
+      std::printf(
+          "  %s %-8s alpha %8.2f us  bandwidth %7.2f GB/s  (%zu "
+          "points, rms %.1f%%)\n",
+          h.direction.c_str(), h.pinned ? "pinned" : "pageable", h.alpha.value * 1e6, h.bandwidth.value / 1e9, h.points,
+          100 * h.rms);
+  }
+  std::printf("\nfit error (the fitted profile predicting the same measurements):\n");
+  std::fputs(error_table(check_profile(m, c.device)).c_str(), stdout);
+  if (!a.output.empty()) {
+    write_file_atomic(a.output, fitted_profile_json(base_file, c, m, a.name.empty() ? stem(a.output) : a.name));
+    std::printf("\nwrote %s\n", a.output.c_str());
+  }
+  return 0;
+}
+
+}  // namespace sim::cli
