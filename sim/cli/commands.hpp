@@ -28,6 +28,7 @@ struct CalibrateArgs {
 
 int run(const RunArgs& a);
 int calibrate(const CalibrateArgs& a);
+int shapes(const std::vector<std::string>& configs);
 int check(const std::string& config, const std::vector<std::string>& sets);
 int validate(const std::string& table, const std::string& fidelity);
 int list();

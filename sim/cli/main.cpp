@@ -39,6 +39,9 @@ int main(int argc, char** argv) {
   k->add_option("--name", cal.name, "name of the fitted profile (default: the output file's name)");
   k->add_flag("--check", cal.check, "do not fit: predict every measurement with a profile and print the errors");
   k->add_option("--device", cal.device, "profile to check (default: the base profile)");
+  std::vector<std::string> shape_configs;
+  auto* sh = app.add_subcommand("shapes", "list the GEMM and attention shapes of scenarios, for the kernel suite");
+  sh->add_option("configs", shape_configs, "scenario JSON files")->required();
   auto* l = app.add_subcommand("list", "list models, devices, topologies, schedules and collectives");
 
   try {
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
     if (*c) return sim::cli::check(check_config, check_sets);
     if (*v) return sim::cli::validate(table, vfidelity);
     if (*k) return sim::cli::calibrate(cal);
+    if (*sh) return sim::cli::shapes(shape_configs);
     if (*l) return sim::cli::list();
   } catch (const sim::InputError& e) {
     std::fprintf(stderr, "trainsim: error: %s\n", e.what());

@@ -1,0 +1,46 @@
+// Every number in a shipped device profile states where it comes from (DESIGN.md "Invariants":
+// every number a model uses has a source): each value below the top level is written as
+// {"value": ..., "source": "..."} with a non-empty source. Profiles written by `trainsim
+// calibrate` satisfy the same rule; their "calibration" section is provenance, not parameters.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/core/data_files.hpp"
+#include "sim/core/params.hpp"
+#include "sim/scenario/device.hpp"
+
+using namespace sim;
+
+namespace {
+
+void unsourced(const ParamReader& r, std::vector<std::string>& out) {
+  if (!r.source().empty()) return;
+  if (!r.is_object()) {
+    out.push_back(r.path());
+    return;
+  }
+  for (const auto& key : r.keys()) unsourced(r.at(key), out);
+}
+
+}  // namespace
+
+TEST_CASE("every number in the shipped device profiles has a source") {
+  const std::string dir = std::string(TRAINSIM_SOURCE_DIR) + "/topologies/devices";
+  const auto names = json_names(dir);
+  REQUIRE(names.size() >= 4);  // A100, H100, H200, B200 at least
+  for (const auto& name : names) {
+    auto r = ParamReader::load_file(dir + "/" + name + ".json");
+    DeviceSpec::parse(r);  // and it is a valid profile
+    std::vector<std::string> missing;
+    for (const auto& key : r.keys())
+      if (key != "kind" && key != "name" && key != "description" && key != "source" && key != "calibration")
+        unsourced(r.at(key), missing);
+    INFO(name);
+    CHECK(missing == std::vector<std::string>{});
+    CHECK_FALSE(r.string("source").empty());
+  }
+  for (const char* gpu : {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200"})
+    CHECK(std::find(names.begin(), names.end(), gpu) != names.end());
+}
