@@ -28,19 +28,25 @@ std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<st
   return out;
 }
 
-EngineOptions engine_options(const std::string& fidelity) {
+EngineOptions engine_options(const std::string& fidelity, double max_wall, const std::string& what) {
   EngineOptions o;
   o.full_fidelity = fidelity == "full";
+  if (max_wall > 0) o.deadline = Deadline(max_wall, what);
   return o;
 }
 
 }  // namespace
 
 int run(const RunArgs& a) {
+  const EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.config);
   Scenario s = load_scenario(a.config, parse_sets(a.sets));
-  RunResult r = run_scenario(s, engine_options(a.fidelity));
-  if (!a.output.empty()) write_file_atomic(a.output, report_json(r));
-  if (!a.trace.empty()) write_file_atomic(a.trace, trace_json(r));
+  RunResult r = run_scenario(s, opt);
+  // Both texts before either file: a run stopped by --max-wall writes nothing.
+  const std::string report = a.output.empty() ? std::string() : report_json(r);
+  const std::string trace = a.trace.empty() ? std::string() : trace_json(r);
+  opt.deadline.check();
+  if (!a.output.empty()) write_file_atomic(a.output, report);
+  if (!a.trace.empty()) write_file_atomic(a.trace, trace);
   if (!a.quiet) std::fputs(summary_text(r).c_str(), stdout);
   return 0;
 }
@@ -56,7 +62,8 @@ int check(const std::string& config, const std::vector<std::string>& sets) {
   return 0;
 }
 
-int validate(const std::string& table, const std::string& fidelity) {
+int validate(const std::string& table, const std::string& fidelity, double max_wall) {
+  const EngineOptions opt = engine_options(fidelity, max_wall, table);
   auto t = ParamReader::load_file(table);
   t.expect_keys({"kind", "description", "runs"});
   t.at("kind").as_choice({"validation"});
@@ -72,7 +79,7 @@ int validate(const std::string& table, const std::string& fidelity) {
     auto run = runs[i];
     run.expect_keys({"name", "group", "published", "note", "scenario"});
     Row row{run.string("name"), run.string("group"), run.at("published").at("step_time_s").as_number(), 0};
-    RunResult r = run_scenario(parse_scenario(run.at("scenario")), engine_options(fidelity));
+    RunResult r = run_scenario(parse_scenario(run.at("scenario")), opt);
     row.predicted = r.step_time_s;
     std::printf("%-22s %-26s %9.3fs %9.3fs %+7.1f%% %5.1f%% %4lld %4lld\n", row.name.c_str(), row.group.c_str(),
                 row.published, row.predicted, 100 * (row.predicted / row.published - 1), 100 * r.mfu,

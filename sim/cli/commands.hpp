@@ -1,5 +1,6 @@
 // The subcommands of `trainsim` (DESIGN.md "Command line"). Each returns the process exit code;
-// InputError propagates to main, which prints it as one line and exits 2.
+// InputError propagates to main, which prints it as one line and exits 2; WallTimeExceeded
+// (--max-wall) likewise, with exit code 3.
 #pragma once
 
 #include <string>
@@ -15,6 +16,7 @@ struct RunArgs {
   std::vector<std::string> sets;  // "path=value"
   std::string fidelity = "class";
   bool quiet = false;
+  double max_wall = 0;  // --max-wall seconds; 0 for no bound
 };
 
 struct CalibrateArgs {
@@ -30,7 +32,7 @@ int run(const RunArgs& a);
 int calibrate(const CalibrateArgs& a);
 int shapes(const std::vector<std::string>& configs);
 int check(const std::string& config, const std::vector<std::string>& sets);
-int validate(const std::string& table, const std::string& fidelity);
+int validate(const std::string& table, const std::string& fidelity, double max_wall = 0);
 int list();
 
 }  // namespace sim::cli

@@ -1,9 +1,13 @@
 // trainsim: predict the step time, MFU and memory of LLM training on a GPU cluster.
+//
+// Exit codes: 0 success; 1 internal error (a bug); 2 the input is wrong (one line on stderr);
+// 3 the run was stopped by --max-wall (one line on stderr; no output file written).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 
 #include "sim/cli/commands.hpp"
+#include "sim/core/deadline.hpp"
 #include "sim/core/error.hpp"
 
 int main(int argc, char** argv) {
@@ -18,6 +22,8 @@ int main(int argc, char** argv) {
   r->add_option("--fidelity", run.fidelity, "class: one simulated rank per rank class; full: every rank")
       ->check(CLI::IsMember({"class", "full"}));
   r->add_flag("-q,--quiet", run.quiet, "print nothing but errors");
+  const char* max_wall_help = "stop the run (exit code 3, no output files) after this many seconds of wall-clock time";
+  r->add_option("--max-wall", run.max_wall, max_wall_help)->check(CLI::PositiveNumber);
   std::string check_config;
   std::vector<std::string> check_sets;
   auto* c = app.add_subcommand("check", "load and cross-check a scenario without simulating");
@@ -27,6 +33,8 @@ int main(int argc, char** argv) {
   auto* v = app.add_subcommand("validate", "run a validation table and compare with the published step times");
   v->add_option("table", table, "validation JSON (e.g. ../shared/validation/published-a100.json)")->required();
   v->add_option("--fidelity", vfidelity, "class or full")->check(CLI::IsMember({"class", "full"}));
+  double vmax_wall = 0;
+  v->add_option("--max-wall", vmax_wall, max_wall_help)->check(CLI::PositiveNumber);
   sim::cli::CalibrateArgs cal;
   auto* k = app.add_subcommand("calibrate", "fit a device profile to kernel measurements (sim/kernels), or --check one");
   k->add_option("measurements", cal.measurements,
@@ -54,13 +62,16 @@ int main(int argc, char** argv) {
   try {
     if (*r) return sim::cli::run(run);
     if (*c) return sim::cli::check(check_config, check_sets);
-    if (*v) return sim::cli::validate(table, vfidelity);
+    if (*v) return sim::cli::validate(table, vfidelity, vmax_wall);
     if (*k) return sim::cli::calibrate(cal);
     if (*sh) return sim::cli::shapes(shape_configs);
     if (*l) return sim::cli::list();
   } catch (const sim::InputError& e) {
     std::fprintf(stderr, "trainsim: error: %s\n", e.what());
     return 2;
+  } catch (const sim::WallTimeExceeded& e) {
+    std::fprintf(stderr, "trainsim: error: %s\n", e.what());
+    return 3;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "trainsim: internal error: %s\n", e.what());
     return 1;

@@ -12,7 +12,21 @@ static std::string compose(const std::string& file, const std::string& path, con
   msg += path.empty() ? std::string("/") : path;
   msg += ": " + what;
   if (!expected.empty()) msg += " (expected " + expected + ")";
-  return msg;
+  // One line, whatever the input held: control characters in a key or a value are escaped.
+  std::string line;
+  for (char c : msg) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') line += "\\n";
+    else if (c == '\t') line += "\\t";
+    else if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      line += hex;
+    } else {
+      line += c;
+    }
+  }
+  return line;
 }
 
 InputError::InputError(const std::string& file, const std::string& path, const std::string& what,

@@ -75,17 +75,23 @@ ParamReader::ParamReader(std::shared_ptr<const json> root, const json* node, std
 
 ParamReader ParamReader::load_file(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "is a directory", "a JSON file");
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) throw InputError(path, "", "is a directory", "a JSON file");
+  // Devices (/dev/zero, a terminal) never end or block; a pipe (`<(...)`) is read like a file.
+  if (!ec && !std::filesystem::is_regular_file(status) && !std::filesystem::is_fifo(status))
+    throw InputError(path, "", "is not a regular file", "a JSON file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open file", "a readable JSON file");
-  in.seekg(0, std::ios::end);
-  auto size = in.tellg();
-  if (size < 0) throw InputError(path, "", "cannot read file", "a regular JSON file");
-  if (size > MAX_FILE_BYTES) throw InputError(path, "", "file is larger than 64 MiB", "a JSON config");
-  in.seekg(0);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return from_text(buf.str(), path);
+  // Read in bounded pieces rather than trusting a size: /proc files and pipes report none.
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (static_cast<std::streamoff>(text.size()) > MAX_FILE_BYTES)
+      throw InputError(path, "", "file is larger than 64 MiB", "a JSON config");
+  }
+  if (in.bad()) throw InputError(path, "", "cannot read file", "a readable JSON file");
+  return from_text(text, path);
 }
 
 ParamReader ParamReader::from_text(const std::string& text, const std::string& file) {

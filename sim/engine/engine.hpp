@@ -16,11 +16,13 @@
 // transfer by the number of class members sharing its NIC.
 //
 // SimGrid keeps one engine per process, so each call runs in a forked child process.
+// Full fidelity is limited to 65,536 GPUs (an InputError beyond), for the actors' memory.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/deadline.hpp"
 #include "sim/core/units.hpp"
 
 namespace sim {
@@ -30,6 +32,7 @@ struct Pipeline;
 
 struct EngineOptions {
   bool full_fidelity = false;  // one actor per GPU instead of one per rank class
+  Deadline deadline;           // --max-wall: planning and the engine's child stop when it passes
 };
 
 struct TaskSpan {

@@ -1,9 +1,11 @@
 #include "sim/engine/fork_call.hpp"
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <stdexcept>
 
@@ -19,7 +21,7 @@ static bool write_all(int fd, const char* data, size_t n) {
   return true;
 }
 
-std::string run_in_child(const std::function<std::string()>& work) {
+std::string run_in_child(const std::function<std::string()>& work, const Deadline& deadline) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("pipe() failed");
   std::fflush(nullptr);
@@ -46,6 +48,16 @@ std::string run_in_child(const std::function<std::string()>& work) {
   std::string data;
   char buf[65536];
   while (true) {
+    pollfd p{fds[0], POLLIN, 0};
+    int ready = ::poll(&p, 1, deadline.remaining_ms());
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0 || deadline.passed()) {
+      ::kill(pid, SIGKILL);
+      ::close(fds[0]);
+      while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      deadline.exceeded();
+    }
     ssize_t r = ::read(fds[0], buf, sizeof buf);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;

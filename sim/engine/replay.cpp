@@ -16,10 +16,27 @@
 
 namespace sg4 = simgrid::s4u;
 
+// Under AddressSanitizer (TRAINSIM_SANITIZE, the fuzz build) SimGrid's default raw contexts switch
+// actor stacks behind ASan's back -- Debian's libsimgrid is built without ASan's fiber
+// annotations -- and ASan warns "ignoring requested __asan_handle_no_return ... False positive
+// error reports may follow". Thread contexts give each actor a real thread that ASan tracks, at
+// the price of slower switches (reference/simgrid.md §5.6), which only the sanitizer builds pay.
+#if defined(__SANITIZE_ADDRESS__)
+#define TRAINSIM_ASAN_CONTEXTS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TRAINSIM_ASAN_CONTEXTS 1
+#endif
+#endif
+
 namespace sim {
 namespace {
 
 using CollectiveKey = std::tuple<int, int, double>;  // (CommGroup, CollectiveKind, buffer bytes)
+
+// One actor per GPU at full fidelity: 65,536 actors took 1.3 GB in a bare ring benchmark
+// (reference/simgrid.md §5.8), and ours each replay a whole rank program.
+constexpr int64_t MAX_FULL_FIDELITY_GPUS = 65536;
 
 struct Replay {
   const Scenario& s;
@@ -229,9 +246,14 @@ T take(const std::string& in, size_t& pos) {
 }
 
 std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) {
-  int argc = 1;
   char name[] = "trainsim";
+#ifdef TRAINSIM_ASAN_CONTEXTS
+  char factory[] = "--cfg=contexts/factory:thread";  // read when the engine starts, so not set_config
+  char* argv[] = {name, factory, nullptr};
+#else
   char* argv[] = {name, nullptr};
+#endif
+  int argc = static_cast<int>(sizeof argv / sizeof argv[0]) - 1;
   xbt_log_control_set("root.thresh:critical");
   // Engine and replay are left to the process's exit: this runs in a child that exits right after
   // sending its result, and tearing down 10^5 activities' state would only cost time.
@@ -255,7 +277,12 @@ std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) 
 }  // namespace
 
 EngineResult simulate_step(const Scenario& s, const Pipeline& p, const EngineOptions& opt) {
-  std::string data = run_in_child([&] { return run(s, p, opt); });
+  if (opt.full_fidelity && s.cluster.gpus > MAX_FULL_FIDELITY_GPUS)
+    throw InputError(s.file, "/cluster/gpus",
+                     "--fidelity full would simulate " + std::to_string(s.cluster.gpus) +
+                         " GPUs, more than the limit of " + std::to_string(MAX_FULL_FIDELITY_GPUS),
+                     "--fidelity class, or a cluster of at most that many GPUs");
+  std::string data = run_in_child([&] { return run(s, p, opt); }, opt.deadline);
   EngineResult r;
   size_t pos = 0;
   r.step = Seconds(take<double>(data, pos));

@@ -7,7 +7,7 @@ namespace sim {
 RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   RunResult r;
   ComputeModel cm(s.cluster.device, s.training.precision);
-  r.plan = resolve_plan(s, cm);
+  r.plan = resolve_plan(s, cm, opt.deadline);
   r.scenario = s;
   r.full_fidelity = opt.full_fidelity;
   r.engine = simulate_step(s, *r.plan.pipeline, opt);

@@ -2,13 +2,16 @@
 // that split the layers evenly and whose microbatch count is a multiple of pp) is priced by the
 // fast estimate, candidates that do not fit in memory are dropped, and the fastest remains (ties
 // go to the smaller value). Fixed settings are taken as given. A plan whose every candidate
-// overflows the GPU's memory is an InputError naming the offending setting.
+// overflows the GPU's memory is an InputError naming the offending setting; so is one whose every
+// candidate that fits has more than 2^20 forward and backward tasks in a step (the limit that keeps
+// a run within about a gigabyte and half a minute).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "sim/core/deadline.hpp"
 #include "sim/core/units.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/pipeline.hpp"
@@ -31,7 +34,8 @@ struct ResolvedPlan {
   int64_t candidates_tried = 0;
 };
 
-// `s` gets its auto fields replaced by the chosen values.
-ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm);
+// `s` gets its auto fields replaced by the chosen values. Throws WallTimeExceeded between
+// candidates once `deadline` has passed.
+ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline = {});
 
 }  // namespace sim

@@ -196,6 +196,32 @@ case("layers-per-stage-length", "/parallelism/layers_per_stage", "has 1 entries"
 case("more-stages-than-layers", "/parallelism/pp", "4 layers cannot fill 8 pipeline stages",
      all_of(put("model.layers", 4), put("parallelism.tp", 1), put("parallelism.pp", 8)))
 
+# --- sizes that would exhaust memory or time: rejected up front, the limit named ----------------
+case("gpus-1e9", "/cluster/gpus", "1e+09 is out of range (expected a whole number in [1, 1048576])",
+     put("cluster.gpus", 10**9))
+case("layers-1e6", "/model/layers", "1e+06 is out of range (expected a whole number in [1, 100000])",
+     put("model.layers", 10**6))
+case("hidden-1e9", "/model/hidden", "1e+09 is out of range (expected a whole number in [1, 4194304])",
+     put("model.hidden", 10**9))
+case("vocab-1e12", "/model/vocab", "1e+12 is out of range (expected a whole number in [1, 16777216])",
+     put("model.vocab", 10**12))
+case("seq-len-1e9", "/training/seq_len", "1e+09 is out of range (expected a whole number in [1, 16777216])",
+     put("training.seq_len", 10**9))
+case("global-batch-1e9", "/training/global_batch",
+     "1e+09 is out of range (expected a whole number in [1, 16777216])", put("training.global_batch", 10**9))
+case("dp-1e9", "/parallelism/dp", "1e+09 is out of range (expected a whole number in [1, 1048576])",
+     put("parallelism.dp", 10**9))
+# 2^21 microbatches of one sequence on one pipeline rank: 2^22 forward and backward tasks.
+case("too-many-tasks", "/training/global_batch",
+     "a step of 4194304 tasks (2 * 2097152 microbatches * pp=1 * virtual_stages=1) is more than the limit of 1048576",
+     all_of(put("training.global_batch", 2**21), put("training.micro_batch", 1)))
+raw("file-over-64-mib", "/", "file is larger than 64 MiB", b" " * (64 << 20) + b"{}")
+# A device never ends: reading it used to fill the memory (kernel OOM kill) instead of failing.
+emit("device-file", "/", "is not a regular file (expected a JSON file)", file="/dev/zero")
+case("model-is-a-device", "/", "is not a regular file", put("model", "/dev/zero"), names="/dev/zero")
+# A newline in a key used to split the message over two lines.
+case("newline-in-key", "/na\\nme", "unknown key 'na\\nme' (did you mean 'name'?)", put("na\nme", 1))
+
 # --- sections not implemented ------------------------------------------------------------------
 case("failures-not-implemented", "/failures", "not implemented",
      put("failures", {"kind": "poisson", "per_node_day": 0.0065}))

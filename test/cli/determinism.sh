@@ -3,20 +3,19 @@
 #
 # Usage: bash determinism.sh TRAINSIM REPO
 #
-# Expectation: configs/quickstart.json run twice, and once more with `--set seed=S` where S is the
-# seed the file already holds, writes three reports (and traces) that `cmp` finds identical.
+# Expectation: every scenario in configs/, run twice, and once more with `--set seed=S` where S is
+# the seed the file already holds, writes three reports (and traces) that `cmp` finds identical.
+# Nothing in a run is parallel (one process plans, one forked child simulates on one thread), so
+# there is no thread count to vary.
 set -u
 
 trainsim=${1:?usage: determinism.sh TRAINSIM REPO}
 repo=${2:?usage: determinism.sh TRAINSIM REPO}
-cfg="$repo/configs/quickstart.json"
 source "$(dirname "$0")/lib/tally.bash"
 
-seed=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("seed", 0))' "$cfg")
-
-run() {  # tag [extra args...]
-  local tag=$1
-  shift
+run() {  # config tag [extra args...]
+  local cfg=$1 tag=$2
+  shift 2
   local out
   out=$("$trainsim" run "$cfg" -o "$work/$tag.report.json" --trace "$work/$tag.trace.json" -q "$@" 2>&1)
   local rc=$?
@@ -27,19 +26,24 @@ run() {  # tag [extra args...]
   pass "run $tag"
 }
 
-run first
-run second
-run same-seed --set "seed=$seed"
-
-for other in second same-seed; do
-  for kind in report trace; do
-    a="$work/first.$kind.json"
-    b="$work/$other.$kind.json"
-    if [ -f "$a" ] && [ -f "$b" ] && cmp -s "$a" "$b"; then
-      pass "$kind of '$other' is byte-identical to the first run"
-    else
-      fail "$kind of '$other'" "differs from the first run (or is missing): $(cmp "$a" "$b" 2>&1)"
-    fi
+configs=("$repo"/configs/*.json)
+[ -e "${configs[0]}" ] || fail "configs" "no scenario in $repo/configs"
+for cfg in "${configs[@]}"; do
+  name=$(basename "$cfg" .json)
+  seed=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("seed", 0))' "$cfg")
+  run "$cfg" "$name.first"
+  run "$cfg" "$name.second"
+  run "$cfg" "$name.same-seed" --set "seed=$seed"
+  for other in second same-seed; do
+    for kind in report trace; do
+      a="$work/$name.first.$kind.json"
+      b="$work/$name.$other.$kind.json"
+      if [ -f "$a" ] && [ -f "$b" ] && cmp -s "$a" "$b"; then
+        pass "$name: $kind of '$other' is byte-identical to the first run"
+      else
+        fail "$name: $kind of '$other'" "differs from the first run (or is missing): $(cmp "$a" "$b" 2>&1)"
+      fi
+    done
   done
 done
 

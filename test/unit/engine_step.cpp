@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "test/unit/input_error_of.hpp"
 #include "test/unit/text_fill.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/collective.hpp"
@@ -138,8 +139,8 @@ TEST_CASE("folded rank classes agree with full fidelity within 1% up to 256 GPUs
     u.global_batch = 8 * c.dp;  // 8 microbatches
     const Scenario s = scenario(u);
     const Pipeline p = build(s);
-    const EngineResult folded = simulate_step(s, p, EngineOptions{false});
-    const EngineResult full = simulate_step(s, p, EngineOptions{true});
+    const EngineResult folded = simulate_step(s, p, EngineOptions{false, {}});
+    const EngineResult full = simulate_step(s, p, EngineOptions{true, {}});
     INFO(std::setprecision(10) << "tp " << c.tp << " pp " << c.pp << " dp " << c.dp << " nics/node " << c.nics_per_node
                                << ": folded " << folded.step.value << " s (" << folded.actors << " actors), full "
                                << full.step.value << " s (" << full.actors << " actors)");
@@ -227,4 +228,17 @@ TEST_CASE("context-parallel K/V exchange costs the ring all-gather and reduce-sc
   INFO("engine cp " << r.spans[fwd].cp << " s, closed form " << one << " s x " << s.model.layers << " layers");
   CHECK(r.spans[fwd].cp == Approx(one * double(s.model.layers)).epsilon(0.01));
   CHECK(r.step.value == Approx(estimate_step(s, p, CommCosts(s)).step.value).epsilon(0.02));
+}
+
+TEST_CASE("full fidelity beyond 65,536 GPUs is an input error naming the limit", "[engine]") {
+  // tp 8 x dp 8200 = 65,600 GPUs: one actor per GPU would be too many; nothing is simulated.
+  Setup u;
+  u.model = "gpt-1.7b";
+  u.tp = 8;
+  u.dp = 8200;
+  u.global_batch = 8200;
+  const Scenario s = scenario(u);
+  const Pipeline p = build(s);
+  const std::string what = error_of([&] { simulate_step(s, p, EngineOptions{true, {}}); });
+  CHECK_THAT(what, Catch::Contains("/cluster/gpus: --fidelity full would simulate 65600 GPUs, more than the limit of 65536"));
 }

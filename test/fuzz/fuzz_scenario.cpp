@@ -1,0 +1,235 @@
+// fuzz_scenario: a small scenario built from fuzzed parameters, planned and priced end to end.
+//
+// The bytes choose a model (layers, heads, head size, KV heads, FFN width, vocabulary, activation,
+// norm), a cluster (device, GPUs per node, NICs, oversubscription), a plan (tp, pp, dp, cp,
+// sequence parallelism, virtual stages, schedule, ZeRO, gradient overlap, layer split) and the
+// training settings (sequence length, batch sizes, recompute, precision, attention), mostly within
+// bounds that keep one input under a few milliseconds; one field in each input may instead take
+// an arbitrary 64-bit or floating-point value, which the limits must reject (or survive) cleanly.
+// The scenario text then goes through parse_scenario, resolve_plan (the closed-form estimate and
+// the memory estimate of every candidate) and both estimates again on the chosen plan, which must
+// reproduce the planner's numbers exactly.
+//
+// Plans over 2048 tasks are only parsed (planning them takes seconds), unless the planner rejects
+// them all by its task limit. The SimGrid engine (a forked child per run, ~25 ms) simulates the
+// chosen plan for one input in 256 with at most 512 tasks, so that 100,000 executions stay within
+// CI's time; see .ci/run.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/core/params.hpp"
+#include "sim/cost/compute_model.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/comm_costs.hpp"
+#include "sim/workload/estimate.hpp"
+#include "sim/workload/memory.hpp"
+#include "sim/workload/planner.hpp"
+#include "test/fuzz/fuzz_check.hpp"
+
+namespace {
+
+using namespace sim;
+
+// Reads the fuzzer's bytes as small numbers; zeros once they run out.
+class Draw {
+ public:
+  Draw(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+
+  uint64_t bytes(int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v = (v << 8) | (pos_ < size_ ? data_[pos_++] : 0);
+    return v;
+  }
+  int64_t in(int64_t lo, int64_t hi) {  // uniform-ish in [lo, hi], hi - lo < 2^16
+    const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
+    return lo + static_cast<int64_t>(bytes(range <= 256 ? 1 : 2) % range);
+  }
+  bool flag() { return bytes(1) & 1; }
+  template <class T>
+  const T& pick(const std::vector<T>& choices) {
+    return choices[static_cast<size_t>(in(0, static_cast<int64_t>(choices.size()) - 1))];
+  }
+  // A JSON number well outside the usual ranges: huge, negative, fractional or an edge value.
+  std::string wild() {
+    switch (in(0, 5)) {
+      case 0: return std::to_string(static_cast<int64_t>(bytes(8)));
+      case 1: return std::to_string(bytes(8) >> in(0, 63));
+      case 2: return std::to_string(int64_t{1} << in(0, 62));
+      case 3: return "1e" + std::to_string(in(0, 320));
+      case 4: return std::to_string(in(0, 65535)) + ".5";
+      default: return std::to_string(-in(0, 65535));
+    }
+  }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= n; ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
+}
+
+// Field name -> JSON value text, grouped by section; `wild` replaces one numeric field.
+using Section = std::map<std::string, std::string>;
+
+std::string object(const Section& s) {
+  std::string out = "{";
+  for (const auto& [k, v] : s) out += (out.size() > 1 ? ", " : "") + quoted(k) + ": " + v;
+  return out + "}";
+}
+
+struct Input {
+  std::string text;     // the scenario JSON
+  bool engine = false;  // also simulate it on the engine
+};
+
+Input scenario(Draw& d) {
+  Input input;
+  const int64_t tp = d.pick<int64_t>({1, 2, 4, 8});
+  const int64_t pp = d.in(1, 8), dp = d.in(1, 8), cp = d.pick<int64_t>({1, 1, 2, 4});
+  const int64_t heads = tp * d.in(1, 8);
+  const int64_t head_dim = d.pick<int64_t>({1, 2, 8, 64, 80, 128});
+  const int64_t hidden = heads * head_dim;
+  std::vector<int64_t> kv_choices;
+  for (int64_t k : divisors(heads))
+    if (k % tp == 0) kv_choices.push_back(k);
+  const int64_t micro_batch = d.in(1, 4), microbatches = d.in(1, 16);
+  const int64_t seq_unit = (cp > 1 ? 2 * cp : 1) * tp;
+
+  Section model{{"layers", std::to_string(d.in(1, 32))},
+                {"hidden", std::to_string(hidden)},
+                {"heads", std::to_string(heads)},
+                {"kv_heads", std::to_string(d.pick(kv_choices))},
+                {"ffn_hidden", std::to_string(tp * d.in(1, 4 * hidden / tp + 1))},
+                {"vocab", std::to_string(d.in(1, 65535))},
+                {"activation", quoted(d.pick<std::string>({"gelu", "swiglu"}))},
+                {"norm", quoted(d.pick<std::string>({"layernorm", "rmsnorm"}))},
+                {"tied_embeddings", d.flag() ? "true" : "false"}};
+  const int64_t gpus = tp * pp * dp * cp;
+  const int64_t per_node = std::min<int64_t>(gpus, d.pick<int64_t>({1, 2, 4, 8}));
+  Section scale_out{{"kind", quoted("fat-tree")},
+                    {"nics_per_node", std::to_string(d.pick(divisors(per_node)))},
+                    {"nic_bandwidth", quoted(d.pick<std::string>({"200 Gb/s", "400 Gb/s", "1 Gb/s"}))},
+                    {"oversubscription", std::to_string(d.in(1, 4))},
+                    {"latency", quoted("1 us")}};
+  if (d.flag()) scale_out["pod_gpus"] = std::to_string(d.in(1, 64));
+  Section cluster{{"gpu", quoted(d.pick<std::string>({"a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200"}))},
+                  {"gpus", std::to_string(gpus)},
+                  {"gpus_per_node", std::to_string(per_node)},
+                  {"scale_up", R"({"kind": "nvswitch", "bandwidth": "300 GB/s", "latency": "1 us"})"},
+                  {"scale_out", object(scale_out)}};
+  Section plan{{"tp", std::to_string(tp)},
+               {"pp", std::to_string(pp)},
+               {"dp", std::to_string(dp)},
+               {"cp", std::to_string(cp)},
+               {"sequence_parallel", d.flag() ? "true" : "false"},
+               {"zero", std::to_string(d.in(0, 3))},
+               {"overlap_grad_reduce", d.flag() ? "true" : "false"}};
+  int64_t virtual_stages = 1;
+  switch (d.in(0, 3)) {
+    case 0: break;
+    case 1: plan["virtual_stages"] = quoted("auto"); virtual_stages = 0; break;
+    default: virtual_stages = d.in(1, 4); plan["virtual_stages"] = std::to_string(virtual_stages);
+  }
+  if (virtual_stages > 0 && d.in(0, 3) == 0) {  // an explicit layer split; the model gets its sum
+    std::string list;
+    int64_t layers = 0;
+    for (int64_t i = 0; i < pp * virtual_stages; ++i) {
+      const int64_t n = d.in(1, 8);
+      layers += n;
+      list += (i ? ", " : "") + std::to_string(n);
+    }
+    plan["layers_per_stage"] = "[" + list + "]";
+    model["layers"] = std::to_string(layers);
+  }
+  if (d.flag()) plan["schedule"] = quoted(d.pick<std::string>({"gpipe", "1f1b", "interleaved"}));
+  Section training{{"seq_len", std::to_string(seq_unit * d.in(1, 2048 / seq_unit + 1))},
+                   {"global_batch", std::to_string(dp * micro_batch * microbatches)},
+                   {"micro_batch", d.flag() ? quoted("auto") : std::to_string(micro_batch)},
+                   {"recompute", quoted(d.pick<std::string>({"none", "selective", "full"}))},
+                   {"precision", quoted(d.pick<std::string>({"bf16", "bf16", "fp16", "fp8"}))},
+                   {"attention", quoted(d.pick<std::string>({"unfused", "flash"}))}};
+
+  // One field, sometimes, out of bounds.
+  std::vector<std::pair<Section*, std::string>> numeric;
+  for (Section* s : {&model, &plan, &training})
+    for (const auto& [k, v] : *s)
+      if (!v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) != 0)) numeric.emplace_back(s, k);
+  numeric.emplace_back(&cluster, "gpus");
+  numeric.emplace_back(&cluster, "gpus_per_node");
+  const int64_t which = d.in(0, 3 * static_cast<int64_t>(numeric.size()));
+  if (which < static_cast<int64_t>(numeric.size())) {
+    auto& [section, key] = numeric[static_cast<size_t>(which)];
+    (*section)[key] = d.wild();
+  }
+  input.text = R"({"kind": "scenario", "name": "fuzz", "seed": 1, "model": )" + object(model) +
+               ", \"cluster\": " + object(cluster) + ", \"parallelism\": " + object(plan) +
+               ", \"training\": " + object(training) + "}";
+  return input;
+}
+
+// Most forward and backward tasks any candidate plan of `s` can have, and fewest (bounds).
+std::pair<double, double> task_bounds(const Scenario& s) {
+  const double per_replica = static_cast<double>(s.training.global_batch / s.plan.dp);
+  const bool auto_b = s.training.micro_batch.is_auto();
+  const double b = static_cast<double>(s.training.micro_batch.value);
+  const double most_m = auto_b ? per_replica : per_replica / b, fewest_m = auto_b ? per_replica / 64 : most_m;
+  const double most_v = s.plan.virtual_stages.is_auto() ? static_cast<double>(std::max<int64_t>(1, s.model.layers / s.plan.pp))
+                                                        : static_cast<double>(s.plan.virtual_stages.value);
+  const double pp = static_cast<double>(s.plan.pp);
+  return {2 * most_m * pp * most_v, 2 * fewest_m * pp};
+}
+
+void check(bool ok, const char* what, const std::string& text) {
+  if (!ok) fuzz::finding(what, text.c_str());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Draw d(data, size);
+  Input input = scenario(d);
+  // The engine for one input in 256, chosen by a hash of all the bytes: a field the fuzzer could
+  // set would soon have most of the corpus forking.
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 1099511628211ull;
+  input.engine = hash % 256 == 0;
+  const std::string& text = input.text;
+  fuzz::expect_input_errors_only([&] {
+    Scenario s = parse_scenario(ParamReader::from_text(text, "fuzz_scenario.json"), default_data_dir());
+    // A plan of up to 2^20 tasks is legitimate but takes seconds: too slow for fuzzing, so only
+    // plans of up to 2048 tasks are planned -- and those whose every candidate is over the
+    // planner's limit, which it rejects without building a graph.
+    const auto [most, fewest] = task_bounds(s);
+    if (most > 2048 && fewest <= double(1 << 20)) return;
+    ComputeModel cm(s.cluster.device, s.training.precision);
+    ResolvedPlan p = resolve_plan(s, cm);
+    const Seconds step = p.estimated_step;
+    check(std::isfinite(step.value) && step.value > 0, "estimated step time is not a positive number", text);
+    check(p.memory.fits && std::isfinite(p.memory.peak.value), "the chosen plan does not fit", text);
+    // The resolved scenario reproduces the planner's numbers.
+    check(estimate_step(s, *p.pipeline, CommCosts(s)).step == step, "estimate differs on the resolved plan", text);
+    check(estimate_memory(s, p.layout, p.micro_batch).peak == p.memory.peak, "memory differs on the resolved plan",
+          text);
+    if (input.engine && most <= 512) {
+      EngineResult r = simulate_step(s, *p.pipeline);
+      check(std::isfinite(r.step.value) && r.step.value > 0, "simulated step time is not a positive number", text);
+    }
+  });
+  return 0;
+}
