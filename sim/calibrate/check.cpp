@@ -17,12 +17,12 @@ std::string dims(double m, double n, double k, double batch) {
 
 }  // namespace
 
-CheckResult check_profile(const Measurements &m, const DeviceSpec &d) {
+CheckResult check_profile(const Measurements& m, const DeviceSpec& d) {
   CheckResult r;
-  auto skip = [&](const std::string &why) {
+  auto skip = [&](const std::string& why) {
     if (std::find(r.skipped.begin(), r.skipped.end(), why) == r.skipped.end()) r.skipped.push_back(why);
   };
-  for (const auto &g : m.gemm) {
+  for (const auto& g : m.gemm) {
     Precision p = g.precision();
     if (!d.dense_peak.count(p)) {
       skip("gemm " + g.dtype + ": the profile has no " + g.dtype + " peak");
@@ -32,12 +32,13 @@ CheckResult check_profile(const Measurements &m, const DeviceSpec &d) {
     r.predictions.push_back(
         {"gemm " + g.dtype, dims(g.m, g.n, g.k, g.batch), g.at, g.time, cm.gemm(g.shape(), g.min_bytes())});
   }
-  for (const auto &k : m.memory) {
-    ComputeModel cm(d, d.dense_peak.begin()->first);
-    r.predictions.push_back({"memory " + k.kernel, format_bytes(k.bytes), k.at, k.time, cm.memory_op(k.bytes)});
+  const ComputeModel memory_model(d, d.dense_peak.begin()->first);  // memory time needs no peak
+  for (const auto& k : m.memory) {
+    r.predictions.push_back(
+        {"memory " + k.kernel, format_bytes(k.bytes), k.at, k.time, memory_model.memory_op(k.bytes)});
   }
-  for (const auto &a : m.attention) {
-    Precision p = precision_of(a.dtype);
+  for (const auto& a : m.attention) {
+    Precision p = precision_from_string(a.dtype);
     if (d.flash_attention.eta_max <= 0 || !d.dense_peak.count(p)) {
       skip("attention: the profile has no flash_attention curve");
       continue;
@@ -48,7 +49,7 @@ CheckResult check_profile(const Measurements &m, const DeviceSpec &d) {
                              fmt::format("b{:.0f} h{:.0f} s{:.0f} d{:.0f}", a.batch, a.heads, a.seq_len, a.head_dim),
                              a.at, a.time, cm.flash_attention(a.flops(), a.min_bytes(), a.seq_len)});
   }
-  for (const auto &c : m.collectives) {
+  for (const auto& c : m.collectives) {
     if (m.scale_up_bandwidth.value <= 0) {
       skip("collectives: the file gives no scale_up_bandwidth");
       continue;
@@ -64,11 +65,11 @@ CheckResult check_profile(const Measurements &m, const DeviceSpec &d) {
   return r;
 }
 
-std::vector<ClassError> class_errors(const std::vector<Prediction> &p) {
+std::vector<ClassError> class_errors(const std::vector<Prediction>& p) {
   std::vector<ClassError> out;
-  for (const auto &x : p) {
+  for (const auto& x : p) {
     auto it =
-        std::find_if(out.begin(), out.end(), [&](const ClassError &c) { return c.kernel_class == x.kernel_class; });
+        std::find_if(out.begin(), out.end(), [&](const ClassError& c) { return c.kernel_class == x.kernel_class; });
     if (it == out.end()) {
       out.push_back({x.kernel_class, 0, 0.0, &x});
       it = out.end() - 1;
@@ -77,29 +78,29 @@ std::vector<ClassError> class_errors(const std::vector<Prediction> &p) {
     it->mean_abs += std::fabs(x.error());
     if (std::fabs(x.error()) > std::fabs(it->worst->error())) it->worst = &x;
   }
-  for (auto &c : out) c.mean_abs /= static_cast<double>(c.count);
+  for (auto& c : out) c.mean_abs /= static_cast<double>(c.count);
   return out;
 }
 
-std::string error_table(const CheckResult &r, size_t worst) {
+std::string error_table(const CheckResult& r, size_t worst) {
   std::string s =
       fmt::format("{:<34} {:>5} {:>10} {:>10}  {}\n", "kernel class", "n", "mean |err|", "worst", "worst kernel");
-  for (const auto &c : class_errors(r.predictions))
+  for (const auto& c : class_errors(r.predictions))
     s += fmt::format("{:<34} {:>5} {:>9.1f}% {:>+9.1f}%  {}\n", c.kernel_class, c.count, 100 * c.mean_abs,
                      100 * c.worst->error(), c.worst->what);
-  std::vector<const Prediction *> all;
-  for (const auto &p : r.predictions) all.push_back(&p);
+  std::vector<const Prediction*> all;
+  for (const auto& p : r.predictions) all.push_back(&p);
   std::stable_sort(all.begin(), all.end(),
-                   [](auto *a, auto *b) { return std::fabs(a->error()) > std::fabs(b->error()); });
+                   [](auto* a, auto* b) { return std::fabs(a->error()) > std::fabs(b->error()); });
   if (!all.empty()) {
     s += fmt::format("\nworst kernels (predicted vs measured):\n");
     for (size_t i = 0; i < std::min(worst, all.size()); ++i) {
-      const auto *p = all[i];
+      const auto* p = all[i];
       s += fmt::format("  {:+7.1f}%  {:<30} {:<24} {} vs {}  ({}: {})\n", 100 * p->error(), p->kernel_class, p->what,
                        format_seconds(p->predicted), format_seconds(p->measured), p->at.file, p->at.path);
     }
   }
-  for (const auto &why : r.skipped) s += "not predicted: " + why + "\n";
+  for (const auto& why : r.skipped) s += "not predicted: " + why + "\n";
   return s;
 }
 

@@ -25,19 +25,19 @@ struct CheckResult {
   std::vector<std::string> skipped;  // record classes the profile cannot predict, and why
 };
 
-CheckResult check_profile(const Measurements &m, const DeviceSpec &device);
+CheckResult check_profile(const Measurements& m, const DeviceSpec& device);
 
 struct ClassError {
   std::string kernel_class;
   size_t count = 0;
   double mean_abs = 0;      // mean |error|
-  const Prediction *worst;  // largest |error|
+  const Prediction* worst;  // largest |error|
 };
 // One row per class, in order of first appearance.
-std::vector<ClassError> class_errors(const std::vector<Prediction> &p);
+std::vector<ClassError> class_errors(const std::vector<Prediction>& p);
 
 // The printed table: one line per class, then the `worst` largest errors
 // overall.
-std::string error_table(const CheckResult &r, size_t worst = 5);
+std::string error_table(const CheckResult& r, size_t worst = 5);
 
 }  // namespace sim

@@ -19,8 +19,8 @@ namespace {
 // (eta_max = 1/a, x_half = b/a). With fewer than three distinct x the half
 // point cannot be told from the maximum: `base`'s is kept and only a is fitted,
 // on y = a * (x + x_half).
-SaturatingCurve fit_curve(const std::vector<double> &x, const std::vector<double> &y, const SaturatingCurve &base,
-                          const char *half_name, ParameterFit &out) {
+SaturatingCurve fit_curve(const std::vector<double>& x, const std::vector<double>& y, const SaturatingCurve& base,
+                          const char* half_name, ParameterFit& out) {
   std::set<double> distinct(x.begin(), x.end());
   double a = 0, b = 0;
   if (distinct.size() < 3) {
@@ -50,24 +50,24 @@ SaturatingCurve fit_curve(const std::vector<double> &x, const std::vector<double
   return curve;
 }
 
-[[noreturn]] void contradicts(const Measurements &m, const std::string &what, const std::string &expected) {
+[[noreturn]] void contradicts(const Measurements& m, const std::string& what, const std::string& expected) {
   throw InputError(m.file, "", what, expected);
 }
 
-void check_efficiency(const Measurements &m, const SaturatingCurve &c, const char *what) {
+void check_efficiency(const Measurements& m, const SaturatingCurve& c, const char* what) {
   if (!(c.eta_max > 0) || c.eta_max > 1.0)
     contradicts(m, fmt::format("{} imply an efficiency of {:.3f} of the base profile's ceiling", what, c.eta_max),
                 "at most 1: the profile's peak does not match this GPU (pass --base "
                 "with the right profile)");
 }
 
-void fit_memory(const Measurements &m, Calibration &cal) {
+void fit_memory(const Measurements& m, Calibration& cal) {
   if (m.memory.empty()) {
     cal.memory.note = "no memory-bound kernels measured: kept from the base profile";
     return;
   }
   std::vector<double> x, y;
-  for (const auto &r : m.memory) {
+  for (const auto& r : m.memory) {
     x.push_back(r.bytes.value);
     y.push_back(r.time.value * cal.device.hbm_bandwidth.value);
   }
@@ -75,9 +75,9 @@ void fit_memory(const Measurements &m, Calibration &cal) {
   check_efficiency(m, cal.device.memory, "memory-bound kernels");
 }
 
-void fit_gemm(const Measurements &m, Calibration &cal) {
-  std::vector<const GemmMeasurement *> usable;
-  for (const auto &g : m.gemm)
+void fit_gemm(const Measurements& m, Calibration& cal) {
+  std::vector<const GemmMeasurement*> usable;
+  for (const auto& g : m.gemm)
     if (g.dtype != "fp8" && cal.device.dense_peak.count(g.precision())) usable.push_back(&g);
   if (usable.empty()) {
     cal.gemm.note = "no bf16/fp16 GEMMs measured: kept from the base profile";
@@ -90,7 +90,7 @@ void fit_gemm(const Measurements &m, Calibration &cal) {
     std::vector<double> x, y;
     for (size_t i = 0; i < usable.size(); ++i) {
       if (!in[i]) continue;
-      const auto &g = *usable[i];
+      const auto& g = *usable[i];
       GemmShape s = g.shape();
       ComputeModel cm(cal.device, g.precision());
       x.push_back(s.flops().value);
@@ -104,7 +104,7 @@ void fit_gemm(const Measurements &m, Calibration &cal) {
     std::vector<bool> next(usable.size());
     size_t memory_bound = 0;
     for (size_t i = 0; i < usable.size(); ++i) {
-      const auto &g = *usable[i];
+      const auto& g = *usable[i];
       GemmShape s = g.shape();
       ComputeModel cm(trial, g.precision());
       Seconds t_flop = s.flops() / (cm.peak() * trial.gemm.at(s.flops().value) * cm.wave_efficiency(s));
@@ -122,16 +122,16 @@ void fit_gemm(const Measurements &m, Calibration &cal) {
   check_efficiency(m, cal.device.gemm, "GEMMs");
 }
 
-void fit_attention(const Measurements &m, Calibration &cal) {
+void fit_attention(const Measurements& m, Calibration& cal) {
   bool any_fwd_bwd = false;
-  for (const auto &a : m.attention) any_fwd_bwd = any_fwd_bwd || a.pass == AttentionPass::FWD_BWD;
+  for (const auto& a : m.attention) any_fwd_bwd = any_fwd_bwd || a.pass == AttentionPass::FWD_BWD;
   auto peak = cal.device.dense_peak.find(Precision::BF16);
   if (m.attention.empty() || peak == cal.device.dense_peak.end()) {
     cal.attention.note = "no attention measured: kept from the base profile";
     return;
   }
   std::vector<double> x, y;
-  for (const auto &a : m.attention) {
+  for (const auto& a : m.attention) {
     if (any_fwd_bwd && a.pass != AttentionPass::FWD_BWD) continue;
     x.push_back(a.seq_len);
     y.push_back(a.time.value * peak->second.value * a.seq_len / a.flops().value);
@@ -144,7 +144,7 @@ void fit_attention(const Measurements &m, Calibration &cal) {
   check_efficiency(m, cal.device.flash_attention, "attention kernels");
 }
 
-bool is_in_network(const std::string &algo) {
+bool is_in_network(const std::string& algo) {
   std::string a;
   for (char ch : algo) a += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return a.find("nvls") != std::string::npos || a.find("collnet") != std::string::npos ||
@@ -154,9 +154,9 @@ bool is_in_network(const std::string &algo) {
 // alpha-beta (t = alpha + S * beta) per size regime of one group, sorted by
 // size. Two regimes when splitting at some size at least halves the squared
 // error (each side keeps three points).
-std::vector<RegimeFit> fit_regimes(std::vector<const CollectiveMeasurement *> g) {
-  std::sort(g.begin(), g.end(), [](auto *a, auto *b) { return a->bytes < b->bytes; });
-  auto line = [&](size_t lo, size_t hi, double *sse) {
+std::vector<RegimeFit> fit_regimes(std::vector<const CollectiveMeasurement*> g) {
+  std::sort(g.begin(), g.end(), [](auto* a, auto* b) { return a->bytes < b->bytes; });
+  auto line = [&](size_t lo, size_t hi, double* sse) {
     std::vector<std::vector<double>> rows;
     std::vector<double> t;
     for (size_t i = lo; i < hi; ++i) {
@@ -193,14 +193,14 @@ std::vector<RegimeFit> fit_regimes(std::vector<const CollectiveMeasurement *> g)
   return best;
 }
 
-void fit_collectives(const Measurements &m, Calibration &cal) {
+void fit_collectives(const Measurements& m, Calibration& cal) {
   if (m.collectives.empty()) {
     cal.collectives.note = "no collectives measured: kept from the base profile";
     return;
   }
-  std::map<std::tuple<int, int64_t, std::string>, std::vector<const CollectiveMeasurement *>> groups;
+  std::map<std::tuple<int, int64_t, std::string>, std::vector<const CollectiveMeasurement*>> groups;
   size_t in_network = 0;
-  for (const auto &c : m.collectives) {
+  for (const auto& c : m.collectives) {
     if (is_in_network(c.algo)) {
       ++in_network;
       continue;
@@ -211,11 +211,11 @@ void fit_collectives(const Measurements &m, Calibration &cal) {
   std::vector<double> t;
   std::set<int64_t> steps;
   const double L = m.scale_up_bandwidth.value;
-  for (const auto &[key, g] : groups) {
+  for (const auto& [key, g] : groups) {
     auto regimes = fit_regimes(g);
     const Bytes upper_from = regimes.back().from;
     cal.regimes.insert(cal.regimes.end(), regimes.begin(), regimes.end());
-    for (const auto *c : g) {
+    for (const auto* c : g) {
       if (c->bytes < upper_from) continue;
       RingCost ring = ring_cost(c->op, c->bytes, c->ranks);
       rows.push_back({1.0, static_cast<double>(ring.steps), L > 0 ? ring.bytes_per_rank.value / L : 0.0});
@@ -226,7 +226,7 @@ void fit_collectives(const Measurements &m, Calibration &cal) {
   if (in_network)
     cal.collectives.note = fmt::format("{} in-network (NVLS/CollNet) record{} left out of the ring fit", in_network,
                                        in_network == 1 ? "" : "s");
-  auto add_note = [&](const std::string &n) { cal.collectives.note += (cal.collectives.note.empty() ? "" : "; ") + n; };
+  auto add_note = [&](const std::string& n) { cal.collectives.note += (cal.collectives.note.empty() ? "" : "; ") + n; };
   if (L <= 0) {
     add_note(
         "no scale_up_bandwidth in the file: the profile's constants are "
@@ -234,7 +234,7 @@ void fit_collectives(const Measurements &m, Calibration &cal) {
     return;
   }
   if (rows.empty()) return;
-  const CollectiveConstants &base = cal.device.collectives;
+  const CollectiveConstants& base = cal.device.collectives;
   // Pin what the data cannot separate: the per-step latency needs two step
   // counts, a latency at all needs a positive intercept.
   std::vector<double> fixed = {-1.0, -1.0, -1.0};
@@ -271,13 +271,13 @@ void fit_collectives(const Measurements &m, Calibration &cal) {
   cal.collectives.rms = rms;
 }
 
-void fit_host_copies(const Measurements &m, Calibration &cal) {
-  std::map<std::pair<std::string, bool>, std::vector<const HostCopyMeasurement *>> groups;
-  for (const auto &h : m.host_copy) groups[{h.direction, h.pinned}].push_back(&h);
-  for (const auto &[key, g] : groups) {
+void fit_host_copies(const Measurements& m, Calibration& cal) {
+  std::map<std::pair<std::string, bool>, std::vector<const HostCopyMeasurement*>> groups;
+  for (const auto& h : m.host_copy) groups[{h.direction, h.pinned}].push_back(&h);
+  for (const auto& [key, g] : groups) {
     std::vector<std::vector<double>> rows;
     std::vector<double> t;
-    for (const auto *h : g) {
+    for (const auto* h : g) {
       rows.push_back({1.0, h->bytes.value});
       t.push_back(h->time.value);
     }
@@ -285,7 +285,7 @@ void fit_host_copies(const Measurements &m, Calibration &cal) {
     f.direction = key.first;
     f.pinned = key.second;
     std::set<double> sizes;
-    for (const auto *h : g) sizes.insert(h->bytes.value);
+    for (const auto* h : g) sizes.insert(h->bytes.value);
     auto c = sizes.size() < 2 ? fit_relative(rows, t, {0.0, -1.0}, &f.rms) : fit_relative(rows, t, {}, &f.rms);
     if (c[0] < 0) c = fit_relative(rows, t, {0.0, -1.0}, &f.rms);
     f.alpha = Seconds(c[0]);
@@ -297,7 +297,7 @@ void fit_host_copies(const Measurements &m, Calibration &cal) {
 
 }  // namespace
 
-Calibration calibrate(const Measurements &m, const DeviceSpec &base) {
+Calibration calibrate(const Measurements& m, const DeviceSpec& base) {
   Calibration cal;
   cal.device = base;
   fit_memory(m, cal);  // first: the GEMM fit uses it to leave out memory-bound GEMMs

@@ -66,6 +66,6 @@ struct Calibration {
 // Throws InputError naming the measurements file when the data contradict the
 // base profile (e.g. GEMMs faster than its peak, a ring faster than the line
 // rate).
-Calibration calibrate(const Measurements &m, const DeviceSpec &base);
+Calibration calibrate(const Measurements& m, const DeviceSpec& base);
 
 }  // namespace sim

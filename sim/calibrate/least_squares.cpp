@@ -7,8 +7,8 @@
 
 namespace sim {
 
-std::vector<double> fit_relative(const std::vector<std::vector<double>> &rows, const std::vector<double> &t,
-                                 const std::vector<double> &fixed, double *rms) {
+std::vector<double> fit_relative(const std::vector<std::vector<double>>& rows, const std::vector<double>& t,
+                                 const std::vector<double>& fixed, double* rms) {
   SIM_ASSERT(!rows.empty() && rows.size() == t.size(), "one measured time per row");
   const size_t cols = rows.front().size();
   std::vector<size_t> free_cols;

@@ -12,7 +12,7 @@ namespace sim {
 // > 0. `fixed[j]` >= 0 pins coefficient j to that value instead of fitting it
 // (pass {} for none). Returns the coefficients; `rms` (if given) receives the
 // root-mean-square relative error.
-std::vector<double> fit_relative(const std::vector<std::vector<double>> &rows, const std::vector<double> &t,
-                                 const std::vector<double> &fixed = {}, double *rms = nullptr);
+std::vector<double> fit_relative(const std::vector<std::vector<double>>& rows, const std::vector<double>& t,
+                                 const std::vector<double>& fixed = {}, double* rms = nullptr);
 
 }  // namespace sim

@@ -6,17 +6,13 @@
 
 namespace sim {
 
-const char *to_string(AttentionPass p) {
+const char* to_string(AttentionPass p) {
   switch (p) {
     case AttentionPass::FWD: return "fwd";
     case AttentionPass::BWD: return "bwd";
     case AttentionPass::FWD_BWD: return "fwd_bwd";
   }
   return "?";
-}
-
-Precision precision_of(const std::string &dtype) {
-  return dtype == "fp8" ? Precision::FP8 : dtype == "fp16" ? Precision::FP16 : Precision::BF16;
 }
 
 Bytes GemmMeasurement::min_bytes() const {
@@ -49,9 +45,9 @@ Bytes AttentionMeasurement::min_bytes() const {
 namespace {
 
 // Keys every record may carry besides its own.
-constexpr const char *kSpread[] = {"source", "p10", "p90", "reps", "note"};
+constexpr const char* kSpread[] = {"source", "p10", "p90", "reps", "note"};
 
-void expect_record_keys(const ParamReader &r, std::initializer_list<const char *> own) {
+void expect_record_keys(const ParamReader& r, std::initializer_list<const char*> own) {
   std::vector<std::string> all(own.begin(), own.end());
   all.insert(all.end(), std::begin(kSpread), std::end(kSpread));
   r.expect_keys(all);
@@ -60,7 +56,7 @@ void expect_record_keys(const ParamReader &r, std::initializer_list<const char *
 // The record's time: "time" directly, or `amount` divided by the rate under
 // `rate_key`. Exactly one of them must be present.
 template <class Amount, class Rate>
-Seconds time_of(const ParamReader &r, Amount amount, const char *rate_key, Rate (ParamReader::*as_rate)() const,
+Seconds time_of(const ParamReader& r, Amount amount, const char* rate_key, Rate (ParamReader::*as_rate)() const,
                 double rate_scale = 1.0) {
   const bool has_time = r.has("time"), has_rate = r.has(rate_key);
   if (has_time == has_rate)
@@ -74,13 +70,13 @@ Seconds time_of(const ParamReader &r, Amount amount, const char *rate_key, Rate 
   return t;
 }
 
-RecordRef ref(const ParamReader &r) { return {r.file(), r.path()}; }
+RecordRef ref(const ParamReader& r) { return {r.file(), r.path()}; }
 
-double dimension(const ParamReader &r, const char *key) {
+double dimension(const ParamReader& r, const char* key) {
   return static_cast<double>(r.count(key, 1, int64_t(1) << 31));
 }
 
-GemmMeasurement parse_gemm(const ParamReader &r) {
+GemmMeasurement parse_gemm(const ParamReader& r) {
   expect_record_keys(r, {"m", "n", "k", "batch", "dtype", "time", "rate", "layout", "algo"});
   GemmMeasurement g;
   g.at = ref(r);
@@ -93,7 +89,7 @@ GemmMeasurement parse_gemm(const ParamReader &r) {
   return g;
 }
 
-MemoryMeasurement parse_memory(const ParamReader &r) {
+MemoryMeasurement parse_memory(const ParamReader& r) {
   expect_record_keys(r, {"kernel", "bytes", "time", "bandwidth", "tokens", "hidden", "dtype"});
   MemoryMeasurement m;
   m.at = ref(r);
@@ -104,7 +100,7 @@ MemoryMeasurement parse_memory(const ParamReader &r) {
   return m;
 }
 
-AttentionMeasurement parse_attention(const ParamReader &r) {
+AttentionMeasurement parse_attention(const ParamReader& r) {
   expect_record_keys(r, {"batch", "heads", "seq_len", "head_dim", "causal", "pass", "dtype", "impl", "time", "rate"});
   AttentionMeasurement a;
   a.at = ref(r);
@@ -121,7 +117,7 @@ AttentionMeasurement parse_attention(const ParamReader &r) {
   return a;
 }
 
-HostCopyMeasurement parse_host_copy(const ParamReader &r) {
+HostCopyMeasurement parse_host_copy(const ParamReader& r) {
   expect_record_keys(r, {"direction", "pinned", "bytes", "time", "bandwidth", "method"});
   HostCopyMeasurement h;
   h.at = ref(r);
@@ -132,7 +128,7 @@ HostCopyMeasurement parse_host_copy(const ParamReader &r) {
   return h;
 }
 
-CollectiveMeasurement parse_collective(const ParamReader &r) {
+CollectiveMeasurement parse_collective(const ParamReader& r) {
   expect_record_keys(r, {"op", "ranks", "bytes", "algo", "dtype", "time", "busbw", "algbw"});
   CollectiveMeasurement c;
   c.at = ref(r);
@@ -156,7 +152,7 @@ CollectiveMeasurement parse_collective(const ParamReader &r) {
 }
 
 template <class Record, class Parse>
-void parse_list(const ParamReader &r, const char *key, std::vector<Record> &out, Parse parse) {
+void parse_list(const ParamReader& r, const char* key, std::vector<Record>& out, Parse parse) {
   auto list = r.find(key);
   if (!list) return;
   if (!list->is_array()) list->fail("is not a list", "a list of measurement records");
@@ -169,7 +165,7 @@ void parse_list(const ParamReader &r, const char *key, std::vector<Record> &out,
 
 }  // namespace
 
-Measurements Measurements::parse(const ParamReader &r) {
+Measurements Measurements::parse(const ParamReader& r) {
   r.expect_object();
   r.expect_keys({"kind", "schema", "provenance", "scale_up_bandwidth", "gemm", "memory", "attention", "host_copy",
                  "collectives"});
@@ -196,6 +192,6 @@ Measurements Measurements::parse(const ParamReader &r) {
   return m;
 }
 
-Measurements Measurements::load(const std::string &path) { return parse(ParamReader::load_file(path)); }
+Measurements Measurements::load(const std::string& path) { return parse(ParamReader::load_file(path)); }
 
 }  // namespace sim

@@ -70,16 +70,13 @@ struct RecordRef {
   std::string path;
 };
 
-// "bf16" | "fp16" | "fp8" (the reader accepts no other).
-Precision precision_of(const std::string &dtype);
-
 struct GemmMeasurement {
   RecordRef at;
   double m = 0, n = 0, k = 0, batch = 1;
   std::string dtype;  // bf16 | fp16 | fp8
   Seconds time;
   GemmShape shape() const { return {m, n, k, batch}; }
-  Precision precision() const { return precision_of(dtype); }
+  Precision precision() const { return precision_from_string(dtype); }
   // Inputs read once (1 byte per element in fp8, 2 otherwise), the bf16/fp16
   // output written once.
   Bytes min_bytes() const;
@@ -93,7 +90,7 @@ struct MemoryMeasurement {
 };
 
 enum class AttentionPass { FWD, BWD, FWD_BWD };
-const char *to_string(AttentionPass p);
+const char* to_string(AttentionPass p);
 
 struct AttentionMeasurement {
   RecordRef at;
@@ -139,8 +136,8 @@ struct Measurements {
 
   // Throws InputError (FILE: /json/path: what, expected ...) on anything
   // malformed.
-  static Measurements load(const std::string &path);
-  static Measurements parse(const ParamReader &r);
+  static Measurements load(const std::string& path);
+  static Measurements parse(const ParamReader& r);
   size_t size() const { return gemm.size() + memory.size() + attention.size() + host_copy.size() + collectives.size(); }
 };
 

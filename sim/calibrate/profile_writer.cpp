@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string fit_source(const char *form, const ParameterFit &f, const Measurements &m) {
+std::string fit_source(const char* form, const ParameterFit& f, const Measurements& m) {
   std::string s = fmt::format(
       "trainsim calibrate: fit of {} to {} measurement{} in {} (rms relative "
       "error {:.1f}%)",
@@ -21,17 +21,17 @@ std::string fit_source(const char *form, const ParameterFit &f, const Measuremen
   return s;
 }
 
-json entry(json value, const std::string &source) { return json{{"value", std::move(value)}, {"source", source}}; }
+json entry(json value, const std::string& source) { return json{{"value", std::move(value)}, {"source", source}}; }
 
 double sig(double v, int digits = 5) { return std::stod(fmt::format("{:.{}g}", v, digits)); }
 
 }  // namespace
 
-std::string fitted_profile_json(const std::string &base_file, const Calibration &c, const Measurements &m,
-                                const std::string &name) {
+std::string fitted_profile_json(const std::string& base_file, const Calibration& c, const Measurements& m,
+                                const std::string& name) {
   std::ifstream in(base_file);
   json p = json::parse(in);  // already parsed and checked as a DeviceSpec by the caller
-  const DeviceSpec &d = c.device;
+  const DeviceSpec& d = c.device;
   p["name"] = name;
   p["description"] = fmt::format("{}: profile fitted by trainsim calibrate from {}", m.gpu, m.file);
   p["source"] = fmt::format(
@@ -42,19 +42,19 @@ std::string fitted_profile_json(const std::string &base_file, const Calibration 
   // A zero half point or latency is written as one unit (1 FLOP, 1 byte, 1 ns):
   // the reader wants positive quantities, and at these scales one unit is zero.
   if (c.gemm.fitted) {
-    const char *form = "t = F / (P * eta_max * F/(F + F_half)) over bf16/fp16 GEMMs";
+    const char* form = "t = F / (P * eta_max * F/(F + F_half)) over bf16/fp16 GEMMs";
     p["gemm"]["efficiency_max"] = entry(sig(d.gemm.eta_max), fit_source(form, c.gemm, m));
     p["gemm"]["half_flops"] =
         entry(fmt::format("{:.5g} GFLOP", std::max(d.gemm.x_half, 1.0) / 1e9), fit_source(form, c.gemm, m));
   }
   if (c.memory.fitted) {
-    const char *form = "t = B / (BW * eta_max * B/(B + B_half)) over memory-bound kernels";
+    const char* form = "t = B / (BW * eta_max * B/(B + B_half)) over memory-bound kernels";
     p["memory_ops"]["efficiency_max"] = entry(sig(d.memory.eta_max), fit_source(form, c.memory, m));
     p["memory_ops"]["half_bytes"] =
         entry(fmt::format("{:.5g} MB", std::max(d.memory.x_half, 1.0) / 1e6), fit_source(form, c.memory, m));
   }
   if (c.attention.fitted) {
-    const char *form =
+    const char* form =
         "t = F / (P * eta_max * S/(S + S_half)) over attention "
         "kernels (FA FLOP convention)";
     p["flash_attention"]["efficiency_max"] = entry(sig(d.flash_attention.eta_max), fit_source(form, c.attention, m));
@@ -62,10 +62,10 @@ std::string fitted_profile_json(const std::string &base_file, const Calibration 
         entry(std::max<int64_t>(1, std::llround(d.flash_attention.x_half)), fit_source(form, c.attention, m));
   }
   if (c.collectives.fitted) {
-    const char *form =
+    const char* form =
         "t = base + steps * step + bytes_per_rank / (L * eff) "
         "over scale-up collectives";
-    const auto &k = d.collectives;
+    const auto& k = d.collectives;
     p["collectives"]["base_latency"] =
         entry(fmt::format("{:.4g} us", std::max(k.base_latency.value, 1e-9) * 1e6), fit_source(form, c.collectives, m));
     p["collectives"]["scale_up_step_latency"] =
@@ -79,7 +79,7 @@ std::string fitted_profile_json(const std::string &base_file, const Calibration 
   if (m.scale_up_bandwidth.value > 0)
     cal["scale_up_bandwidth"] = fmt::format("{:.6g} GB/s", m.scale_up_bandwidth.value / 1e9);
   json regimes = json::array();
-  for (const auto &r : c.regimes)
+  for (const auto& r : c.regimes)
     regimes.push_back({{"op", to_string(r.op)},
                        {"ranks", r.ranks},
                        {"algo", r.algo},
@@ -90,7 +90,7 @@ std::string fitted_profile_json(const std::string &base_file, const Calibration 
                        {"rms_relative_error", sig(r.rms, 3)}});
   if (!regimes.empty()) cal["collective_regimes"] = regimes;
   json host = json::array();
-  for (const auto &h : c.host_copies)
+  for (const auto& h : c.host_copies)
     host.push_back({{"direction", h.direction},
                     {"pinned", h.pinned},
                     {"alpha", fmt::format("{:.4g} us", h.alpha.value * 1e6)},

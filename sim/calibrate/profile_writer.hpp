@@ -11,7 +11,7 @@
 
 namespace sim {
 
-std::string fitted_profile_json(const std::string &base_file, const Calibration &c, const Measurements &m,
-                                const std::string &name);
+std::string fitted_profile_json(const std::string& base_file, const Calibration& c, const Measurements& m,
+                                const std::string& name);
 
 }  // namespace sim

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "sim/calibrate/check.hpp"
 #include "sim/calibrate/fit.hpp"
@@ -16,7 +17,7 @@
 namespace sim::cli {
 namespace {
 
-std::string profile_file(const std::string &option, const std::string &name) {
+std::string profile_file(const std::string& option, const std::string& name) {
   std::string path = device_file(name, default_data_dir());
   if (path.empty()) {
     auto [what, expected] = unknown_device(name, default_data_dir());
@@ -25,13 +26,8 @@ std::string profile_file(const std::string &option, const std::string &name) {
   return path;
 }
 
-std::string stem(const std::string &path) {
-  std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-  return base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0 ? base.substr(0, base.size() - 5) : base;
-}
-
-void print_curve(const char *what, const ParameterFit &f, const SaturatingCurve &before, const SaturatingCurve &after,
-                 const char *half_unit, double half_scale) {
+void print_curve(const char* what, const ParameterFit& f, const SaturatingCurve& before, const SaturatingCurve& after,
+                 const char* half_unit, double half_scale) {
   if (!f.fitted) {
     std::printf("  %-16s kept: %s\n", what, f.note.c_str());
     return;
@@ -45,7 +41,7 @@ void print_curve(const char *what, const ParameterFit &f, const SaturatingCurve 
 
 }  // namespace
 
-int calibrate(const CalibrateArgs &a) {
+int calibrate(const CalibrateArgs& a) {
   Measurements m = Measurements::load(a.measurements);
   std::string base_name = !a.base.empty() ? a.base : m.profile;
   if (base_name.empty())
@@ -86,7 +82,7 @@ int calibrate(const CalibrateArgs &a) {
     std::printf(
         "\ncollectives, alpha-beta per size regime (t = alpha + "
         "bytes/algbw):\n");
-    for (const auto &r : c.regimes)
+    for (const auto& r : c.regimes)
       std::printf(
           "  %-15s n=%-3lld %-8s %10s .. %-10s alpha %8.2f us  busbw "
           "%7.1f GB/s  (%zu points, rms %.1f%%)\n",
@@ -95,7 +91,7 @@ int calibrate(const CalibrateArgs &a) {
   }
   if (!c.host_copies.empty()) {
     std::printf("\nhost copies (t = alpha + bytes/bandwidth):\n");
-    for (const auto &h : c.host_copies)
+    for (const auto& h : c.host_copies)
       std::printf(
           "  %s %-8s alpha %8.2f us  bandwidth %7.2f GB/s  (%zu "
           "points, rms %.1f%%)\n",
@@ -105,7 +101,9 @@ int calibrate(const CalibrateArgs &a) {
   std::printf("\nfit error (the fitted profile predicting the same measurements):\n");
   std::fputs(error_table(check_profile(m, c.device)).c_str(), stdout);
   if (!a.output.empty()) {
-    write_file_atomic(a.output, fitted_profile_json(base_file, c, m, a.name.empty() ? stem(a.output) : a.name));
+    write_file_atomic(a.output,
+                      fitted_profile_json(base_file, c, m,
+                                          a.name.empty() ? std::filesystem::path(a.output).stem().string() : a.name));
     std::printf("\nwrote %s\n", a.output.c_str());
   }
   return 0;

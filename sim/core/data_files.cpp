@@ -3,6 +3,7 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <fstream>
 
 namespace sim {
 
@@ -17,6 +18,22 @@ std::vector<std::string> json_names(const std::string& dir) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::vector<std::string> data_file_candidates(const std::string& name, const std::string& folder,
+                                              const std::string& data_dir, const std::string& base_dir) {
+  const bool is_path =
+      name.find('/') != std::string::npos || (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0);
+  if (!is_path) return {data_dir + "/" + folder + "/" + name + ".json"};
+  if (name[0] == '/') return {name};
+  return {base_dir.empty() ? name : base_dir + "/" + name, data_dir + "/" + name};
+}
+
+std::string find_data_file(const std::string& name, const std::string& folder, const std::string& data_dir,
+                           const std::string& base_dir) {
+  for (const auto& c : data_file_candidates(name, folder, data_dir, base_dir))
+    if (std::ifstream(c)) return c;
+  return "";
 }
 
 }  // namespace sim

@@ -39,29 +39,26 @@ __global__ void gelu_fwd_kernel(const bf16* __restrict__ x, bf16* __restrict__ y
   }
 }
 
-__global__ void gelu_bwd_kernel(const bf16* __restrict__ x, const bf16* __restrict__ dy, bf16* __restrict__ dx,
-                                size_t vecs) {
-  for (size_t v = thread_index(); v < vecs; v += grid_stride()) {
-    float xf[kVec], df[kVec];
-    load_vec(x + v * kVec, xf);
-    load_vec(dy + v * kVec, df);
-#pragma unroll
-    for (int j = 0; j < kVec; ++j) df[j] *= gelu_grad(xf[j]);
-    store_vec(dx + v * kVec, df);
-  }
-}
-
-__global__ void residual_add_kernel(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ out,
-                                    size_t vecs) {
+// out = op(a, b) elementwise: the gelu backward (dx = dy * gelu'(x)) and the residual add.
+template <class Op>
+__global__ void binary_kernel(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ out,
+                              size_t vecs, Op op) {
   for (size_t v = thread_index(); v < vecs; v += grid_stride()) {
     float af[kVec], bf[kVec];
     load_vec(a + v * kVec, af);
     load_vec(b + v * kVec, bf);
 #pragma unroll
-    for (int j = 0; j < kVec; ++j) af[j] += bf[j];
+    for (int j = 0; j < kVec; ++j) af[j] = op(af[j], bf[j]);
     store_vec(out + v * kVec, af);
   }
 }
+
+struct GeluBackward {
+  __device__ float operator()(float x, float dy) const { return dy * gelu_grad(x); }
+};
+struct Add {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
 
 // y = silu(gate) * up
 __global__ void swiglu_fwd_kernel(const bf16* __restrict__ x, bf16* __restrict__ y, size_t vecs, int64_t hidden) {
@@ -118,13 +115,13 @@ void gelu_fwd(const bf16* x, bf16* y, int64_t count, int sms, cudaStream_t strea
 
 void gelu_bwd(const bf16* x, const bf16* dy, bf16* dx, int64_t count, int sms, cudaStream_t stream) {
   const size_t vecs = static_cast<size_t>(count) / kVec;
-  gelu_bwd_kernel<<<grid_for(vecs, sms), kThreads, 0, stream>>>(x, dy, dx, vecs);
+  binary_kernel<<<grid_for(vecs, sms), kThreads, 0, stream>>>(x, dy, dx, vecs, GeluBackward{});
   CUDA_CHECK_LAUNCH();
 }
 
 void residual_add(const bf16* a, const bf16* b, bf16* out, int64_t count, int sms, cudaStream_t stream) {
   const size_t vecs = static_cast<size_t>(count) / kVec;
-  residual_add_kernel<<<grid_for(vecs, sms), kThreads, 0, stream>>>(a, b, out, vecs);
+  binary_kernel<<<grid_for(vecs, sms), kThreads, 0, stream>>>(a, b, out, vecs, Add{});
   CUDA_CHECK_LAUNCH();
 }
 

@@ -43,22 +43,23 @@ __device__ __forceinline__ float warp_max(float v) {
 
 // Reductions over the whole block (blockDim.x a multiple of 32); every thread gets the result.
 // `scratch` is 32 entries of shared memory; the leading barrier lets calls follow each other.
-__device__ __forceinline__ float block_sum(float v, float* scratch) {
-  v = warp_sum(v);
+// `warp_reduce` is warp_sum or warp_max, `identity` its neutral element.
+template <class WarpReduce>
+__device__ __forceinline__ float block_reduce(float v, float* scratch, WarpReduce warp_reduce, float identity) {
+  v = warp_reduce(v);
   __syncthreads();
   if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
   __syncthreads();
   const unsigned warps = blockDim.x >> 5;
-  return warp_sum((threadIdx.x & 31) < warps ? scratch[threadIdx.x & 31] : 0.0f);
+  return warp_reduce((threadIdx.x & 31) < warps ? scratch[threadIdx.x & 31] : identity);
+}
+
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+  return block_reduce(v, scratch, [](float x) { return warp_sum(x); }, 0.0f);
 }
 
 __device__ __forceinline__ float block_max(float v, float* scratch) {
-  v = warp_max(v);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
-  __syncthreads();
-  const unsigned warps = blockDim.x >> 5;
-  return warp_max((threadIdx.x & 31) < warps ? scratch[threadIdx.x & 31] : -INFINITY);
+  return block_reduce(v, scratch, [](float x) { return warp_max(x); }, -INFINITY);
 }
 
 __device__ __forceinline__ float2 block_sum2(float2 v, float2* scratch) {

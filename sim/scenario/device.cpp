@@ -1,8 +1,6 @@
 #include "sim/scenario/device.hpp"
 
 #include <cstdio>
-#include <fstream>
-#include <vector>
 
 #include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
@@ -16,6 +14,10 @@ const char* to_string(Precision p) {
     case Precision::FP8: return "fp8";
   }
   return "?";
+}
+
+Precision precision_from_string(const std::string& s) {
+  return s == "fp8" ? Precision::FP8 : s == "fp16" ? Precision::FP16 : Precision::BF16;
 }
 
 DeviceSpec DeviceSpec::parse(const ParamReader& r) {
@@ -73,15 +75,7 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
 }
 
 std::string device_file(const std::string& name, const std::string& data_dir, const std::string& base_dir) {
-  const bool is_path = name.find('/') != std::string::npos ||
-                       (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0);
-  std::vector<std::string> candidates;
-  if (!is_path) candidates.push_back(data_dir + "/topologies/devices/" + name + ".json");
-  else if (name[0] == '/' || base_dir.empty()) candidates.push_back(name);
-  else candidates = {base_dir + "/" + name, name};
-  for (const auto& c : candidates)
-    if (std::ifstream(c)) return c;
-  return "";
+  return find_data_file(name, "topologies/devices", data_dir, base_dir);
 }
 
 std::pair<std::string, std::string> unknown_device(const std::string& name, const std::string& data_dir) {

@@ -17,6 +17,8 @@ class ParamReader;
 
 enum class Precision { BF16, FP16, FP8 };
 const char* to_string(Precision p);
+// "bf16" | "fp16" | "fp8" (callers have checked it is one of them).
+Precision precision_from_string(const std::string& s);
 
 // eta(x) = eta_max * x / (x + x_half): efficiency rises with the op's size and saturates.
 struct SaturatingCurve {
@@ -55,8 +57,8 @@ struct DeviceSpec {
 };
 
 // The profile file of a device: topologies/devices/NAME.json under `data_dir`, or `name` itself
-// when it is a path to a JSON file (a relative one tried under `base_dir` first); "" when none
-// exists.
+// when it is a path to a JSON file (a relative one tried under `base_dir`, then `data_dir`); ""
+// when none exists (core/data_files.hpp).
 std::string device_file(const std::string& name, const std::string& data_dir, const std::string& base_dir = "");
 // The message for a device that does not exist: {"unknown device 'x' (did you mean 'y'?)",
 // "one of a100-sxm-80gb, ..."}.

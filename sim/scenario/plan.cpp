@@ -71,7 +71,7 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
     t.attention = r.at("attention").as_choice({"unfused", "flash"}) == "flash" ? Attention::FLASH : Attention::UNFUSED;
   if (r.has("precision")) {
     std::string s = r.at("precision").as_choice({"bf16", "fp16", "fp8"});
-    t.precision = s == "bf16" ? Precision::BF16 : s == "fp16" ? Precision::FP16 : Precision::FP8;
+    t.precision = precision_from_string(s);
   }
   return t;
 }

@@ -1,7 +1,7 @@
 #include "sim/scenario/scenario.hpp"
 
-#include <fstream>
 
+#include "sim/core/data_files.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
 
@@ -11,25 +11,17 @@ std::string default_data_dir() { return TRAINSIM_DATA_DIR; }
 
 namespace {
 
-bool file_exists(const std::string& p) { return static_cast<bool>(std::ifstream(p)); }
-
 // "llama3-405b" -> models/llama3-405b.json; "x.json" or "dir/x" -> relative to the scenario's folder
 // first, then to the data folder.
 ParamReader resolve(const ParamReader& ref, const std::string& base_dir, const std::string& data_dir,
                     const std::string& folder) {
-  std::string name = ref.as_string();
-  bool is_path = name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".json");
-  std::vector<std::string> candidates;
-  if (is_path) {
-    candidates.push_back(name[0] == '/' ? name : base_dir + "/" + name);
-    candidates.push_back(data_dir + "/" + name);
-  } else {
-    candidates.push_back(data_dir + "/" + folder + "/" + name + ".json");
-  }
-  for (const auto& c : candidates)
-    if (file_exists(c)) return ParamReader::load_file(c);
-  ref.fail("cannot find '" + name + "' (looked for " + candidates.front() + ")",
-           "the name of a file in " + folder + "/ or a path to a JSON file");
+  const std::string name = ref.as_string();
+  const std::string path = find_data_file(name, folder, data_dir, base_dir);
+  if (path.empty())
+    ref.fail("cannot find '" + name + "' (looked for " + data_file_candidates(name, folder, data_dir, base_dir).front() +
+                 ")",
+             "the name of a file in " + folder + "/ or a path to a JSON file");
+  return ParamReader::load_file(path);
 }
 
 ParamReader section(const ParamReader& r, const std::string& key, const std::string& base_dir,

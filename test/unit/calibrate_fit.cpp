@@ -35,7 +35,7 @@ struct Synth {
   DeviceSpec base;
 };
 
-Synth synthesize(const Truth &t, double noise, uint64_t seed) {
+Synth synthesize(const Truth& t, double noise, uint64_t seed) {
   Synth s{{}, DeviceSpec::parse(ParamReader::load_file(kBase))};
   const double P = 989e12, BW = 3350e9,
                L = 450e9;  // the H100 profile's datasheet figures
@@ -44,7 +44,7 @@ Synth synthesize(const Truth &t, double noise, uint64_t seed) {
   auto rng = make_stream(seed, "calibrate-fit-test");
   std::normal_distribution<double> gauss(0.0, noise);
   auto noisy = [&](double x) { return Seconds(x * (1.0 + gauss(rng))); };
-  Measurements &m = s.m;
+  Measurements& m = s.m;
   m.file = "synthetic.json";
   m.gpu = "synthetic";
   m.scale_up_bandwidth = BytesPerSecond(L);
@@ -93,7 +93,7 @@ TEST_CASE(
   INFO("noise draw " << seed);
   Synth s = synthesize(t, 0.005, seed);
   Calibration c = calibrate(s.m, s.base);
-  const DeviceSpec &d = c.device;
+  const DeviceSpec& d = c.device;
   CHECK(c.gemm.fitted);
   CHECK(d.gemm.eta_max == Approx(t.gemm_eta).epsilon(0.01));
   CHECK(d.gemm.x_half == Approx(t.gemm_half).epsilon(0.01));
@@ -113,7 +113,7 @@ TEST_CASE(
   CHECK(d.collectives.scale_out_efficiency == s.base.collectives.scale_out_efficiency);
   // The fit error the user sees is the measurement noise: mean |error| 0.8 x
   // 0.5 % per class.
-  for (const auto &e : class_errors(check_profile(s.m, d).predictions)) {
+  for (const auto& e : class_errors(check_profile(s.m, d).predictions)) {
     INFO(e.kernel_class);
     CHECK(e.mean_abs < 0.01);
   }
@@ -156,7 +156,7 @@ TEST_CASE(
 
 TEST_CASE("measurements that contradict the base profile are rejected") {
   Synth s = synthesize(Truth{}, 0.0, 3);
-  for (auto &g : s.m.gemm) g.time = g.time * 0.5;  // twice as fast: 1.44 x the datasheet peak
+  for (auto& g : s.m.gemm) g.time = g.time * 0.5;  // twice as fast: 1.44 x the datasheet peak
   CHECK_THAT(error_of([&] { calibrate(s.m, s.base); }),
              Catch::Contains("synthetic.json: /: GEMMs imply an efficiency of 1.44"));
   Synth r = synthesize(Truth{}, 0.0, 3);

@@ -12,7 +12,7 @@ using namespace sim;
 
 namespace {
 
-Measurements parse(const std::string &body) {
+Measurements parse(const std::string& body) {
   return Measurements::parse(ParamReader::from_text(
       R"({"kind": "measurements", "schema": 1, "provenance": {"gpu": "test GPU", "source": "test"}, )" + body + "}",
       "m.json"));
@@ -68,8 +68,8 @@ TEST_CASE("the provenance, profile and scale-up bandwidth are kept") {
 
 TEST_CASE("malformed measurement files name the file and the JSON path") {
   struct Case {
-    const char *body;
-    const char *fragment;
+    const char* body;
+    const char* fragment;
   };
   const Case cases[] = {
       {R"("gemm": [{"m": 1, "n": 1, "k": 1, "dtype": "bf16"}])", "m.json: /gemm/0: gives no measurement"},
@@ -95,7 +95,7 @@ TEST_CASE("malformed measurement files name the file and the JSON path") {
       {R"("gemm": {"m": 1})", "/gemm: is not a list"},
       {R"("gemm": [])", "m.json: /: holds no measurements"},
   };
-  for (const auto &c : cases) {
+  for (const auto& c : cases) {
     INFO(c.body);
     CHECK_THAT(error_of([&] { parse(c.body); }), Catch::Contains(c.fragment));
   }
