@@ -45,7 +45,8 @@ std::string report_json(const RunResult& r) {
                  {"capacity_bytes", m.capacity.value},
                  {"fits", m.fits},
                  {"stages", stages}};
-  j["chosen"] = {{"micro_batch", s.training.micro_batch.value},
+  j["chosen"] = {{"dp", s.plan.dp},
+                 {"micro_batch", s.training.micro_batch.value},
                  {"virtual_stages", s.plan.virtual_stages.value},
                  {"schedule", to_string(s.plan.schedule)},
                  {"microbatches", r.plan.pipeline->microbatches},

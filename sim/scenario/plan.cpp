@@ -39,7 +39,12 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   ParallelPlan p;
   p.tp = r.count("tp", 1, MAX_DEGREE);
   p.pp = r.count("pp", 1, MAX_DEGREE);
-  p.dp = r.count("dp", 1, MAX_DEGREE);
+  if (r.at("dp").is_string()) {
+    r.at("dp").as_choice({"auto"});
+    p.dp_auto = true;
+  } else {
+    p.dp = r.count("dp", 1, MAX_DEGREE);
+  }
   if (r.has("cp")) p.cp = r.count("cp", 1, MAX_DEGREE);
   if (r.has("ep")) p.ep = r.count("ep", 1, MAX_DEGREE);
   if (r.has("sequence_parallel")) p.sequence_parallel = r.boolean("sequence_parallel");

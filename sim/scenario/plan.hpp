@@ -28,6 +28,7 @@ struct AutoCount {
 
 struct ParallelPlan {
   int64_t tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
+  bool dp_auto = false;  // "dp": "auto": cluster.gpus / (tp*pp*cp), resolved by parse_scenario
   bool sequence_parallel = false;
   AutoCount virtual_stages{1};
   Schedule schedule = Schedule::ONE_F_ONE_B;

@@ -39,6 +39,18 @@ ParamReader section(const ParamReader& r, const std::string& key, const std::str
 
 std::string i2s(int64_t v) { return std::to_string(v); }
 
+// "dp": "auto" takes the GPUs that tp, pp and cp leave.
+void resolve_dp(Scenario& s, const ParamReader& r) {
+  auto& p = s.plan;
+  if (!p.dp_auto) return;
+  const int64_t others = p.tp * p.pp * p.cp;  // each at most 2^20, so 2^60 at most
+  if (s.cluster.gpus % others != 0)
+    r.at("parallelism").at("dp").fail("\"auto\" needs tp*pp*cp = " + i2s(others) + " to divide the cluster's " +
+                                          i2s(s.cluster.gpus) + " GPUs",
+                                      "tp*pp*cp a divisor of cluster.gpus, or a number");
+  p.dp = s.cluster.gpus / others;
+}
+
 void cross_check(const Scenario& s, const ParamReader& r) {
   const auto& p = s.plan;
   const auto& m = s.model;
@@ -125,6 +137,7 @@ Scenario parse_scenario(const ParamReader& r, const std::string& data_dir) {
       if (!f->keys().empty())
         f->fail("failure and recovery simulation is not implemented in this version", "an empty object or no key");
     }
+  resolve_dp(s, r);
   cross_check(s, r);
   return s;
 }

@@ -168,6 +168,10 @@ case("nics-do-not-pair", "/cluster/scale_out/nics_per_node", "does not pair even
 # --- cross-checks of the plan (DESIGN.md "Scenario file") --------------------------------------
 case("product-not-gpus", "/parallelism", "tp*pp*dp*cp = 8*1*2*1 = 16 but the cluster has 8 GPUs",
      put("parallelism.dp", 2))
+# dp "auto" takes the GPUs tp*pp*cp leave: 3*1*1 does not divide 8 (tp 3 is checked after dp).
+case("dp-auto-not-dividing", "/parallelism/dp", "\"auto\" needs tp*pp*cp = 3 to divide the cluster's 8 GPUs",
+     all_of(put("parallelism.dp", "auto"), put("parallelism.tp", 3)))
+case("dp-unknown-word", "/parallelism/dp", "'all' is not known (expected one of auto)", put("parallelism.dp", "all"))
 case("product-overflow", "/parallelism", "but the cluster has 8 GPUs",
      all_of(*(put("parallelism." + k, 65536) for k in ("tp", "pp", "dp", "cp"))))
 # 12 heads divide hidden 6144 but not tp 8.

@@ -170,6 +170,11 @@ TEST_CASE("auto counts", "[scenario]") {
                                  DATA);
   CHECK(pp1.plan.virtual_stages.value == 1);
   CHECK_FALSE(pp1.plan.virtual_stages.is_auto());
+  // dp "auto" is what tp*pp*cp leave of the GPUs: 8 GPUs / (tp 2 * pp 2 * cp 1) = 2 (and
+  // "chosen.dp" in the report).
+  auto dp = sim::parse_scenario(base.with_value("parallelism.dp", "auto"), DATA);
+  CHECK(dp.plan.dp == 2);
+  CHECK(dp.plan.dp_auto);
   // Any other string is rejected, naming "auto".
   CHECK_THAT(error_of([&] { sim::parse_scenario(base.with_value("training.micro_batch", "\"max\""), DATA); }),
              Contains("/training/micro_batch: 'max' is not known"));
