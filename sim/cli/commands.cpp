@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "sim/cli/options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
@@ -15,27 +16,6 @@
 #include "sim/report/run.hpp"
 
 namespace sim::cli {
-namespace {
-
-std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<std::string>& sets) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& s : sets) {
-    auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw InputError("--set", "", "'" + s + "' is not path=value", "e.g. --set parallelism.tp=4");
-    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-  }
-  return out;
-}
-
-EngineOptions engine_options(const std::string& fidelity, double max_wall, const std::string& what) {
-  EngineOptions o;
-  o.full_fidelity = fidelity == "full";
-  if (max_wall > 0) o.deadline = Deadline(max_wall, what);
-  return o;
-}
-
-}  // namespace
 
 int run(const RunArgs& a) {
   const EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.config);

@@ -3,6 +3,7 @@
 // (--max-wall) likewise, with exit code 3.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,7 +29,17 @@ struct CalibrateArgs {
   std::string device;  // profile for --check; "" = base
 };
 
+struct SearchArgs {
+  std::string config;
+  std::vector<std::string> sets;  // "path=value", applied before the search
+  int64_t top = 5;                // how many of the fastest estimates to simulate
+  std::string output;             // the best plan as a scenario, "" for none
+  std::string fidelity = "class";
+  double max_wall = 0;
+};
+
 int run(const RunArgs& a);
+int search(const SearchArgs& a);
 int calibrate(const CalibrateArgs& a);
 int shapes(const std::vector<std::string>& configs);
 int check(const std::string& config, const std::vector<std::string>& sets);

@@ -50,6 +50,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> shape_configs;
   auto* sh = app.add_subcommand("shapes", "list the GEMM and attention shapes of scenarios, for the kernel suite");
   sh->add_option("configs", shape_configs, "scenario JSON files")->required();
+  sim::cli::SearchArgs search;
+  auto* se = app.add_subcommand("search", "find the fastest parallel plan (tp, pp, dp, sequence parallel, recompute)");
+  se->add_option("config", search.config, "scenario JSON file (its model, cluster and training)")->required();
+  se->add_option("--set", search.sets, "override a scenario value first");
+  se->add_option("--top", search.top, "simulate this many of the fastest estimates (default 5)")
+      ->check(CLI::Range(1, 100));
+  se->add_option("-o,--output", search.output, "write the fastest plan as a scenario here");
+  se->add_option("--fidelity", search.fidelity, "class or full")->check(CLI::IsMember({"class", "full"}));
+  se->add_option("--max-wall", search.max_wall, max_wall_help)->check(CLI::PositiveNumber);
   auto* l = app.add_subcommand("list", "list models, devices, topologies, schedules and collectives");
 
   try {
@@ -62,6 +71,7 @@ int main(int argc, char** argv) {
   try {
     if (*r) return sim::cli::run(run);
     if (*c) return sim::cli::check(check_config, check_sets);
+    if (*se) return sim::cli::search(search);
     if (*v) return sim::cli::validate(table, vfidelity, vmax_wall);
     if (*k) return sim::cli::calibrate(cal);
     if (*sh) return sim::cli::shapes(shape_configs);

@@ -116,7 +116,7 @@ void cross_check(const Scenario& s, const ParamReader& r) {
 
 }  // namespace
 
-Scenario parse_scenario(const ParamReader& r, const std::string& data_dir) {
+Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_dir) {
   r.expect_keys({"kind", "name", "description", "seed", "model", "cluster", "parallelism", "training", "failures",
                  "recovery"});
   if (auto k = r.find("kind")) k->as_choice({"scenario"});
@@ -137,17 +137,26 @@ Scenario parse_scenario(const ParamReader& r, const std::string& data_dir) {
       if (!f->keys().empty())
         f->fail("failure and recovery simulation is not implemented in this version", "an empty object or no key");
     }
+  return s;
+}
+
+Scenario parse_scenario(const ParamReader& r, const std::string& data_dir) {
+  Scenario s = parse_scenario_sections(r, data_dir);
   resolve_dp(s, r);
   cross_check(s, r);
   return s;
 }
 
-Scenario load_scenario(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides,
-                       const std::string& data_dir) {
+ParamReader scenario_reader(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides) {
   auto r = ParamReader::load_file(path);
   r.expect_object();
   for (const auto& [key, value] : overrides) r = r.with_value(key, value);
-  return parse_scenario(r, data_dir);
+  return r;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides,
+                       const std::string& data_dir) {
+  return parse_scenario(scenario_reader(path, overrides), data_dir);
 }
 
 }  // namespace sim

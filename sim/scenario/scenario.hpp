@@ -37,7 +37,13 @@ std::string default_data_dir();
 Scenario load_scenario(const std::string& path,
                        const std::vector<std::pair<std::string, std::string>>& overrides = {},
                        const std::string& data_dir = default_data_dir());
+// The scenario file with `overrides` applied, not yet parsed.
+ParamReader scenario_reader(const std::string& path,
+                            const std::vector<std::pair<std::string, std::string>>& overrides = {});
 // Parses an already-read scenario object (validation tables hold scenarios inline).
 Scenario parse_scenario(const ParamReader& r, const std::string& data_dir = default_data_dir());
+// Every section parsed strictly, but the plan not cross-checked against the model and cluster
+// (and "dp": "auto" left at 1): for `trainsim search`, which replaces the plan.
+Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_dir = default_data_dir());
 
 }  // namespace sim
