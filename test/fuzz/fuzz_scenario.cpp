@@ -6,9 +6,11 @@
 // training settings (sequence length, batch sizes, recompute, precision, attention), mostly within
 // bounds that keep one input under a few milliseconds; one field in each input may instead take
 // an arbitrary 64-bit or floating-point value, which the limits must reject (or survive) cleanly.
-// The scenario text then goes through parse_scenario, resolve_plan (the closed-form estimate and
-// the memory estimate of every candidate) and both estimates again on the chosen plan, which must
-// reproduce the planner's numbers exactly.
+// The scenario text then goes through parse_scenario (one input in 8 with "dp": "auto"),
+// plan_space (the plans `trainsim search` tries: each must split the GPUs exactly, and the
+// scenario's own plan must be among them when its tp stays in a node and it has a layer per
+// stage), resolve_plan (the closed-form estimate and the memory estimate of every candidate) and
+// both estimates again on the chosen plan, which must reproduce the planner's numbers exactly.
 //
 // Plans over 2048 tasks are only parsed (planning them takes seconds), unless the planner rejects
 // them all by its task limit. The SimGrid engine (a forked child per run, ~25 ms) simulates the
@@ -36,6 +38,7 @@
 #include "sim/workload/comm_costs.hpp"
 #include "sim/workload/estimate.hpp"
 #include "sim/workload/memory.hpp"
+#include "sim/workload/plan_space.hpp"
 #include "sim/workload/planner.hpp"
 #include "test/fuzz/fuzz_check.hpp"
 
@@ -103,7 +106,8 @@ struct Input {
   bool engine = false;  // also simulate it on the engine
 };
 
-Input scenario(Draw& d) {
+// `hash` (of all the bytes) picks what draws no byte, so that the corpus keeps its meaning.
+Input scenario(Draw& d, uint64_t hash) {
   Input input;
   const int64_t tp = d.pick<int64_t>({1, 2, 4, 8});
   const int64_t pp = d.in(1, 8), dp = d.in(1, 8), cp = d.pick<int64_t>({1, 1, 2, 4});
@@ -163,6 +167,7 @@ Input scenario(Draw& d) {
     model["layers"] = std::to_string(layers);
   }
   if (d.flag()) plan["schedule"] = quoted(d.pick<std::string>({"gpipe", "1f1b", "interleaved"}));
+  if ((hash >> 8) % 8 == 0) plan["dp"] = quoted("auto");  // one input in 8: dp from the GPUs left
   Section training{{"seq_len", std::to_string(seq_unit * d.in(1, 2048 / seq_unit + 1))},
                    {"global_batch", std::to_string(dp * micro_batch * microbatches)},
                    {"micro_batch", d.flag() ? quoted("auto") : std::to_string(micro_batch)},
@@ -204,21 +209,41 @@ void check(bool ok, const char* what, const std::string& text) {
   if (!ok) fuzz::finding(what, text.c_str());
 }
 
+// `trainsim search`'s plans: each one splits the GPUs exactly and divides what it must, and the
+// scenario's own plan is among them when its tp stays inside a node.
+void check_plan_space(const Scenario& s, const std::string& text) {
+  const auto space = plan_space(s);
+  bool own = false;
+  for (const auto& c : space) {
+    check(c.tp * c.pp * c.dp * s.plan.cp == s.cluster.gpus, "a searched plan does not use every GPU", text);
+    check(s.model.heads % c.tp == 0 && s.model.kv_heads % c.tp == 0 && c.pp <= s.model.layers &&
+              s.training.global_batch % c.dp == 0,
+          "a searched plan breaks a divisibility rule", text);
+    own = own || (c.tp == s.plan.tp && c.pp == s.plan.pp && c.dp == s.plan.dp &&
+                  c.sequence_parallel == (s.plan.sequence_parallel && s.plan.tp > 1) &&
+                  c.recompute == s.training.recompute);
+  }
+  // (A plan of more stages than layers parses; the planner rejects it.)
+  if (s.cluster.gpus_per_node % s.plan.tp == 0 && s.plan.pp <= s.model.layers)
+    check(own, "the scenario's own plan is not among the searched ones", text);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  Draw d(data, size);
-  Input input = scenario(d);
   // The engine for one input in 256, chosen by a hash of all the bytes: a field the fuzzer could
   // set would soon have most of the corpus forking.
   uint64_t hash = 1469598103934665603ull;  // FNV-1a
   for (size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 1099511628211ull;
+  Draw d(data, size);
+  Input input = scenario(d, hash);
   input.engine = hash % 256 == 0;
   const std::string& text = input.text;
   if (std::getenv("FUZZ_PRINT") != nullptr)  // to reproduce by hand
     std::fprintf(stderr, "%s%s\n", input.engine ? "[engine] " : "", text.c_str());
   fuzz::expect_input_errors_only([&] {
     Scenario s = parse_scenario(ParamReader::from_text(text, "fuzz_scenario.json"), default_data_dir());
+    check_plan_space(s, text);
     // A plan of up to 2^20 tasks is legitimate but takes seconds: too slow for fuzzing, so only
     // plans of up to 2048 tasks are planned -- and those whose every candidate is over the
     // planner's limit, which it rejects without building a graph.
