@@ -107,18 +107,23 @@ int search(const SearchArgs& a) {
   std::stable_sort(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(simulated),
                    [](auto* x, auto* y) { return x->run->step_time_s < y->run->step_time_s; });
 
+  if (ok.empty()) {
+    // The most split plan (the last: largest tp, then pp) says why; typically memory. Its own JSON
+    // path and "(expected ...)" are dropped: this message has its own.
+    std::string why = all.back().rejected;
+    if (!why.empty() && why[0] == '/') why = why.substr(why.find(": ") + 2);
+    if (auto e = why.rfind(" (expected "); e != std::string::npos) why.resize(e);
+    throw InputError(a.config, "/parallelism",
+                     fmt::format("no plan can run; the most split one (tp {}, pp {}, dp {}, {} recompute): {}",
+                                 all.back().choice.tp, all.back().choice.pp, all.back().choice.dp,
+                                 to_string(all.back().choice.recompute), why),
+                     "a larger cluster, a smaller model or batch, or a device with more memory");
+  }
   std::printf(
       "search: %s on %lld x %s, global batch %lld: %zu plans, %zu can run, %zu cannot; the %zu fastest "
       "estimates simulated\n",
       given.model.name.c_str(), static_cast<long long>(given.cluster.gpus), given.cluster.device.name.c_str(),
       static_cast<long long>(given.training.global_batch), all.size(), ok.size(), all.size() - ok.size(), simulated);
-  if (ok.empty()) {
-    // The first plan (tp 1, pp 1: the least split) says why; typically memory.
-    throw InputError(a.config, "/parallelism",
-                     "no plan can run: e.g. tp " + std::to_string(all.front().choice.tp) + " pp " +
-                         std::to_string(all.front().choice.pp) + ": " + all.front().rejected,
-                     "a larger cluster, a smaller model or batch, or a device with more memory");
-  }
   std::printf("%4s %4s %4s %5s  %-3s %-10s %4s %4s %12s %11s %11s %7s\n", "rank", "tp", "pp", "dp", "sp", "recompute",
               "mb", "v", "memory/GPU", "estimated", "simulated", "MFU");
   const size_t shown = std::min(ok.size(), static_cast<size_t>(a.top) + 5);

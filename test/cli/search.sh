@@ -52,7 +52,7 @@ bad() {  # name expected-fragment args...
   shift 2
   "$trainsim" search "$@" >"$work/b.out" 2>"$work/b.err"
   local rc=$?
-  if [ $rc -eq 2 ] && [ "$(wc -l <"$work/b.err")" -eq 1 ] && grep -q -- "$fragment" "$work/b.err"; then
+  if [ $rc -eq 2 ] && [ ! -s "$work/b.out" ] && [ "$(wc -l <"$work/b.err")" -eq 1 ] && grep -q -- "$fragment" "$work/b.err"; then
     pass "$name: exit 2, one line"
   else
     fail "$name" "exit $rc: $(head -c 300 "$work/b.err")"
@@ -60,7 +60,7 @@ bad() {  # name expected-fragment args...
 }
 bad "missing config" "cannot" "$work/missing.json"
 bad "--top 0" "--top" "$config" --top 0
-bad "a model that fits no plan" "no plan can run: e.g. tp 1 pp 1: " "$config" --set model=gpt3-175b
+bad "a model that fits no plan" "no plan can run; the most split one (tp 8, pp 2, dp 1, full recompute): the plan needs" "$config" --set model=gpt3-175b
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
