@@ -113,11 +113,11 @@ int search(const SearchArgs& a) {
     std::string why = all.back().rejected;
     if (!why.empty() && why[0] == '/') why = why.substr(why.find(": ") + 2);
     if (auto e = why.rfind(" (expected "); e != std::string::npos) why.resize(e);
-    throw InputError(a.config, "/parallelism",
-                     fmt::format("no plan can run; the most split one (tp {}, pp {}, dp {}, {} recompute): {}",
-                                 all.back().choice.tp, all.back().choice.pp, all.back().choice.dp,
-                                 to_string(all.back().choice.recompute), why),
-                     "a larger cluster, a smaller model or batch, or a device with more memory");
+    throw InputError(
+        a.config, "/parallelism",
+        fmt::format("no plan can run; the most split one (tp {}, pp {}, dp {}, {} recompute): {}", all.back().choice.tp,
+                    all.back().choice.pp, all.back().choice.dp, to_string(all.back().choice.recompute), why),
+        "a larger cluster, a smaller model or batch, or a device with more memory");
   }
   std::printf(
       "search: %s on %lld x %s, global batch %lld: %zu plans, %zu can run, %zu cannot; the %zu fastest "
