@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The published A100 table (../shared/validation/published-a100.json: Narayanan et al. 2021
+# Table 1, Korthikanti et al. 2022 Table 5) through `trainsim validate`, checked against the
+# issue's criteria that the simulator meets today, so that they stay met: every one of the 18 rows
+# within 20 % of its published step time, and the Korthikanti group's mean absolute percentage
+# error at most 10 %. The errors are recomputed here from the printed rows (not taken from
+# trainsim's own summary), and the summary must agree with them. The Narayanan group (12.1 % when
+# this test was written; README "Validation") is printed, not asserted: its 10 % target is open.
+#
+# Usage: bash validation.sh TRAINSIM REPO
+set -u
+
+trainsim=${1:?usage: validation.sh TRAINSIM REPO}
+repo=${2:?usage: validation.sh TRAINSIM REPO}
+source "$(dirname "$0")/lib/tally.bash"
+table="$repo/../shared/validation/published-a100.json"
+
+if ! "$trainsim" validate "$table" >"$work/out" 2>"$work/err"; then
+  fail "trainsim validate" "$(cat "$work/err")"
+  echo "$passed passed, $failed failed"
+  exit 1
+fi
+python3 - "$work/out" "$table" <<'PY' >"$work/checks" 2>&1
+import json, re, sys
+out = open(sys.argv[1]).read().splitlines()
+published = {r["name"]: r["published"]["step_time_s"] for r in json.load(open(sys.argv[2]))["runs"]}
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+rows = {}
+for line in out:
+    m = re.match(r"^(\S+)\s+(\S+)\s+([\d.]+)s\s+([\d.]+)s\s", line)
+    if m and m.group(1) in published:
+        rows[m.group(1)] = (m.group(2), float(m.group(4)))
+check(len(rows) == len(published) == 18, f"all 18 rows printed ({len(rows)})")
+groups = {}
+for name, (group, predicted) in rows.items():
+    err = predicted / published[name] - 1
+    groups.setdefault(group, []).append(abs(err))
+    check(abs(err) <= 0.20, f"{name}: {100 * err:+.1f} % (within 20 %)")
+for group, errs in sorted(groups.items()):
+    mape = 100 * sum(errs) / len(errs)
+    printed = next((float(m.group(1)) for l in out if (m := re.match(rf"^{group}\s+MAPE\s+([\d.]+)%", l))), None)
+    check(printed is not None and abs(printed - mape) < 0.15, f"{group}: printed MAPE {printed} % = {mape:.2f} % recomputed")
+    if group == "korthikanti-2022-table5":
+        check(mape <= 10.0, f"{group}: MAPE {mape:.1f} % (at most 10 %)")
+    else:
+        print(f"info {group}: MAPE {mape:.1f} % (target 10 %, open)")
+PY
+while IFS= read -r line; do
+  case "$line" in "ok   "*) pass "${line#ok   }" ;; "info "*) echo "$line" ;; *) fail "${line#FAIL }" "(above)" ;; esac
+done <"$work/checks"
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
