@@ -104,4 +104,12 @@ std::string error_table(const CheckResult& r, size_t worst) {
   return s;
 }
 
+std::string predictions_csv(const CheckResult& r) {
+  std::string s = "class,record,file,path,measured_s,predicted_s,error\n";
+  for (const auto& p : r.predictions)
+    s += fmt::format("{},{},{},{},{:.6e},{:.6e},{:+.4f}\n", p.kernel_class, p.what, p.at.file, p.at.path,
+                     p.measured.value, p.predicted.value, p.error());
+  return s;
+}
+
 }  // namespace sim

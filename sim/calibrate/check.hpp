@@ -40,4 +40,9 @@ std::vector<ClassError> class_errors(const std::vector<Prediction>& p);
 // overall.
 std::string error_table(const CheckResult& r, size_t worst = 5);
 
+// Every prediction, one CSV row each (class, record, file, JSON path, measured
+// and predicted seconds, relative error), for plotting and for finding the
+// shapes a profile misses.
+std::string predictions_csv(const CheckResult& r);
+
 }  // namespace sim

@@ -61,18 +61,33 @@ void check_efficiency(const Measurements& m, const SaturatingCurve& c, const cha
                 "with the right profile)");
 }
 
-void fit_memory(const Measurements& m, Calibration& cal) {
-  if (m.memory.empty()) {
-    cal.memory.note = "no memory-bound kernels measured: kept from the base profile";
-    return;
-  }
+// "a (20), b (3)": the names left out and how many records each.
+std::string left_out_list(const std::map<std::string, size_t>& left_out) {
+  std::string s;
+  for (const auto& [name, n] : left_out) s += fmt::format("{}{} ({})", s.empty() ? "" : ", ", name, n);
+  return s;
+}
+
+void add_note(ParameterFit& fit, const std::string& note) { fit.note += (fit.note.empty() ? "" : "; ") + note; }
+
+void fit_memory(const Measurements& m, const FitOptions& opt, Calibration& cal) {
   std::vector<double> x, y;
+  std::map<std::string, size_t> left_out;
   for (const auto& r : m.memory) {
+    if (opt.excludes(r.kernel)) {
+      ++left_out[r.kernel];
+      continue;
+    }
     x.push_back(r.bytes.value);
     y.push_back(r.time.value * cal.device.hbm_bandwidth.value);
   }
-  cal.device.memory = fit_curve(x, y, cal.device.memory, "half_bytes", cal.memory);
-  check_efficiency(m, cal.device.memory, "memory-bound kernels");
+  if (x.empty()) {
+    cal.memory.note = "no memory-bound kernels measured: kept from the base profile";
+  } else {
+    cal.device.memory = fit_curve(x, y, cal.device.memory, "half_bytes", cal.memory);
+    check_efficiency(m, cal.device.memory, "memory-bound kernels");
+  }
+  if (!left_out.empty()) add_note(cal.memory, "left out by --exclude: " + left_out_list(left_out));
 }
 
 void fit_gemm(const Measurements& m, Calibration& cal) {
@@ -122,26 +137,46 @@ void fit_gemm(const Measurements& m, Calibration& cal) {
   check_efficiency(m, cal.device.gemm, "GEMMs");
 }
 
-void fit_attention(const Measurements& m, Calibration& cal) {
+void fit_attention_curve(const std::vector<const AttentionMeasurement*>& usable, FlopsPerSecond peak,
+                         Calibration& cal) {
   bool any_fwd_bwd = false;
-  for (const auto& a : m.attention) any_fwd_bwd = any_fwd_bwd || a.pass == AttentionPass::FWD_BWD;
-  auto peak = cal.device.dense_peak.find(Precision::BF16);
-  if (m.attention.empty() || peak == cal.device.dense_peak.end()) {
-    cal.attention.note = "no attention measured: kept from the base profile";
-    return;
-  }
+  for (const auto* a : usable) any_fwd_bwd = any_fwd_bwd || a->pass == AttentionPass::FWD_BWD;
   std::vector<double> x, y;
-  for (const auto& a : m.attention) {
-    if (any_fwd_bwd && a.pass != AttentionPass::FWD_BWD) continue;
-    x.push_back(a.seq_len);
-    y.push_back(a.time.value * peak->second.value * a.seq_len / a.flops().value);
+  for (const auto* a : usable) {
+    if (any_fwd_bwd && a->pass != AttentionPass::FWD_BWD) continue;
+    x.push_back(a->seq_len);
+    y.push_back(a->time.value * peak.value * a->seq_len / a->flops().value);
   }
   SaturatingCurve base = cal.device.flash_attention.eta_max > 0 ? cal.device.flash_attention : SaturatingCurve{1, 0};
   cal.device.flash_attention = fit_curve(x, y, base, "half_seq_len", cal.attention);
-  if (!any_fwd_bwd)
-    cal.attention.note +=
-        std::string(cal.attention.note.empty() ? "" : "; ") + "no fwd_bwd records: fitted on fwd and bwd together";
-  check_efficiency(m, cal.device.flash_attention, "attention kernels");
+  if (!any_fwd_bwd) add_note(cal.attention, "no fwd_bwd records: fitted on fwd and bwd together");
+}
+
+void fit_attention(const Measurements& m, const FitOptions& opt, Calibration& cal) {
+  std::vector<const AttentionMeasurement*> usable;
+  size_t suite_kernels = 0;
+  std::map<std::string, size_t> left_out;
+  for (const auto& a : m.attention) {
+    if (a.impl_name == kSuiteAttentionImpl)
+      ++suite_kernels;
+    else if (opt.excludes(a.impl_name))
+      ++left_out[a.impl_name];
+    else
+      usable.push_back(&a);
+  }
+  auto peak = cal.device.dense_peak.find(Precision::BF16);
+  if (usable.empty() || peak == cal.device.dense_peak.end()) {
+    cal.attention.note = suite_kernels + left_out.size() == 0
+                             ? "no attention measured: kept from the base profile"
+                             : "no FlashAttention measured: kept from the base profile";
+  } else {
+    fit_attention_curve(usable, peak->second, cal);
+    check_efficiency(m, cal.device.flash_attention, "attention kernels");
+  }
+  if (suite_kernels)
+    add_note(cal.attention, fmt::format("{} records of the suite's own {} kernels left out (not FlashAttention)",
+                                        suite_kernels, kSuiteAttentionImpl));
+  if (!left_out.empty()) add_note(cal.attention, "left out by --exclude: " + left_out_list(left_out));
 }
 
 bool is_in_network(const std::string& algo) {
@@ -297,12 +332,16 @@ void fit_host_copies(const Measurements& m, Calibration& cal) {
 
 }  // namespace
 
-Calibration calibrate(const Measurements& m, const DeviceSpec& base) {
+bool FitOptions::excludes(const std::string& name) const {
+  return std::find(exclude.begin(), exclude.end(), name) != exclude.end();
+}
+
+Calibration calibrate(const Measurements& m, const DeviceSpec& base, const FitOptions& options) {
   Calibration cal;
   cal.device = base;
-  fit_memory(m, cal);  // first: the GEMM fit uses it to leave out memory-bound GEMMs
+  fit_memory(m, options, cal);  // first: the GEMM fit uses it to leave out memory-bound GEMMs
   fit_gemm(m, cal);
-  fit_attention(m, cal);
+  fit_attention(m, options, cal);
   fit_collectives(m, cal);
   fit_host_copies(m, cal);
   return cal;

@@ -63,9 +63,21 @@ struct Calibration {
   std::vector<HostCopyFit> host_copies;
 };
 
+// The suite's own attention kernels (sim/kernels, impl "trainsim-tiled") check
+// correctness at modest speed; they are not FlashAttention and never enter the
+// flash_attention fit (they are still checked).
+inline constexpr const char* kSuiteAttentionImpl = "trainsim-tiled";
+
+struct FitOptions {
+  // Memory-bound kernel names ("rmsnorm_bwd") or attention implementations
+  // left out of the fits (still checked); each fit's note names them.
+  std::vector<std::string> exclude;
+  bool excludes(const std::string& name) const;
+};
+
 // Throws InputError naming the measurements file when the data contradict the
 // base profile (e.g. GEMMs faster than its peak, a ring faster than the line
 // rate).
-Calibration calibrate(const Measurements& m, const DeviceSpec& base);
+Calibration calibrate(const Measurements& m, const DeviceSpec& base, const FitOptions& options = {});
 
 }  // namespace sim

@@ -55,11 +55,13 @@ int calibrate(const CalibrateArgs& a) {
     const DeviceSpec d = a.device.empty() ? base : DeviceSpec::parse(ParamReader::load_file(file));
     std::printf("profile %s against %s (%s; %zu measurements)\n\n", file.c_str(), m.file.c_str(), m.gpu.c_str(),
                 m.size());
-    std::fputs(error_table(check_profile(m, d)).c_str(), stdout);
+    const CheckResult r = check_profile(m, d);
+    std::fputs(error_table(r).c_str(), stdout);
+    if (!a.csv.empty()) write_file_atomic(a.csv, predictions_csv(r));
     return 0;
   }
 
-  Calibration c = calibrate(m, base);
+  Calibration c = calibrate(m, base, FitOptions{a.exclude});
   std::printf("calibrating %s from %s (%s; %zu measurements)\n\n", base.name.c_str(), m.file.c_str(), m.gpu.c_str(),
               m.size());
   std::printf("fitted parameters (base -> fitted):\n");
@@ -99,7 +101,9 @@ int calibrate(const CalibrateArgs& a) {
           100 * h.rms);
   }
   std::printf("\nfit error (the fitted profile predicting the same measurements):\n");
-  std::fputs(error_table(check_profile(m, c.device)).c_str(), stdout);
+  const CheckResult fit_check = check_profile(m, c.device);
+  std::fputs(error_table(fit_check).c_str(), stdout);
+  if (!a.csv.empty()) write_file_atomic(a.csv, predictions_csv(fit_check));
   if (!a.output.empty()) {
     write_file_atomic(a.output,
                       fitted_profile_json(base_file, c, m,

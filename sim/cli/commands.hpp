@@ -27,6 +27,8 @@ struct CalibrateArgs {
   std::string name;    // name written into the fitted profile; "" = output file's stem
   bool check = false;  // only predict the measurements with `device` and print the errors
   std::string device;  // profile for --check; "" = base
+  std::string csv;     // every prediction as CSV here; "" for none
+  std::vector<std::string> exclude;  // kernels / attention impls left out of the fits
 };
 
 struct SearchArgs {

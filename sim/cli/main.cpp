@@ -47,6 +47,11 @@ int main(int argc, char** argv) {
   k->add_option("--name", cal.name, "name of the fitted profile (default: the output file's name)");
   k->add_flag("--check", cal.check, "do not fit: predict every measurement with a profile and print the errors");
   k->add_option("--device", cal.device, "profile to check (default: the base profile)");
+  k->add_option("--exclude", cal.exclude,
+                "leave these memory-bound kernels or attention implementations out of the fits (still checked), "
+                "e.g. --exclude rmsnorm_bwd,layernorm_bwd")
+      ->delimiter(',');
+  k->add_option("--csv", cal.csv, "write every prediction (measured, predicted, error) as CSV here");
   std::vector<std::string> shape_configs;
   auto* sh = app.add_subcommand("shapes", "list the GEMM and attention shapes of scenarios, for the kernel suite");
   sh->add_option("configs", shape_configs, "scenario JSON files")->required();

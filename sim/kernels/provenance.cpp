@@ -3,6 +3,7 @@
 #include <cublasLt.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -19,14 +20,18 @@ namespace {
 // CUDA encodes versions as major*1000 + minor*10.
 std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
-// The kernel driver's release ("580.95.05") from /proc; NVML is not part of the toolkit.
+// The kernel driver's release ("580.95.05") from /proc, the first dotted number of
+// "NVRM version: NVIDIA UNIX [Open] Kernel Module [for x86_64]  580.159.04  Release Build ...";
+// NVML is not part of the toolkit.
 std::string driver_release() {
   std::ifstream f("/proc/driver/nvidia/version");
   std::string line;
   if (!f || !std::getline(f, line)) return "";
   std::istringstream words(line);
-  for (std::string w, prev; words >> w; prev = w)
-    if (prev == "Module") return w;
+  for (std::string w; words >> w;)
+    if (std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos &&
+        w.find_first_not_of("0123456789.") == std::string::npos)
+      return w;
   return "";
 }
 
