@@ -339,6 +339,7 @@ bool FitOptions::excludes(const std::string& name) const {
 Calibration calibrate(const Measurements& m, const DeviceSpec& base, const FitOptions& options) {
   Calibration cal;
   cal.device = base;
+  cal.excluded = options.exclude;
   fit_memory(m, options, cal);  // first: the GEMM fit uses it to leave out memory-bound GEMMs
   fit_gemm(m, cal);
   fit_attention(m, options, cal);

@@ -61,6 +61,7 @@ struct Calibration {
   ParameterFit gemm, memory, attention, collectives;
   std::vector<RegimeFit> regimes;
   std::vector<HostCopyFit> host_copies;
+  std::vector<std::string> excluded;  // FitOptions::exclude, recorded in the fitted profile
 };
 
 // The suite's own attention kernels (sim/kernels, impl "trainsim-tiled") check

@@ -76,6 +76,7 @@ std::string fitted_profile_json(const std::string& base_file, const Calibration&
   json cal;
   cal["measurements"] = m.file;
   cal["provenance"] = json::parse(m.provenance_json);
+  if (!c.excluded.empty()) cal["excluded_from_fits"] = c.excluded;
   if (m.scale_up_bandwidth.value > 0)
     cal["scale_up_bandwidth"] = fmt::format("{:.6g} GB/s", m.scale_up_bandwidth.value / 1e9);
   json regimes = json::array();

@@ -64,9 +64,9 @@ if cmp -s "$work/fit1.json" "$work/fit2.json" && cmp -s <(grep -v '^wrote' "$wor
 else
   fail "determinism" "two fits of the same file differ"
 fi
-# The shipped A100 profile is itself this fit (GEMM and NCCL), so the run check fits GEMMs 25 %
-# slower than published (every GEMM rate x 0.8): trainsim run must then use the fitted profile and
-# give a longer step than the shipped one.
+# The run check fits GEMMs 25 % slower than published (every GEMM rate x 0.8; the fit then lands
+# below the shipped A100 GEMM efficiency): trainsim run must use the fitted profile and give a
+# longer step than the shipped one.
 python3 - "$work/slow.json" <<'PY'
 import json, sys
 d = json.load(open("calibration/published/a100-sxm-80gb.json"))

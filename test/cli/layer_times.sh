@@ -11,8 +11,8 @@
 #   selective + sequence par.     7.2     13.1
 #
 # A layer's time is read off the trace: (task time with 16 layers - with 8 layers) / 8, so the
-# embedding, the loss and the optimizer cancel. Checked: each time within 12 % (the profiles are
-# 6-10 % fast per layer today: README "Validation"), and the differences the paper measures more
+# embedding, the loss and the optimizer cancel. Checked: each time within 12 % (−0.3…+4.9 % since
+# the A100 GEMM level follows the H200 measurement: README "Validation"), and the differences the paper measures more
 # tightly: full recompute adds a forward to the backward (19.5 - 11.9 = 7.6 ms, within 10 %);
 # sequence parallelism saves 0.5 ms of forward (within 20 %).
 #

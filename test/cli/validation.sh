@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # The published A100 table (../shared/validation/published-a100.json: Narayanan et al. 2021
 # Table 1, Korthikanti et al. 2022 Table 5) through `trainsim validate`, checked against the
-# issue's criteria that the simulator meets today, so that they stay met: every one of the 18 rows
-# within 20 % of its published step time, and the Korthikanti group's mean absolute percentage
-# error at most 10 %. The errors are recomputed here from the printed rows (not taken from
-# trainsim's own summary), and the summary must agree with them. The Narayanan group (12.1 % when
-# this test was written; README "Validation") is printed, not asserted: its 10 % target is open.
+# issue's criteria, so that they stay met: every one of the 18 rows within 20 % of its published
+# step time, and each group's mean absolute percentage error at most 10 %. The errors are
+# recomputed here from the printed rows (not taken from trainsim's own summary), and the summary
+# must agree with them.
 #
 # Usage: bash validation.sh TRAINSIM REPO
 set -u
@@ -41,13 +40,11 @@ for group, errs in sorted(groups.items()):
     mape = 100 * sum(errs) / len(errs)
     printed = next((float(m.group(1)) for l in out if (m := re.match(rf"^{group}\s+MAPE\s+([\d.]+)%", l))), None)
     check(printed is not None and abs(printed - mape) < 0.15, f"{group}: printed MAPE {printed} % = {mape:.2f} % recomputed")
-    if group == "korthikanti-2022-table5":
-        check(mape <= 10.0, f"{group}: MAPE {mape:.1f} % (at most 10 %)")
-    else:
-        print(f"info {group}: MAPE {mape:.1f} % (target 10 %, open)")
+    check(mape <= 10.0, f"{group}: MAPE {mape:.1f} % (at most 10 %)")
+check(sorted(groups) == ["korthikanti-2022-table5", "narayanan-2021-table1"], f"both groups present ({sorted(groups)})")
 PY
 while IFS= read -r line; do
-  case "$line" in "ok   "*) pass "${line#ok   }" ;; "info "*) echo "$line" ;; *) fail "${line#FAIL }" "(above)" ;; esac
+  case "$line" in "ok   "*) pass "${line#ok   }" ;; *) fail "${line#FAIL }" "(above)" ;; esac
 done <"$work/checks"
 
 echo "$passed passed, $failed failed"

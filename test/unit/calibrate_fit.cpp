@@ -176,3 +176,38 @@ TEST_CASE(
   CHECK(c.device.gemm.at(F) * 989e12 == Approx(700e12).epsilon(1e-9));
   CHECK_THAT(c.gemm.note, Catch::Contains("half_flops kept from the base profile (1 distinct size)"));
 }
+
+TEST_CASE("records left out of the fits do not move them: --exclude names and the suite's own attention kernels") {
+  const Truth t;
+  Synth clean = synthesize(t, 0.0, 1);
+  Synth mixed = synthesize(t, 0.0, 1);
+  // Five times too slow: a badly written norm kernel and the suite's reference attention.
+  size_t slow_kernels = 0;
+  for (double bytes = 65536; bytes <= 4.3e9; bytes *= 4, ++slow_kernels) {
+    const double slow = 5 * bytes / (3350e9 * t.mem_eta * bytes / (bytes + t.mem_half));
+    mixed.m.memory.push_back({{}, "rmsnorm_bwd", Bytes(bytes), Seconds(slow)});
+  }
+  for (auto a : clean.m.attention) {
+    a.impl_name = kSuiteAttentionImpl;
+    a.time = a.time * 5.0;
+    mixed.m.attention.push_back(a);
+  }
+  const Calibration want = calibrate(clean.m, clean.base);
+  const Calibration got = calibrate(mixed.m, mixed.base, FitOptions{{"rmsnorm_bwd"}});
+  CHECK(got.device.memory.eta_max == Approx(want.device.memory.eta_max).epsilon(1e-9));
+  CHECK(got.device.memory.x_half == Approx(want.device.memory.x_half).epsilon(1e-9));
+  CHECK(got.device.flash_attention.eta_max == Approx(want.device.flash_attention.eta_max).epsilon(1e-9));
+  CHECK_THAT(got.memory.note,
+             Catch::Contains("left out by --exclude: rmsnorm_bwd (" + std::to_string(slow_kernels) + ")"));
+  CHECK_THAT(got.attention.note, Catch::Contains("records of the suite's own trainsim-tiled kernels left out"));
+  CHECK(got.excluded == std::vector<std::string>{"rmsnorm_bwd"});
+  // Without --exclude the slow kernel drags the memory fit down (by more than 5 %).
+  CHECK(calibrate(mixed.m, mixed.base).device.memory.eta_max < 0.95 * want.device.memory.eta_max);
+  // Only the suite's attention measured: the base profile's curve is kept, and the note says why.
+  Synth suite_only = synthesize(t, 0.0, 1);
+  for (auto& a : suite_only.m.attention) a.impl_name = kSuiteAttentionImpl;
+  const Calibration kept = calibrate(suite_only.m, suite_only.base);
+  CHECK_FALSE(kept.attention.fitted);
+  CHECK(kept.device.flash_attention.eta_max == suite_only.base.flash_attention.eta_max);
+  CHECK_THAT(kept.attention.note, Catch::Contains("no FlashAttention measured"));
+}

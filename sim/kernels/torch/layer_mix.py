@@ -123,7 +123,7 @@ def main():
         flops = 2 * m * n * k
         for algo, tm in (("isolated", isolated[name]), ("in_layer", in_layer[name])):
             records.append({"m": m, "n": n, "k": k, "batch": 1, "dtype": "bf16", "layout": "NT", "algo": algo,
-                            "op": name, "time": "%.3f us" % (tm * 1e6), "reps": REPS})
+                            "note": name, "time": "%.3f us" % (tm * 1e6), "reps": REPS})
         print(f"layer_mix: {name} {m}x{n}x{k}: isolated {flops / isolated[name] / 1e12:.1f} TFLOP/s, in layer "
               f"{flops / in_layer[name] / 1e12:.1f} TFLOP/s (in/iso time {in_layer[name] / isolated[name]:.3f})",
               file=sys.stderr)
