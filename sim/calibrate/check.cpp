@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/calibrate/fit.hpp"
 #include "sim/cost/compute_model.hpp"
 
 namespace sim {
@@ -54,7 +55,13 @@ CheckResult check_profile(const Measurements& m, const DeviceSpec& d) {
       skip("collectives: the file gives no scale_up_bandwidth");
       continue;
     }
-    Seconds t = ring_time_idle(c.op, c.bytes, c.ranks, m.scale_up_bandwidth, false, d.collectives);
+    const bool nvls = is_nvls_all_reduce(c);
+    if (nvls && d.collectives.nvls_efficiency <= 0) {
+      skip("NVLS all-reduces: the profile has no NVLS constants");
+      continue;
+    }
+    const CollectiveAlgo algo = nvls ? CollectiveAlgo::NVLS : CollectiveAlgo::RING;
+    Seconds t = collective_time_idle(algo, c.op, c.bytes, c.ranks, m.scale_up_bandwidth, false, d.collectives);
     r.predictions.push_back(
         {fmt::format("{} n={} {}", to_string(c.op), c.ranks, c.algo), format_bytes(c.bytes), c.at, c.time, t});
   }

@@ -179,6 +179,17 @@ void fit_attention(const Measurements& m, const FitOptions& opt, Calibration& ca
   if (!left_out.empty()) add_note(cal.attention, "left out by --exclude: " + left_out_list(left_out));
 }
 
+}  // namespace
+
+bool is_nvls_all_reduce(const CollectiveMeasurement& c) {
+  std::string a;
+  for (char ch : c.algo) a += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return c.op == CollectiveKind::ALL_REDUCE && a.find("nvls") != std::string::npos &&
+         a.find("tree") == std::string::npos;
+}
+
+namespace {
+
 bool is_in_network(const std::string& algo) {
   std::string a;
   for (char ch : algo) a += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -306,6 +317,47 @@ void fit_collectives(const Measurements& m, Calibration& cal) {
   cal.collectives.rms = rms;
 }
 
+// NVLS all-reduces (one node, algo naming NVLS but not NVLSTree): t = nvls_latency + S / (L * eff)
+// on the bandwidth regime of each group, after the same alpha-beta report as the rings.
+void fit_nvls(const Measurements& m, Calibration& cal) {
+  std::map<int64_t, std::vector<const CollectiveMeasurement*>> groups;
+  for (const auto& c : m.collectives)
+    if (is_nvls_all_reduce(c)) groups[c.ranks].push_back(&c);
+  const double L = m.scale_up_bandwidth.value;
+  if (groups.empty()) {
+    cal.nvls.note = "no NVLS all-reduce measured: kept from the base profile";
+    return;
+  }
+  std::vector<std::vector<double>> rows;
+  std::vector<double> t;
+  for (const auto& [ranks, g] : groups) {
+    auto regimes = fit_regimes(g);
+    for (const auto* c : g) {
+      if (c->bytes < regimes.back().from) continue;
+      rows.push_back({1.0, L > 0 ? c->bytes.value / L : 0.0});
+      t.push_back(c->time.value);
+    }
+  }
+  if (L <= 0) {
+    cal.nvls.note = "no scale_up_bandwidth in the file: kept from the base profile";
+    return;
+  }
+  auto c = fit_relative(rows, t, {}, &cal.nvls.rms);
+  if (c[0] < 0) {
+    c = fit_relative(rows, t, {0.0, -1.0}, &cal.nvls.rms);
+    cal.nvls.note = "NVLS latency fitted negative: set to 0";
+  }
+  if (!(c[1] > 0))
+    contradicts(m, "NVLS all-reduce times do not grow with size", "times that grow with the message size");
+  if (1.0 / c[1] > 1.0)
+    contradicts(m, fmt::format("NVLS all-reduces move {:.0f}% of the scale-up line rate per GPU", 100 / c[1]),
+                "at most 100% (or fix scale_up_bandwidth)");
+  cal.device.collectives.nvls_latency = Seconds(c[0]);
+  cal.device.collectives.nvls_efficiency = 1.0 / c[1];
+  cal.nvls.fitted = true;
+  cal.nvls.points = rows.size();
+}
+
 void fit_host_copies(const Measurements& m, Calibration& cal) {
   std::map<std::pair<std::string, bool>, std::vector<const HostCopyMeasurement*>> groups;
   for (const auto& h : m.host_copy) groups[{h.direction, h.pinned}].push_back(&h);
@@ -344,6 +396,7 @@ Calibration calibrate(const Measurements& m, const DeviceSpec& base, const FitOp
   fit_gemm(m, cal);
   fit_attention(m, options, cal);
   fit_collectives(m, cal);
+  fit_nvls(m, cal);
   fit_host_copies(m, cal);
   return cal;
 }

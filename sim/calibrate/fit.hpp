@@ -58,7 +58,7 @@ struct HostCopyFit {  // t = alpha + bytes / bandwidth
 
 struct Calibration {
   DeviceSpec device;  // the base profile with every fitted parameter replaced
-  ParameterFit gemm, memory, attention, collectives;
+  ParameterFit gemm, memory, attention, collectives, nvls;
   std::vector<RegimeFit> regimes;
   std::vector<HostCopyFit> host_copies;
   std::vector<std::string> excluded;  // FitOptions::exclude, recorded in the fitted profile
@@ -68,6 +68,10 @@ struct Calibration {
 // correctness at modest speed; they are not FlashAttention and never enter the
 // flash_attention fit (they are still checked).
 inline constexpr const char* kSuiteAttentionImpl = "trainsim-tiled";
+
+// An all-reduce measured with NVLink SHARP inside one node (algo "NVLS", not "NVLSTree"): what
+// the profile's nvls_* constants describe and `calibrate` fits.
+bool is_nvls_all_reduce(const CollectiveMeasurement& c);
 
 struct FitOptions {
   // Memory-bound kernel names ("rmsnorm_bwd") or attention implementations

@@ -73,6 +73,13 @@ std::string fitted_profile_json(const std::string& base_file, const Calibration&
               fit_source(form, c.collectives, m));
     p["collectives"]["scale_up_efficiency"] = entry(sig(k.scale_up_efficiency), fit_source(form, c.collectives, m));
   }
+  if (c.nvls.fitted) {
+    const char* form = "t = nvls_latency + S / (L * nvls_efficiency) over NVLS all-reduces";
+    const auto& k = d.collectives;
+    p["collectives"]["nvls_efficiency"] = entry(sig(k.nvls_efficiency), fit_source(form, c.nvls, m));
+    p["collectives"]["nvls_latency"] =
+        entry(fmt::format("{:.4g} us", std::max(k.nvls_latency.value, 1e-9) * 1e6), fit_source(form, c.nvls, m));
+  }
   json cal;
   cal["measurements"] = m.file;
   cal["provenance"] = json::parse(m.provenance_json);

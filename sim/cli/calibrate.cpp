@@ -80,6 +80,13 @@ int calibrate(const CalibrateArgs& a) {
   } else {
     std::printf("  %-16s kept: %s\n", "collectives", c.collectives.note.c_str());
   }
+  if (c.nvls.fitted)
+    std::printf("  %-16s latency %.3g -> %.3g us, efficiency %.3f -> %.3f  (%zu points, rms %.1f%%)%s%s\n", "nvls",
+                base.collectives.nvls_latency.value * 1e6, c.device.collectives.nvls_latency.value * 1e6,
+                base.collectives.nvls_efficiency, c.device.collectives.nvls_efficiency, c.nvls.points, 100 * c.nvls.rms,
+                c.nvls.note.empty() ? "" : "; ", c.nvls.note.c_str());
+  else
+    std::printf("  %-16s kept: %s\n", "nvls", c.nvls.note.c_str());
   if (!c.regimes.empty()) {
     std::printf(
         "\ncollectives, alpha-beta per size regime (t = alpha + "

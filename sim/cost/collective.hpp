@@ -1,4 +1,5 @@
-// Collectives as NCCL's ring algorithm runs them (calibration.md §1.1).
+// Collectives as NCCL runs them (calibration.md §1.1): the ring algorithm, and NVLink SHARP
+// (NVLS) for all-reduces inside an NVSwitch domain that has it.
 //
 // For a group of n ranks and a buffer of S bytes (the per-rank buffer for all-reduce; the whole
 // gathered/scattered buffer for all-gather and reduce-scatter), in the ring's steady state every
@@ -45,5 +46,26 @@ Seconds collective_latency(CollectiveKind kind, int64_t n, bool scale_out, const
 // `link_bandwidth` is the nominal per-rank line rate; the tier's efficiency is applied here.
 Seconds ring_time_idle(CollectiveKind kind, Bytes buffer, int64_t n, BytesPerSecond link_bandwidth, bool scale_out,
                        const CollectiveConstants& c);
+
+// NVLS (NCCL's default all-reduce on Hopper NVSwitch nodes since 2.17): every GPU writes its
+// buffer into the switch, which reduces it, and reads the result back, so each GPU's link
+// carries S each way once -- against 2(n-1)/n * S for the ring -- at its own achieved fraction
+// of the line rate; the latency is one fixed term (NCCL tuning.cc: NVLS Simple, NVLink 25 us).
+//   t = nvls_latency + S / (B * nvls_efficiency)
+enum class CollectiveAlgo { RING, NVLS };
+const char* to_string(CollectiveAlgo a);
+
+// NCCL's choice: NVLS for an all-reduce of two or more ranks that stays in one node when
+// `nvls` (ClusterSpec::nvls()), the ring otherwise.
+CollectiveAlgo choose_algo(CollectiveKind kind, int64_t n, bool scale_out, bool nvls);
+
+// What each member sends on its link, counted for links that run at the tier's ring efficiency
+// (as the engine's platform and the estimator price them): the ring's bytes_per_rank, or for
+// NVLS the buffer scaled by scale_up_efficiency / nvls_efficiency, which then takes exactly
+// S / (B * nvls_efficiency).
+Bytes link_bytes(CollectiveAlgo a, CollectiveKind kind, Bytes buffer, int64_t n, const CollectiveConstants& c);
+Seconds algo_latency(CollectiveAlgo a, CollectiveKind kind, int64_t n, bool scale_out, const CollectiveConstants& c);
+Seconds collective_time_idle(CollectiveAlgo a, CollectiveKind kind, Bytes buffer, int64_t n,
+                             BytesPerSecond link_bandwidth, bool scale_out, const CollectiveConstants& c);
 
 }  // namespace sim

@@ -96,12 +96,16 @@ struct Replay {
         if (collective_cost.count(key)) continue;
         const auto& group = groups[int(use.group)];
         const int64_t n = static_cast<int64_t>(group.size());
+        const bool out = crosses_nodes(group);
+        const CollectiveAlgo algo = choose_algo(use.kind, n, out, s.cluster.nvls());
+        const auto& k = s.cluster.device.collectives;
         double begin = sg4::Engine::get_clock();
         std::vector<sg4::CommPtr> comms;
-        ring_flows(group, ring_cost(use.kind, use.bytes, n).bytes_per_rank, comms);
+        // NVLS flows: each member's link carries the (scaled) buffer up and down once, which a
+        // ring of flows reproduces on the star's per-GPU ports.
+        ring_flows(group, link_bytes(algo, use.kind, use.bytes, n, k), comms);
         sg4::Comm::wait_all(comms);
-        collective_cost[key] = sg4::Engine::get_clock() - begin +
-                               collective_latency(use.kind, n, crosses_nodes(group), s.cluster.device.collectives).value;
+        collective_cost[key] = sg4::Engine::get_clock() - begin + algo_latency(algo, use.kind, n, out, k).value;
       }
   }
 
@@ -113,8 +117,12 @@ struct Replay {
       for (int64_t t = 0; t < s.plan.tp; ++t) {
         std::vector<int64_t> members;
         for (int64_t d = 0; d < s.plan.dp; ++d) members.push_back(place.gpu({t, c, r, d}));
-        out = out || crosses_nodes(members);
-        ring_flows(members, ring_cost(CollectiveKind::ALL_REDUCE, buffer, s.plan.dp).bytes_per_rank, comms);
+        const bool leaves = crosses_nodes(members);
+        out = out || leaves;
+        const CollectiveAlgo algo = choose_algo(CollectiveKind::ALL_REDUCE, s.plan.dp, leaves, s.cluster.nvls());
+        ring_flows(members,
+                   link_bytes(algo, CollectiveKind::ALL_REDUCE, buffer, s.plan.dp, s.cluster.device.collectives),
+                   comms);
       }
     return out;
   }
@@ -124,8 +132,9 @@ struct Replay {
     const bool out = launch_dp(r, buffer, in_flight);  // a zero buffer only tells which tier the rings use
     sg4::Comm::wait_all(in_flight);
     in_flight.clear();
+    const CollectiveAlgo algo = choose_algo(CollectiveKind::ALL_REDUCE, s.plan.dp, out, s.cluster.nvls());
     sg4::this_actor::sleep_for(
-        collective_latency(CollectiveKind::ALL_REDUCE, s.plan.dp, out, s.cluster.device.collectives).value);
+        algo_latency(algo, CollectiveKind::ALL_REDUCE, s.plan.dp, out, s.cluster.device.collectives).value);
   }
 
   // Runs a task's kernels; with overlapped gradient buckets, in one piece per bucket, starting

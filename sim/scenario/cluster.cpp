@@ -32,10 +32,11 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   if (c.gpus < c.gpus_per_node) c.gpus_per_node = c.gpus;
 
   auto up = r.at("scale_up");
-  up.expect_keys({"kind", "bandwidth", "latency"});
+  up.expect_keys({"kind", "bandwidth", "latency", "nvls"});
   c.scale_up.kind = up.at("kind").as_choice({"nvswitch"});
   c.scale_up.bandwidth = up.at("bandwidth").as_bandwidth();
   if (auto l = up.find("latency")) c.scale_up.latency = l->as_seconds();
+  if (auto v = up.find("nvls")) c.scale_up.nvls = v->as_bool();
 
   auto out = r.at("scale_out");
   out.expect_keys({"kind", "nics_per_node", "nic_bandwidth", "oversubscription", "pod_gpus", "latency"});

@@ -23,6 +23,7 @@ struct ScaleUp {
   std::string kind = "nvswitch";
   BytesPerSecond bandwidth;  // per GPU per direction
   Seconds latency;
+  bool nvls = true;  // use NVLink SHARP where the device has it (false: NCCL_NVLS_ENABLE=0)
 };
 
 struct ScaleOut {
@@ -43,6 +44,8 @@ struct ClusterSpec {
   ScaleOut scale_out;
 
   int64_t nodes() const { return gpus / gpus_per_node; }
+  // Whether all-reduces inside a node run as NVLS (the device supports it and it is not disabled).
+  bool nvls() const { return scale_up.nvls && device.collectives.nvls_efficiency > 0; }
 
   // `r` is the cluster object (inline, or a named file already loaded); `data_dir` resolves
   // device names to topologies/devices/<name>.json.

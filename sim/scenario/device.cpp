@@ -65,12 +65,18 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
   }
   auto c = r.at("collectives");
   c.expect_keys({"base_latency", "scale_up_step_latency", "scale_out_step_latency", "scale_up_efficiency",
-                 "scale_out_efficiency"});
+                 "scale_out_efficiency", "nvls_efficiency", "nvls_latency"});
   d.collectives.base_latency = c.at("base_latency").as_seconds();
   d.collectives.scale_up_step_latency = c.at("scale_up_step_latency").as_seconds();
   d.collectives.scale_out_step_latency = c.at("scale_out_step_latency").as_seconds();
   d.collectives.scale_up_efficiency = c.at("scale_up_efficiency").as_fraction();
   d.collectives.scale_out_efficiency = c.at("scale_out_efficiency").as_fraction();
+  if (auto e = c.find("nvls_efficiency")) {
+    d.collectives.nvls_efficiency = e->as_fraction();
+    d.collectives.nvls_latency = c.at("nvls_latency").as_seconds();
+  } else if (auto l = c.find("nvls_latency")) {
+    l->fail("is given without nvls_efficiency", "both nvls_efficiency and nvls_latency, or neither");
+  }
   return d;
 }
 

@@ -35,6 +35,11 @@ struct CollectiveConstants {
   Seconds scale_out_step_latency; // per algorithm step over the network
   double scale_up_efficiency = 1.0;
   double scale_out_efficiency = 1.0;
+  // NVLink SHARP (NVLS): the NVSwitch reduces an all-reduce in the network, so each GPU sends
+  // and receives the buffer once (not 2(n-1)/n of it). 0 when the GPU/NVSwitch generation has
+  // none (A100). Achieved fraction of the scale-up line rate, and the fixed latency.
+  double nvls_efficiency = 0.0;
+  Seconds nvls_latency;
 };
 
 struct DeviceSpec {

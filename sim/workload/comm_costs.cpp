@@ -17,7 +17,7 @@ Seconds CommCosts::group_collective(CommGroup group, CollectiveKind kind, Bytes 
   const RankCoord last = group == CommGroup::TP ? RankCoord{n - 1, 0, 0, 0} : RankCoord{0, n - 1, 0, 0};
   const bool out = !place_.same_node(place_.gpu({0, 0, 0, 0}), place_.gpu(last));
   BytesPerSecond bw = out ? c.scale_out.nic_bandwidth : c.scale_up.bandwidth;
-  return ring_time_idle(kind, buffer, n, bw, out, c.device.collectives);
+  return collective_time_idle(choose_algo(kind, n, out, c.nvls()), kind, buffer, n, bw, out, c.device.collectives);
 }
 
 Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
@@ -50,7 +50,9 @@ Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {
 
 Seconds CommCosts::dp_latency(int64_t rank) const {
   if (s_.plan.dp <= 1) return Seconds(0);
-  return collective_latency(CollectiveKind::ALL_REDUCE, s_.plan.dp, dp_crosses_nodes(rank), s_.cluster.device.collectives);
+  const bool out = dp_crosses_nodes(rank);
+  return algo_latency(choose_algo(CollectiveKind::ALL_REDUCE, s_.plan.dp, out, s_.cluster.nvls()),
+                      CollectiveKind::ALL_REDUCE, s_.plan.dp, out, s_.cluster.device.collectives);
 }
 
 Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {
@@ -59,7 +61,10 @@ Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {
   const auto& c = s_.cluster;
   const auto& k = c.device.collectives;
   RingCost ring = ring_cost(CollectiveKind::ALL_REDUCE, buffer, n);
-  if (!dp_crosses_nodes(rank)) return ring.bytes_per_rank / (c.scale_up.bandwidth * k.scale_up_efficiency);
+  if (!dp_crosses_nodes(rank)) {
+    const CollectiveAlgo a = choose_algo(CollectiveKind::ALL_REDUCE, n, false, c.nvls());
+    return link_bytes(a, CollectiveKind::ALL_REDUCE, buffer, n, k) / (c.scale_up.bandwidth * k.scale_up_efficiency);
+  }
   // NCCL runs one ring channel per member on a node, each leaving the node through a different
   // NIC: 1/m of the traffic crosses each member's NIC, (m-1)/m stays on NVLink.
   const double m = static_cast<double>(dp_members_per_node(rank));

@@ -123,6 +123,8 @@ case("layers-per-stage-object", "/parallelism/layers_per_stage", "is object (exp
 # --- quantities --------------------------------------------------------------------------------
 case("unit-does-not-parse", "/cluster/scale_up/bandwidth", "'300 GB/parsec' does not parse",
      put("cluster.scale_up.bandwidth", "300 GB/parsec"))
+case("nvls-not-bool", "/cluster/scale_up/nvls", "is string (expected true or false)",
+     put("cluster.scale_up.nvls", "yes"))
 case("zero-bandwidth", "/cluster/scale_up/bandwidth", "'0 GB/s' is not positive",
      put("cluster.scale_up.bandwidth", "0 GB/s"))
 case("negative-bandwidth", "/cluster/scale_out/nic_bandwidth", "'-200 Gb/s' is not positive",

@@ -211,3 +211,33 @@ TEST_CASE("records left out of the fits do not move them: --exclude names and th
   CHECK(kept.device.flash_attention.eta_max == suite_only.base.flash_attention.eta_max);
   CHECK_THAT(kept.attention.note, Catch::Contains("no FlashAttention measured"));
 }
+
+TEST_CASE("NVLS all-reduces fit the profile's nvls constants and are checked with the NVLS closed form") {
+  // t = nvls_latency + S / (L * nvls_efficiency) (cost/collective.hpp), 0.5 % noise, 8 GPUs.
+  const double lat = 21e-6, eff = 0.63, L = 450e9;
+  Synth s = synthesize(Truth{}, 0.0, 1);
+  auto rng = make_stream(7, "calibrate-nvls-test");
+  std::normal_distribution<double> gauss(0.0, 0.005);
+  for (double bytes = 1 << 20; bytes <= 8.6e9; bytes *= 2)
+    s.m.collectives.push_back({{},
+                               CollectiveKind::ALL_REDUCE,
+                               8,
+                               Bytes(bytes),
+                               "NVLS",
+                               Seconds((lat + bytes / (L * eff)) * (1 + gauss(rng)))});
+  const Calibration c = calibrate(s.m, s.base);
+  REQUIRE(c.nvls.fitted);
+  CHECK(c.device.collectives.nvls_efficiency == Approx(eff).epsilon(0.01));
+  CHECK(c.device.collectives.nvls_latency.value == Approx(lat).epsilon(0.05));
+  CHECK_THAT(c.collectives.note, Catch::Contains("in-network (NVLS/CollNet) records left out of the ring fit"));
+  s.m.provenance_json = R"({"gpu": "synthetic"})";
+  const std::string json = fitted_profile_json(kBase, c, s.m, "fitted");
+  CHECK_THAT(json, Catch::Contains("\"nvls_efficiency\"") && Catch::Contains("over NVLS all-reduces"));
+  size_t nvls_rows = 0;
+  for (const auto& p : check_profile(s.m, c.device).predictions)
+    if (p.kernel_class == "all-reduce n=8 NVLS") {
+      ++nvls_rows;
+      CHECK(std::fabs(p.error()) < 0.03);
+    }
+  CHECK(nvls_rows == 14);
+}

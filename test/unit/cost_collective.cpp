@@ -122,3 +122,52 @@ TEST_CASE("the A100 FlashAttention curve reproduces FlashAttention-2's published
     CHECK(fwd.value * 3.5 / t / 1e12 == Approx(row.tflops).epsilon(0.05));
   }
 }
+
+TEST_CASE("NCCL's algorithm choice: NVLS only for an all-reduce of 2+ ranks inside one NVLS node", "[cost]") {
+  using K = CollectiveKind;
+  CHECK(choose_algo(K::ALL_REDUCE, 8, false, true) == CollectiveAlgo::NVLS);
+  CHECK(choose_algo(K::ALL_REDUCE, 2, false, true) == CollectiveAlgo::NVLS);
+  CHECK(choose_algo(K::ALL_REDUCE, 1, false, true) == CollectiveAlgo::RING);  // nothing to reduce
+  CHECK(choose_algo(K::ALL_REDUCE, 8, true, true) == CollectiveAlgo::RING);  // leaves the node (NVLSTree: not modelled)
+  CHECK(choose_algo(K::ALL_REDUCE, 8, false, false) == CollectiveAlgo::RING);  // A100, or disabled
+  for (K k : {K::ALL_GATHER, K::REDUCE_SCATTER, K::ALL_TO_ALL, K::SEND_RECV})
+    CHECK(choose_algo(k, 8, false, true) == CollectiveAlgo::RING);
+}
+
+TEST_CASE("NVLS all-reduce: t = latency + S/(B*eff); its link bytes price to the same time at ring efficiency",
+          "[cost]") {
+  CollectiveConstants c;
+  c.scale_up_efficiency = 0.8;
+  c.nvls_efficiency = 0.6;
+  c.nvls_latency = Seconds(25e-6);
+  const double S = 1 << 30, B = 450e9;
+  const Bytes buffer(S);
+  CHECK(collective_time_idle(CollectiveAlgo::NVLS, CollectiveKind::ALL_REDUCE, buffer, 8, BytesPerSecond(B), false, c)
+            .value == Approx(25e-6 + S / (B * 0.6)).epsilon(1e-12));
+  // The engine and the estimator put link_bytes on links running at B * scale_up_efficiency.
+  const Bytes wire = link_bytes(CollectiveAlgo::NVLS, CollectiveKind::ALL_REDUCE, buffer, 8, c);
+  CHECK(wire.value / (B * 0.8) == Approx(S / (B * 0.6)).epsilon(1e-12));
+  CHECK(algo_latency(CollectiveAlgo::NVLS, CollectiveKind::ALL_REDUCE, 8, false, c).value == 25e-6);
+  // Ring: unchanged from ring_cost / ring_time_idle.
+  CHECK(link_bytes(CollectiveAlgo::RING, CollectiveKind::ALL_REDUCE, buffer, 8, c).value ==
+        ring_cost(CollectiveKind::ALL_REDUCE, buffer, 8).bytes_per_rank.value);
+  CHECK(collective_time_idle(CollectiveAlgo::RING, CollectiveKind::ALL_GATHER, buffer, 8, BytesPerSecond(B), false, c)
+            .value == ring_time_idle(CollectiveKind::ALL_GATHER, buffer, 8, BytesPerSecond(B), false, c).value);
+}
+
+TEST_CASE("the H100 profile gives back the published NVLS and ring all-reduce bus bandwidths on 8 GPUs", "[cost]") {
+  // sjeaugey, NVIDIA/nccl-tests#212: on 8 H100s 'a peak busBw of ~480GB/s' with NVLS, and 370 GB/s
+  // with NCCL_ALGO=RING (450 GB/s line rate). busbw = S/t * 2(n-1)/n (nccl-tests); at 16 GiB the
+  // latency terms are below 0.1 %.
+  const DeviceSpec h100 =
+      DeviceSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/h100-sxm.json"));
+  const double S = 16.0 * (1 << 30), factor = 2.0 * 7 / 8;
+  const BytesPerSecond nvlink4(450e9);
+  const auto busbw = [&](CollectiveAlgo a) {
+    return S /
+           collective_time_idle(a, CollectiveKind::ALL_REDUCE, Bytes(S), 8, nvlink4, false, h100.collectives).value *
+           factor / 1e9;
+  };
+  CHECK(busbw(CollectiveAlgo::NVLS) == Approx(480).epsilon(0.01));
+  CHECK(busbw(CollectiveAlgo::RING) == Approx(370).epsilon(0.01));
+}

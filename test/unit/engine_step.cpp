@@ -32,20 +32,25 @@ struct Setup {
   int64_t gpus_per_node = 8, nics_per_node = 8;
   double oversubscription = 1;
   int64_t pod_gpus = 0;  // 0: one pod
+  const char* cluster = "dgx-a100-superpod";
+  const char* scale_up = "";  // a whole scale_up object to replace the cluster's, or ""
 };
 
 
 // DGX A100 nodes (topologies/dgx-a100-superpod.json) with the shipped A100 profile.
 Scenario scenario(const Setup& u) {
   const std::string pod = u.pod_gpus > 0 ? ", \"pod_gpus\": " + std::to_string(u.pod_gpus) : std::string();
+  const std::string up = *u.scale_up ? std::string(", \"scale_up\": ") + u.scale_up : std::string();
   const std::string text = fill(R"({"kind": "scenario", "name": "engine", "model": "{model}",
-    "cluster": {"from": "dgx-a100-superpod", "gpus": {gpus}, "gpus_per_node": {node},
+    "cluster": {"from": "{cluster}", "gpus": {gpus}, "gpus_per_node": {node}{up},
                 "scale_out": {"kind": "fat-tree", "nics_per_node": {nics}, "nic_bandwidth": "200 Gb/s",
                               "latency": "1 us", "oversubscription": {over}{pod}}},
     "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}},
     "training": {"seq_len": 2048, "global_batch": {B}, "micro_batch": {b}, "recompute": "{recompute}",
                  "precision": "bf16"}})",
                                 {{"model", u.model},
+                                 {"cluster", u.cluster},
+                                 {"up", up},
                                  {"gpus", std::to_string(u.tp * u.pp * u.dp)},
                                  {"node", std::to_string(u.gpus_per_node)},
                                  {"nics", std::to_string(u.nics_per_node)},
@@ -95,6 +100,38 @@ TEST_CASE("an intra-node data-parallel all-reduce takes the ring closed form 2(n
   const EngineResult r = simulate_step(s, p);
   INFO("S = " << S << " B; engine " << r.spans[v].dp << " s, closed form " << expect << " s");
   CHECK(r.spans[v].dp == Approx(expect).epsilon(0.01));
+}
+
+TEST_CASE("an intra-node all-reduce on an H100 NVSwitch node takes the NVLS closed form S/(B*eff_nvls) + latency",
+          "[engine]") {
+  // dp = 8 on one DGX H100: NCCL's default all-reduce there is NVLink SHARP. Each GPU's port
+  // carries the buffer once each way at the profile's NVLS fraction of 450 GB/s, plus NCCL's NVLS
+  // latency and the two port latencies. With "nvls": false the same reduction is the ring's.
+  Setup u;
+  u.model = "gpt-1.7b";
+  u.dp = 8;
+  u.cluster = "dgx-h100-superpod";
+  const Scenario s = scenario(u);
+  REQUIRE(s.cluster.nvls());
+  const Pipeline p = build(s);
+  const size_t v = dp_task(p, 0);
+  const double S = p.graph[v].dp_bytes.value, n = 8;
+  const auto& k = s.cluster.device.collectives;
+  const double B = s.cluster.scale_up.bandwidth.value, port = s.cluster.scale_up.latency.value;
+  const double nvls = S / (B * k.nvls_efficiency) + k.nvls_latency.value + 2 * port;
+  const double ring = 2 * (n - 1) / n * S / (B * k.scale_up_efficiency) + k.base_latency.value +
+                      2 * (n - 1) * k.scale_up_step_latency.value + 2 * port;
+  const EngineResult r = simulate_step(s, p);
+  INFO("S = " << S << " B; engine " << r.spans[v].dp << " s, NVLS closed form " << nvls << " s, ring " << ring);
+  CHECK(r.spans[v].dp == Approx(nvls).epsilon(0.01));
+
+  u.scale_up = R"({"kind": "nvswitch", "bandwidth": "450 GB/s", "latency": "1 us", "nvls": false})";
+  const Scenario off = scenario(u);
+  REQUIRE_FALSE(off.cluster.nvls());
+  const EngineResult r_off = simulate_step(off, build(off));
+  CHECK(r_off.spans[v].dp == Approx(ring).epsilon(0.01));
+  // The published busbw figures behind the two: NVLS ~480 GB/s against the ring's 370 GB/s.
+  CHECK(r_off.spans[v].dp > r.spans[v].dp);
 }
 
 TEST_CASE("engine step time agrees with the idle-network estimate within 2%: quickstart", "[engine]") {
