@@ -7,6 +7,7 @@ a GPT layer (hidden H, FFN 4H, T tokens) two ways on the same GPU:
   isolated: each GEMM 40 times back to back (after a 1 s warm-up of that GEMM), median;
   in_layer: the layer's forward (LayerNorm, QKV, attention, projection, residual, LayerNorm, FC1,
             GeLU, FC2, residual) 40 times, a CUDA event pair around every op, median per op.
+It also times the whole layer forward + backward (autograd) 40 times ("forward_backward_time").
 It writes a measurements file (schema 1, sim/calibrate/measurements.hpp) whose GEMM records carry
 "algo": "isolated" or "in_layer", so `trainsim calibrate --check` predicts both, and prints the
 ratio. Needs PyTorch (a GPU-machine tool, not a trainsim dependency).
@@ -118,6 +119,28 @@ def main():
     layer_s = s.elapsed_time(e) / 1e3 / REPS
     in_layer = {n: median([a.elapsed_time(b) / 1e3 for a, b in v]) for n, v in events.items()}
 
+    # The same layer forward and backward (autograd; weight gradients accumulate as in training).
+    for p in list(w.values()) + [*ln1, *ln2, x]:
+        p.requires_grad_(True)
+    grad = torch.randn(t, h, device=dev, dtype=dt)
+    step = lambda: layer({}).backward(grad)
+    s, e = ev(), ev()
+    s.record()
+    while True:
+        for _ in range(3):
+            step()
+        e.record()
+        e.synchronize()
+        if s.elapsed_time(e) > 1000:
+            break
+    s, e = ev(), ev()
+    s.record()
+    for _ in range(REPS):
+        step()
+    e.record()
+    torch.cuda.synchronize()
+    fwd_bwd_s = s.elapsed_time(e) / 1e3 / REPS
+
     records = []
     for name, (m, n, k) in shape.items():
         flops = 2 * m * n * k
@@ -128,6 +151,7 @@ def main():
               f"{flops / in_layer[name] / 1e12:.1f} TFLOP/s (in/iso time {in_layer[name] / isolated[name]:.3f})",
               file=sys.stderr)
     ops = ", ".join(f"{n} {v * 1e6:.1f} us" for n, v in in_layer.items())
+    print(f"layer_mix: layer forward+backward {fwd_bwd_s * 1e3:.3f} ms", file=sys.stderr)
     print(f"layer_mix: layer forward {layer_s * 1e3:.3f} ms (sum of ops {sum(in_layer.values()) * 1e3:.3f} ms): {ops}",
           file=sys.stderr)
     prov = {"gpu": torch.cuda.get_device_name(0), "source": "sim/kernels/torch/layer_mix.py (PyTorch)",
@@ -135,6 +159,7 @@ def main():
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "git_commit": a.git_commit, "groups": "gemm",
             "layer": {"hidden": h, "tokens": t, "seq_len": seq, "heads": heads, "forward_time": "%.3f us" % (layer_s * 1e6),
+                      "forward_backward_time": "%.3f us" % (fwd_bwd_s * 1e6),
                       "op_times": {n: "%.3f us" % (v * 1e6) for n, v in in_layer.items()}},
             "method": f"isolated: >= 1 s warm-up per GEMM, then {REPS} event pairs, median; in_layer: >= 1 s of layers, "
                       f"then {REPS} layer forwards with an event pair per op, median per op"}
