@@ -72,6 +72,7 @@ bad "different GPUs" "other-gpu.json: /provenance/gpu: 'NVIDIA H100 80GB HBM3' d
 bad "not a measurements file" "not-measurements.json: not a measurements file" "$work/bad.json" "$work/not-measurements.json"
 bad "missing input" "missing.json" "$work/bad.json" "$work/missing.json"
 bad "wall time that is no time" "bad-wall.json: /provenance/wall_time: 'soon' is not a time" "$work/bad.json" "$work/bad-wall.json"
+bad "unwritable output" "$work/no/such/dir/out.json: cannot write" "$work/no/such/dir/out.json" "$work/a.json"
 bad "no inputs" "usage: scripts/merge-measurements OUT.json IN.json" "$work/bad.json"
 
 echo "$passed passed, $failed failed"
