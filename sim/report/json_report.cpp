@@ -10,6 +10,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/report/run.hpp"
+#include "sim/workload/comm_costs.hpp"
 
 namespace sim {
 
@@ -51,6 +52,10 @@ std::string report_json(const RunResult& r) {
                  {"schedule", to_string(s.plan.schedule)},
                  {"microbatches", r.plan.pipeline->microbatches},
                  {"candidates_evaluated", r.plan.candidates_tried}};
+  // What NCCL runs for the group all-reduces ("ring" or "nvls"; a group of one runs nothing).
+  const CommCosts comm(s);
+  j["chosen"]["all_reduce"] = {{"tp", to_string(comm.group_all_reduce_algo(CommGroup::TP))},
+                               {"dp", to_string(comm.dp_all_reduce_algo(0))}};
   j["simulation"] = {{"fidelity", r.full_fidelity ? "full" : "class"},
                      {"actors", r.engine.actors},
                      {"transfers", r.engine.transfers},

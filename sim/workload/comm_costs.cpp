@@ -9,15 +9,33 @@ namespace sim {
 
 CommCosts::CommCosts(const Scenario& s) : s_(s), place_(s.cluster, s.plan) {}
 
+namespace {
+
+// The group's ranks are consecutive GPUs (TP) or strided by tp (CP): it leaves the node when its
+// first and last members sit on different nodes.
+bool group_leaves_node(const Scenario& s, const Placement& place, CommGroup group) {
+  const int64_t n = group == CommGroup::TP ? s.plan.tp : s.plan.cp;
+  const RankCoord last = group == CommGroup::TP ? RankCoord{n - 1, 0, 0, 0} : RankCoord{0, n - 1, 0, 0};
+  return !place.same_node(place.gpu({0, 0, 0, 0}), place.gpu(last));
+}
+
+}  // namespace
+
 Seconds CommCosts::group_collective(CommGroup group, CollectiveKind kind, Bytes buffer) const {
   const auto& c = s_.cluster;
   const int64_t n = group == CommGroup::TP ? s_.plan.tp : s_.plan.cp;
-  // The group's ranks are consecutive GPUs (TP) or strided by tp (CP): it leaves the node when
-  // its first and last members sit on different nodes.
-  const RankCoord last = group == CommGroup::TP ? RankCoord{n - 1, 0, 0, 0} : RankCoord{0, n - 1, 0, 0};
-  const bool out = !place_.same_node(place_.gpu({0, 0, 0, 0}), place_.gpu(last));
+  const bool out = group_leaves_node(s_, place_, group);
   BytesPerSecond bw = out ? c.scale_out.nic_bandwidth : c.scale_up.bandwidth;
   return collective_time_idle(choose_algo(kind, n, out, c.nvls()), kind, buffer, n, bw, out, c.device.collectives);
+}
+
+CollectiveAlgo CommCosts::group_all_reduce_algo(CommGroup group) const {
+  const int64_t n = group == CommGroup::TP ? s_.plan.tp : s_.plan.cp;
+  return choose_algo(CollectiveKind::ALL_REDUCE, n, group_leaves_node(s_, place_, group), s_.cluster.nvls());
+}
+
+CollectiveAlgo CommCosts::dp_all_reduce_algo(int64_t rank) const {
+  return choose_algo(CollectiveKind::ALL_REDUCE, s_.plan.dp, dp_crosses_nodes(rank), s_.cluster.nvls());
 }
 
 Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {

@@ -21,6 +21,9 @@ class CommCosts {
 
   // A collective over the TP or CP group of a rank class (all classes' groups have one shape).
   Seconds group_collective(CommGroup group, CollectiveKind kind, Bytes buffer) const;
+  // The algorithm an all-reduce over that group, or over dp of pipeline rank `rank`, runs.
+  CollectiveAlgo group_all_reduce_algo(CommGroup group) const;
+  CollectiveAlgo dp_all_reduce_algo(int64_t rank) const;
   // Pipeline rank `rank` sends `bytes` per GPU to pipeline rank rank+1 (or rank-1).
   Seconds p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const;
   Seconds dp_all_reduce(int64_t rank, Bytes buffer) const;  // = dp_latency + dp_transfer
