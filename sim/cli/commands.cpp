@@ -91,7 +91,8 @@ int list() {
   };
   print("schedules", {"gpipe        all forwards, then all backwards", "1f1b         one-forward-one-backward (PipeDream-Flush)",
                       "interleaved  1F1B over virtual stages (Narayanan et al. 2021)"});
-  print("collectives", {"ring         NCCL ring: all-reduce, all-gather, reduce-scatter, send/recv"});
+  print("collectives", {"ring         NCCL ring: all-reduce, all-gather, reduce-scatter, send/recv",
+                        "nvls         NVLink SHARP all-reduce inside an NVSwitch node (devices with nvls_* constants)"});
   print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)", "full"});
   print("scale-up", {"nvswitch"});
   print("scale-out", {"fat-tree     rail-optimised, oversubscription above a pod"});
