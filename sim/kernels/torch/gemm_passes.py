@@ -17,31 +17,14 @@ import os
 import sys
 
 import torch
+from timing import median_time, warm_up
 
 REPS = 30
 
 
 def timed(fn):
-    ev = lambda: torch.cuda.Event(enable_timing=True)
-    s, e = ev(), ev()
-    s.record()
-    while True:
-        for _ in range(5):
-            fn()
-        e.record()
-        e.synchronize()
-        if s.elapsed_time(e) > 500:
-            break
-    pairs = []
-    for _ in range(REPS):
-        s, e = ev(), ev()
-        s.record()
-        fn()
-        e.record()
-        pairs.append((s, e))
-    torch.cuda.synchronize()
-    times = sorted(a.elapsed_time(b) / 1e3 for a, b in pairs)
-    return times[len(times) // 2]
+    warm_up(fn, 500, 5)
+    return median_time(fn, REPS)
 
 
 def main():

@@ -22,6 +22,7 @@ import sys
 
 import torch
 import torch.nn.functional as F
+from timing import event as ev, mean_time, median_time, warm_up
 
 REPS = 40
 
@@ -51,32 +52,11 @@ def main():
     inputs = {"qkv": x, "proj": x, "fc1": x, "fc2": torch.randn(t, 4 * h, device=dev, dtype=dt)}
     shape = {"qkv": (t, 3 * h, h), "proj": (t, h, h), "fc1": (t, 4 * h, h), "fc2": (t, h, 4 * h)}
 
-    def ev():
-        return torch.cuda.Event(enable_timing=True)
-
     isolated = {}
     for name in w:
         f = lambda: F.linear(inputs[name], w[name])
-        s, e = ev(), ev()
-        s.record()
-        n = 0
-        while True:  # ~1 s of this GEMM first: the clocks settle at their sustained level
-            for _ in range(10):
-                f()
-            n += 10
-            e.record()
-            e.synchronize()
-            if s.elapsed_time(e) > 1000:
-                break
-        times = []
-        for _ in range(REPS):
-            s, e = ev(), ev()
-            s.record()
-            f()
-            e.record()
-            times.append((s, e))
-        torch.cuda.synchronize()
-        isolated[name] = median([s.elapsed_time(e) / 1e3 for s, e in times])
+        warm_up(f, 1000, 10)  # ~1 s of this GEMM first: the clocks settle at their sustained level
+        isolated[name] = median_time(f, REPS)
 
     def layer(events):
         def op(name, fn):
@@ -99,24 +79,9 @@ def main():
         f2 = op("fc2", lambda: F.linear(g, w["fc2"]))
         return op("add2", lambda: r + f2)
 
-    warm = {}
-    s, e = ev(), ev()
-    s.record()
-    while True:
-        for _ in range(5):
-            layer(warm)
-        e.record()
-        e.synchronize()
-        if s.elapsed_time(e) > 1000:
-            break
+    warm_up(lambda: layer({}), 1000, 5)
     events = {}
-    s, e = ev(), ev()
-    s.record()
-    for _ in range(REPS):
-        layer(events)
-    e.record()
-    torch.cuda.synchronize()
-    layer_s = s.elapsed_time(e) / 1e3 / REPS
+    layer_s = mean_time(lambda: layer(events), REPS)
     in_layer = {n: median([a.elapsed_time(b) / 1e3 for a, b in v]) for n, v in events.items()}
 
     # The same layer forward and backward (autograd; weight gradients accumulate as in training).
@@ -124,22 +89,8 @@ def main():
         p.requires_grad_(True)
     grad = torch.randn(t, h, device=dev, dtype=dt)
     step = lambda: layer({}).backward(grad)
-    s, e = ev(), ev()
-    s.record()
-    while True:
-        for _ in range(3):
-            step()
-        e.record()
-        e.synchronize()
-        if s.elapsed_time(e) > 1000:
-            break
-    s, e = ev(), ev()
-    s.record()
-    for _ in range(REPS):
-        step()
-    e.record()
-    torch.cuda.synchronize()
-    fwd_bwd_s = s.elapsed_time(e) / 1e3 / REPS
+    warm_up(step, 1000, 3)
+    fwd_bwd_s = mean_time(step, REPS)
 
     records = []
     for name, (m, n, k) in shape.items():
