@@ -10,6 +10,7 @@
 
 #include "sim/calibrate/least_squares.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
 
 namespace sim {
@@ -389,6 +390,23 @@ bool FitOptions::excludes(const std::string& name) const {
 }
 
 Calibration calibrate(const Measurements& m, const DeviceSpec& base, const FitOptions& options) {
+  // A name that matches nothing would leave the fit as it was and say so nowhere but the notes.
+  std::set<std::string> known;
+  for (const auto& r : m.memory) known.insert(r.kernel);
+  for (const auto& a : m.attention)
+    if (a.impl_name != kSuiteAttentionImpl) known.insert(a.impl_name);
+  for (const auto& name : options.exclude)
+    if (!known.count(name)) {
+      const std::vector<std::string> names(known.begin(), known.end());
+      const std::string guess = did_you_mean(name, names);
+      std::string list;
+      for (const auto& k : names) list += (list.empty() ? "" : ", ") + k;
+      throw InputError("--exclude", "",
+                       "'" + name + "' is no memory-bound kernel or attention implementation in " + m.file +
+                           (guess.empty() ? "" : " (did you mean '" + guess + "'?)"),
+                       names.empty() ? std::string("no --exclude: these measurements have none")
+                                     : "one of " + list);
+    }
   Calibration cal;
   cal.device = base;
   cal.excluded = options.exclude;

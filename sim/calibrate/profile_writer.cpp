@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "sim/core/params.hpp"
 
 namespace sim {
 namespace {
@@ -29,8 +30,8 @@ double sig(double v, int digits = 5) { return std::stod(fmt::format("{:.{}g}", v
 
 std::string fitted_profile_json(const std::string& base_file, const Calibration& c, const Measurements& m,
                                 const std::string& name) {
-  std::ifstream in(base_file);
-  json p = json::parse(in);  // already parsed and checked as a DeviceSpec by the caller
+  // Read again through the strict reader (it was parsed and checked as a DeviceSpec by the caller).
+  json p = json::parse(ParamReader::load_file(base_file).dump());
   const DeviceSpec& d = c.device;
   p["name"] = name;
   p["description"] = fmt::format("{}: profile fitted by trainsim calibrate from {}", m.gpu, m.file);

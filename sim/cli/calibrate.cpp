@@ -10,8 +10,8 @@
 #include "sim/calibrate/profile_writer.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/core/params.hpp"
-#include "sim/report/json_report.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace sim::cli {
@@ -24,6 +24,14 @@ std::string profile_file(const std::string& option, const std::string& name) {
     throw InputError(option, "", what, expected);
   }
   return path;
+}
+
+// --name, else the output file's name without ".json"; the base profile's name with "-fitted"
+// when the profile goes to standard output.
+std::string profile_name(const CalibrateArgs& a, const DeviceSpec& base) {
+  if (!a.name.empty()) return a.name;
+  if (a.output == "-") return base.name + "-fitted";
+  return std::filesystem::path(a.output).stem().string();
 }
 
 void print_curve(const char* what, const ParameterFit& f, const SaturatingCurve& before, const SaturatingCurve& after,
@@ -42,6 +50,7 @@ void print_curve(const char* what, const ParameterFit& f, const SaturatingCurve&
 }  // namespace
 
 int calibrate(const CalibrateArgs& a) {
+  check_outputs({{"-o", a.output}, {"--csv", a.csv}}, {a.measurements});
   Measurements m = Measurements::load(a.measurements);
   std::string base_name = !a.base.empty() ? a.base : m.profile;
   if (base_name.empty())
@@ -57,7 +66,7 @@ int calibrate(const CalibrateArgs& a) {
                 m.size());
     const CheckResult r = check_profile(m, d);
     std::fputs(error_table(r).c_str(), stdout);
-    if (!a.csv.empty()) write_file_atomic(a.csv, predictions_csv(r));
+    if (!a.csv.empty()) write_output(a.csv, predictions_csv(r));
     return 0;
   }
 
@@ -110,11 +119,11 @@ int calibrate(const CalibrateArgs& a) {
   std::printf("\nfit error (the fitted profile predicting the same measurements):\n");
   const CheckResult fit_check = check_profile(m, c.device);
   std::fputs(error_table(fit_check).c_str(), stdout);
-  if (!a.csv.empty()) write_file_atomic(a.csv, predictions_csv(fit_check));
+  if (!a.csv.empty()) write_output(a.csv, predictions_csv(fit_check));
   if (!a.output.empty()) {
-    write_file_atomic(a.output,
+    write_output(a.output,
                       fitted_profile_json(base_file, c, m,
-                                          a.name.empty() ? std::filesystem::path(a.output).stem().string() : a.name));
+                                          profile_name(a, base)));
     std::printf("\nwrote %s\n", a.output.c_str());
   }
   return 0;

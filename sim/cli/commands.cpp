@@ -10,23 +10,38 @@
 #include "sim/cli/options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/data_files.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/core/params.hpp"
+#include "sim/core/text_escape.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/report/json_report.hpp"
 #include "sim/report/run.hpp"
 
 namespace sim::cli {
+namespace {
+
+// A published step time the error can be taken against: 0, a negative or a subnormal time would
+// print an infinite or meaningless error. No published training step is under a millisecond or
+// over a day.
+double published_step_time(const ParamReader& r) {
+  const double t = r.as_number();
+  if (!(t >= 1e-3 && t <= 86400)) r.fail(fmt::format("{:g} s is not a step time", t), "seconds, from 0.001 to 86400");
+  return t;
+}
+
+}  // namespace
 
 int run(const RunArgs& a) {
   const EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.config);
+  check_outputs({{"-o", a.output}, {"--trace", a.trace}}, {a.config});
   Scenario s = load_scenario(a.config, parse_sets(a.sets));
   RunResult r = run_scenario(s, opt);
   // Both texts before either file: a run stopped by --max-wall writes nothing.
   const std::string report = a.output.empty() ? std::string() : report_json(r);
   const std::string trace = a.trace.empty() ? std::string() : trace_json(r);
   opt.deadline.check();
-  if (!a.output.empty()) write_file_atomic(a.output, report);
-  if (!a.trace.empty()) write_file_atomic(a.trace, trace);
+  if (!a.output.empty()) write_output(a.output, report);
+  if (!a.trace.empty()) write_output(a.trace, trace);
   if (!a.quiet) std::fputs(summary_text(r).c_str(), stdout);
   return 0;
 }
@@ -35,7 +50,8 @@ int check(const std::string& config, const std::vector<std::string>& sets) {
   Scenario s = load_scenario(config, parse_sets(sets));
   ComputeModel cm(s.cluster.device, s.training.precision);
   ResolvedPlan p = resolve_plan(s, cm);
-  std::printf("%s: ok (%s on %lld x %s; micro_batch %lld, virtual_stages %lld; %s per GPU of %s)\n", config.c_str(),
+  std::printf("%s: ok (%s on %lld x %s; micro_batch %lld, virtual_stages %lld; %s per GPU of %s)\n",
+              escape_for_terminal(config).c_str(),
               s.model.name.c_str(), static_cast<long long>(s.cluster.gpus), s.cluster.device.name.c_str(),
               static_cast<long long>(p.micro_batch), static_cast<long long>(p.virtual_stages),
               format_bytes(p.memory.peak).c_str(), format_bytes(p.memory.capacity).c_str());
@@ -48,6 +64,7 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
   t.expect_keys({"kind", "description", "runs"});
   t.at("kind").as_choice({"validation"});
   auto runs = t.at("runs");
+  if (runs.size() == 0) runs.fail("has no runs", "at least one run to compare");
   struct Row {
     std::string name, group;
     double published, predicted;
@@ -58,7 +75,7 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
   for (size_t i = 0; i < runs.size(); ++i) {
     auto run = runs[i];
     run.expect_keys({"name", "group", "published", "note", "scenario"});
-    Row row{run.string("name"), run.string("group"), run.at("published").at("step_time_s").as_number(), 0};
+    Row row{run.string("name"), run.string("group"), published_step_time(run.at("published").at("step_time_s")), 0};
     RunResult r = run_scenario(parse_scenario(run.at("scenario")), opt);
     row.predicted = r.step_time_s;
     std::printf("%-22s %-26s %9.3fs %9.3fs %+7.1f%% %5.1f%% %4lld %4lld\n", row.name.c_str(), row.group.c_str(),
@@ -87,7 +104,7 @@ int list() {
   const std::string data = default_data_dir();
   auto print = [](const char* what, const std::vector<std::string>& names) {
     std::printf("%s:\n", what);
-    for (const auto& n : names) std::printf("  %s\n", n.c_str());
+    for (const auto& n : names) std::printf("  %s\n", escape_for_terminal(n).c_str());
   };
   print("schedules", {"gpipe        all forwards, then all backwards", "1f1b         one-forward-one-backward (PipeDream-Flush)",
                       "interleaved  1F1B over virtual stages (Narayanan et al. 2021)"});

@@ -3,14 +3,39 @@
 // Exit codes: 0 success; 1 internal error (a bug); 2 the input is wrong (one line on stderr);
 // 3 the run was stopped by --max-wall (one line on stderr; no output file written).
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "sim/cli/commands.hpp"
 #include "sim/core/deadline.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/text_escape.hpp"
+
+namespace {
+
+// CLI::PositiveNumber lets "nan" through (nan <= 0 is false) and takes "inf".
+const CLI::Validator finite_positive(
+    [](std::string& text) {
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !std::isfinite(v) || v <= 0)
+        return "'" + text + "' is not a finite positive number";
+      return std::string();
+    },
+    "POSITIVE");
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  // Every argument is UTF-8: names and values reach JSON reports, which hold UTF-8 only.
+  for (int i = 1; i < argc; ++i)
+    if (const size_t bad = sim::invalid_utf8_offset(argv[i]); bad != std::string::npos) {
+      std::fprintf(stderr, "trainsim: error: argument %d ('%s') is not valid UTF-8 at byte %zu (expected UTF-8 text)\n",
+                   i, sim::escape_for_terminal(argv[i]).c_str(), bad);
+      return 2;
+    }
   CLI::App app{"trainsim: a discrete-event simulator of LLM training on GPU clusters"};
   app.require_subcommand(1);
   sim::cli::RunArgs run;
@@ -23,7 +48,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"class", "full"}));
   r->add_flag("-q,--quiet", run.quiet, "print nothing but errors");
   const char* max_wall_help = "stop the run (exit code 3, no output files) after this many seconds of wall-clock time";
-  r->add_option("--max-wall", run.max_wall, max_wall_help)->check(CLI::PositiveNumber);
+  r->add_option("--max-wall", run.max_wall, max_wall_help)->check(finite_positive);
   std::string check_config;
   std::vector<std::string> check_sets;
   auto* c = app.add_subcommand("check", "load and cross-check a scenario without simulating");
@@ -34,7 +59,7 @@ int main(int argc, char** argv) {
   v->add_option("table", table, "validation JSON (e.g. ../shared/validation/published-a100.json)")->required();
   v->add_option("--fidelity", vfidelity, "class or full")->check(CLI::IsMember({"class", "full"}));
   double vmax_wall = 0;
-  v->add_option("--max-wall", vmax_wall, max_wall_help)->check(CLI::PositiveNumber);
+  v->add_option("--max-wall", vmax_wall, max_wall_help)->check(finite_positive);
   sim::cli::CalibrateArgs cal;
   auto* k = app.add_subcommand("calibrate", "fit a device profile to kernel measurements (sim/kernels), or --check one");
   k->add_option("measurements", cal.measurements,
@@ -63,14 +88,14 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100));
   se->add_option("-o,--output", search.output, "write the fastest plan as a scenario here");
   se->add_option("--fidelity", search.fidelity, "class or full")->check(CLI::IsMember({"class", "full"}));
-  se->add_option("--max-wall", search.max_wall, max_wall_help)->check(CLI::PositiveNumber);
+  se->add_option("--max-wall", search.max_wall, max_wall_help)->check(finite_positive);
   auto* l = app.add_subcommand("list", "list models, devices, topologies, schedules and collectives");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::fprintf(stderr, "trainsim: error: %s (see trainsim --help)\n", e.what());
+    std::fprintf(stderr, "trainsim: error: %s (see trainsim --help)\n", sim::escape_for_terminal(e.what()).c_str());
     return 2;
   }
   try {
@@ -82,13 +107,13 @@ int main(int argc, char** argv) {
     if (*sh) return sim::cli::shapes(shape_configs);
     if (*l) return sim::cli::list();
   } catch (const sim::InputError& e) {
-    std::fprintf(stderr, "trainsim: error: %s\n", e.what());
+    std::fprintf(stderr, "trainsim: error: %s\n", sim::escape_for_terminal(e.what()).c_str());
     return 2;
   } catch (const sim::WallTimeExceeded& e) {
-    std::fprintf(stderr, "trainsim: error: %s\n", e.what());
+    std::fprintf(stderr, "trainsim: error: %s\n", sim::escape_for_terminal(e.what()).c_str());
     return 3;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "trainsim: internal error: %s\n", e.what());
+    std::fprintf(stderr, "trainsim: internal error: %s\n", sim::escape_for_terminal(e.what()).c_str());
     return 1;
   }
   return 0;

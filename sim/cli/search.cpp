@@ -16,9 +16,9 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
-#include "sim/report/json_report.hpp"
 #include "sim/report/run.hpp"
 #include "sim/workload/plan_space.hpp"
 
@@ -70,6 +70,7 @@ void print_row(size_t rank, const Candidate& c) {
 
 int search(const SearchArgs& a) {
   const EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.config);
+  check_outputs({{"-o", a.output}}, {a.config});
   const ParamReader base = scenario_reader(a.config, parse_sets(a.sets));
   const Scenario given = parse_scenario_sections(base);
   const std::vector<PlanChoice> space = plan_space(given);
@@ -136,7 +137,7 @@ int search(const SearchArgs& a) {
                                    .with_value("parallelism.virtual_stages", std::to_string(best.virtual_stages));
     const std::string text = nlohmann::json::parse(chosen.dump()).dump(2) + "\n";
     opt.deadline.check();
-    write_file_atomic(a.output, text);
+    write_output(a.output, text);
     std::printf("wrote %s (rank 1)\n", a.output.c_str());
   }
   return 0;

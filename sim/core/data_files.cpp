@@ -1,9 +1,9 @@
 #include "sim/core/data_files.hpp"
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <algorithm>
-#include <fstream>
 
 namespace sim {
 
@@ -31,8 +31,11 @@ std::vector<std::string> data_file_candidates(const std::string& name, const std
 
 std::string find_data_file(const std::string& name, const std::string& folder, const std::string& data_dir,
                            const std::string& base_dir) {
+  // stat, not open: opening a FIFO with no writer would block (load_file refuses what is not a
+  // regular file, naming it).
+  struct stat st {};
   for (const auto& c : data_file_candidates(name, folder, data_dir, base_dir))
-    if (std::ifstream(c)) return c;
+    if (::stat(c.c_str(), &st) == 0) return c;
   return "";
 }
 

@@ -1,5 +1,7 @@
 #include "sim/core/error.hpp"
 
+#include "sim/core/text_escape.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -12,21 +14,8 @@ static std::string compose(const std::string& file, const std::string& path, con
   msg += path.empty() ? std::string("/") : path;
   msg += ": " + what;
   if (!expected.empty()) msg += " (expected " + expected + ")";
-  // One line, whatever the input held: control characters in a key or a value are escaped.
-  std::string line;
-  for (char c : msg) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') line += "\\n";
-    else if (c == '\t') line += "\\t";
-    else if (u < 0x20 || u == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", u);
-      line += hex;
-    } else {
-      line += c;
-    }
-  }
-  return line;
+  // One line, whatever the input held: control characters and bytes that are not UTF-8 escaped.
+  return escape_for_terminal(msg);
 }
 
 InputError::InputError(const std::string& file, const std::string& path, const std::string& what,

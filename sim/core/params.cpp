@@ -1,14 +1,22 @@
 #include "sim/core/params.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <locale>
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/file_kind.hpp"
+#include "sim/core/json_text.hpp"
+#include "sim/core/text_escape.hpp"
 
 namespace sim {
 
@@ -48,8 +56,9 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-// Readable 64-bit JSON text limit: a config larger than this is not a config.
-constexpr std::streamoff MAX_FILE_BYTES = 64ll << 20;
+// A configuration or data file larger than this is not one (the largest shipped: 235 KB).
+constexpr size_t MAX_FILE_BYTES = size_t{64} << 20;
+
 
 std::string fmt_number_text(double v) {
   std::ostringstream os;
@@ -74,36 +83,41 @@ ParamReader::ParamReader(std::shared_ptr<const json> root, const json* node, std
     : root_(std::move(root)), node_(node), file_(std::move(file)), path_(std::move(path)) {}
 
 ParamReader ParamReader::load_file(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(status)) throw InputError(path, "", "is a directory", "a JSON file");
-  // Devices (/dev/zero, a terminal) never end or block; a pipe (`<(...)`) is read like a file.
-  if (!ec && !std::filesystem::is_regular_file(status) && !std::filesystem::is_fifo(status))
-    throw InputError(path, "", "is not a regular file", "a JSON file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open file", "a readable JSON file");
-  // Read in bounded pieces rather than trusting a size: /proc files and pipes report none.
+  // Only regular files: a FIFO with no writer would block open() forever, and a device (/dev/zero,
+  // a terminal) never ends or blocks. The check follows links, so a link to a file is read.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) throw InputError(path, "", "no such file", "an existing JSON file");
+    throw InputError(path, "", std::string("cannot access the file: ") + std::strerror(errno), "a readable JSON file");
+  }
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path, "", "is " + file_kind(st.st_mode) + ", not a regular file", "a JSON file");
+  // O_NONBLOCK: should the path have been swapped for a FIFO since the check, open() still
+  // returns at once (and the read finds no data).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw InputError(path, "", std::string("cannot open the file: ") + std::strerror(errno), "a readable JSON file");
+  // Read in bounded pieces rather than trusting the size, which may change while reading.
   std::string text;
   char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (static_cast<std::streamoff>(text.size()) > MAX_FILE_BYTES)
-      throw InputError(path, "", "file is larger than 64 MiB", "a JSON config");
+  bool ok = true;
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ok = false;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > MAX_FILE_BYTES) {
+      ::close(fd);
+      throw InputError(path, "", "file is larger than 64 MiB", "a JSON configuration or data file");
+    }
   }
-  if (in.bad()) throw InputError(path, "", "cannot read file", "a readable JSON file");
+  ::close(fd);
+  if (!ok) throw InputError(path, "", "cannot read the file", "a readable JSON file");
   return from_text(text, path);
 }
 
 ParamReader ParamReader::from_text(const std::string& text, const std::string& file) {
-  auto root = std::make_shared<json>();
-  try {
-    *root = json::parse(text);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers such as 1e400
-    std::string what = e.what();
-    auto pos = what.find("parse error");
-    if (pos != std::string::npos) what = what.substr(pos);
-    throw InputError(file, "", "invalid JSON: " + what, "a valid JSON document");
-  }
+  auto root = std::make_shared<json>(parse_json_text(text, file));
   const json* node = root.get();
   return ParamReader(std::move(root), node, file, "");
 }
@@ -184,7 +198,13 @@ ParamReader ParamReader::operator[](size_t i) const {
 
 std::string ParamReader::as_string() const {
   if (!value().is_string()) fail("is " + type_name(), "a string");
-  return value().get<std::string>();
+  std::string s = value().get<std::string>();
+  // Every string trainsim reads is a name, a path or a choice, and may be printed: a NUL would cut
+  // it in every C call it reaches, other control characters would reach the terminal.
+  if (s.find('\0') != std::string::npos) fail("contains a NUL character (\\u0000)", "a string without NUL characters");
+  if (escape_for_terminal(s) != s)
+    fail("'" + s + "' contains a control character", "printable text (no \\n, \\t, \\u001b ...)");
+  return s;
 }
 
 bool ParamReader::as_bool() const {
@@ -217,25 +237,35 @@ double ParamReader::as_fraction() const {
   return v;
 }
 
+// Every quantity lies within this window of its SI unit after conversion ("1e308 TFLOP/s" is
+// 1e320, not a number): wide enough for any GPU, cluster or run (1 fs to 30 million years, up to
+// 10^24 FLOP), narrow enough that no product or ratio of two quantities leaves double's range.
+constexpr double MIN_QUANTITY = 1e-15, MAX_QUANTITY = 1e24;
+
 template <class Q, class Parse>
-static Q parse_positive(const ParamReader& r, const json& v, Parse parse, const char* example) {
+static Q parse_positive(const ParamReader& r, const json& v, Parse parse, const char* example, const char* unit) {
   std::string expected = std::string("a positive quantity with a unit, e.g. \"") + example + "\"";
   if (!v.is_string()) r.fail("is " + std::string(v.type_name()), expected);
-  auto q = parse(v.get<std::string>());
-  if (!q) r.fail("'" + v.get<std::string>() + "' does not parse", expected);
-  if (!(q->value > 0.0)) r.fail("'" + v.get<std::string>() + "' is not positive", expected);
+  const std::string text = v.get<std::string>();
+  auto q = parse(text);
+  if (!q) r.fail("'" + text + "' does not parse", expected);
+  if (!(q->value > 0.0)) r.fail("'" + text + "' is not positive", expected);
+  if (!(q->value >= MIN_QUANTITY && q->value <= MAX_QUANTITY))
+    r.fail("'" + text + "' is out of range", fmt::format("a quantity from {:g} to {:g} {}", MIN_QUANTITY, MAX_QUANTITY, unit));
   return *q;
 }
 
-Seconds ParamReader::as_seconds() const { return parse_positive<Seconds>(*this, value(), parse_seconds, "2.5 us"); }
-Bytes ParamReader::as_bytes() const { return parse_positive<Bytes>(*this, value(), parse_bytes, "80 GiB"); }
+Seconds ParamReader::as_seconds() const {
+  return parse_positive<Seconds>(*this, value(), parse_seconds, "2.5 us", "s");
+}
+Bytes ParamReader::as_bytes() const { return parse_positive<Bytes>(*this, value(), parse_bytes, "80 GiB", "B"); }
 BytesPerSecond ParamReader::as_bandwidth() const {
-  return parse_positive<BytesPerSecond>(*this, value(), parse_bandwidth, "400 Gb/s");
+  return parse_positive<BytesPerSecond>(*this, value(), parse_bandwidth, "400 Gb/s", "B/s");
 }
 FlopsPerSecond ParamReader::as_flops_rate() const {
-  return parse_positive<FlopsPerSecond>(*this, value(), parse_flops_rate, "989 TFLOP/s");
+  return parse_positive<FlopsPerSecond>(*this, value(), parse_flops_rate, "989 TFLOP/s", "FLOP/s");
 }
-Flops ParamReader::as_flops() const { return parse_positive<Flops>(*this, value(), parse_flops, "5 GFLOP"); }
+Flops ParamReader::as_flops() const { return parse_positive<Flops>(*this, value(), parse_flops, "5 GFLOP", "FLOP"); }
 
 std::string ParamReader::as_choice(std::initializer_list<const char*> choices) const {
   std::vector<std::string> names(choices.begin(), choices.end());
@@ -266,11 +296,24 @@ ParamReader ParamReader::merged_with(const ParamReader& overlay) const {
 }
 
 ParamReader ParamReader::with_value(const std::string& dotted, const std::string& value_text) const {
+  if (size_t bad = invalid_utf8_offset(value_text); bad != std::string::npos)
+    throw InputError("--set", "/" + escape_pointer(dotted), "the value is not valid UTF-8 (byte " + std::to_string(bad) + ")",
+                     "UTF-8 text");
+  if (value_text.find('\0') != std::string::npos)
+    throw InputError("--set", "/" + escape_pointer(dotted), "the value contains a NUL byte", "text without NUL bytes");
+  if (std::count(dotted.begin(), dotted.end(), '.') >= MAX_JSON_DEPTH)
+    throw InputError("--set", "", "the path has more than " + std::to_string(MAX_JSON_DEPTH) + " parts",
+                     "a dotted path into the scenario, e.g. parallelism.tp");
   auto root = std::make_shared<json>(*root_);
   json parsed;
+  // Text that starts like a JSON array, object or string is JSON and must parse as such; any
+  // other text that does not parse (a bare word, a number out of range) is taken as a string.
+  const size_t first = value_text.find_first_not_of(" \t\r\n");
+  const bool looks_json = first != std::string::npos && std::strchr("[{\"", value_text[first]) != nullptr;
   try {
-    parsed = json::parse(value_text);
-  } catch (const json::exception&) {  // not JSON (or a number out of range): take the text as a string
+    parsed = parse_json_text(value_text, "--set " + dotted);
+  } catch (const InputError&) {
+    if (looks_json) throw;
     parsed = value_text;
   }
   json* cur = root.get();

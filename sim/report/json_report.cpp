@@ -90,45 +90,4 @@ std::string trace_json(const RunResult& r) {
   return j.dump() + "\n";
 }
 
-void write_file_atomic(const std::string& path, const std::string& text) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-    // A terminal, a pipe or /dev/stdout: nothing to replace, so write it in place.
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    bool ok = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (f != nullptr) ok = std::fclose(f) == 0 && ok;
-    if (!ok) throw InputError(path, "", "writing the output failed", "a writable path");
-    return;
-  }
-  // The temporary file sits beside the target (rename is atomic only within one file system) and
-  // is new (O_EXCL), so neither an existing file nor another run's temporary file is touched.
-  std::string tmp;
-  int fd = -1;
-  for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
-    tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(attempt);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) throw InputError(path, "", "cannot write the output file", "a writable path");
-  const char* data = text.data();
-  size_t left = text.size();
-  bool ok = true;
-  while (ok && left > 0) {
-    const ssize_t n = ::write(fd, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) data += n, left -= static_cast<size_t>(n);
-  }
-  ok = ok && ::fsync(fd) == 0;  // the data is on disk before the new name points at it
-  ok = ::close(fd) == 0 && ok;
-  if (!ok) {
-    ::unlink(tmp.c_str());
-    throw InputError(path, "", "writing the output file failed", "a writable path with free space");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    throw InputError(path, "", "cannot replace the output file", "a writable path");
-  }
-}
-
 }  // namespace sim

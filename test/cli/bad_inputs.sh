@@ -83,7 +83,7 @@ def all_of(*changes):
 pp2 = all_of(put("parallelism.pp", 2), put("cluster.gpus", 16))
 
 # --- files that are not a scenario -------------------------------------------------------------
-emit("missing-file", "/", "cannot open file")
+emit("missing-file", "/", "no such file")
 shipped("not-json", "/", "invalid JSON")
 shipped("empty", "/", "invalid JSON")
 shipped("top-array", "/", "is array (expected an object)")
@@ -91,7 +91,7 @@ raw("top-null", "/", "is null (expected an object)", b"null\n")
 raw("bad-utf8", "/", "invalid JSON", b'{"name": "\xff\xfe"}\n')
 raw("number-overflow", "/", "invalid JSON",
     json.dumps(BASE, indent=2).replace('"tp": 8', '"tp": 1e400').encode())
-raw("deep-nesting", "/", "is array (expected an object)", b"[" * 100000 + b"]" * 100000)
+raw("deep-nesting", "/", "nested more than 64 deep", b"[" * 100000 + b"]" * 100000)
 os.makedirs(os.path.join(out, "a-folder.json"))
 emit("a-folder", "/", "is a directory")
 
@@ -223,8 +223,8 @@ case("too-many-tasks", "/training/global_batch",
      all_of(put("training.global_batch", 2**21), put("training.micro_batch", 1)))
 raw("file-over-64-mib", "/", "file is larger than 64 MiB", b" " * (64 << 20) + b"{}")
 # A device never ends: reading it used to fill the memory (kernel OOM kill) instead of failing.
-emit("device-file", "/", "is not a regular file (expected a JSON file)", file="/dev/zero")
-case("model-is-a-device", "/", "is not a regular file", put("model", "/dev/zero"), names="/dev/zero")
+emit("device-file", "/", "is a character device, not a regular file (expected a JSON file)", file="/dev/zero")
+case("model-is-a-device", "/", "is a character device, not a regular file", put("model", "/dev/zero"), names="/dev/zero")
 # A newline in a key used to split the message over two lines.
 case("newline-in-key", "/na\\nme", "unknown key 'na\\nme' (did you mean 'name'?)", put("na\nme", 1))
 

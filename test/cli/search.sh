@@ -58,7 +58,7 @@ bad() {  # name expected-fragment args...
     fail "$name" "exit $rc: $(head -c 300 "$work/b.err")"
   fi
 }
-bad "missing config" "cannot" "$work/missing.json"
+bad "missing config" "no such file" "$work/missing.json"
 bad "--top 0" "--top" "$config" --top 0
 bad "a model that fits no plan" "no plan can run; the most split one (tp 8, pp 2, dp 1, full recompute): the plan needs" "$config" --set model=gpt3-175b
 

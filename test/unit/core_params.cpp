@@ -183,7 +183,7 @@ TEST_CASE("reader: invalid and empty JSON text", "[core]") {
 
 TEST_CASE("reader: load_file on a missing file or a folder", "[core]") {
   auto msg = error_of([] { sim::ParamReader::load_file("/nonexistent/trainsim/none.json"); });
-  CHECK_THAT(msg, StartsWith("/nonexistent/trainsim/none.json: /: cannot open file"));
+  CHECK_THAT(msg, StartsWith("/nonexistent/trainsim/none.json: /: no such file"));
   // A folder is not a file (an ifstream opens it on Linux; its "size" is meaningless).
   CHECK_THAT(error_of([] { sim::ParamReader::load_file(TRAINSIM_SOURCE_DIR "/test"); }),
              StartsWith(TRAINSIM_SOURCE_DIR "/test: /: is a directory"));
