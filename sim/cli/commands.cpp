@@ -68,22 +68,28 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
   struct Row {
     std::string name, group;
     double published, predicted;
+    Scenario scenario;
   };
+  // Every row is read and checked before the first is simulated: a mistake in the last row of a
+  // long table is reported at once, and nothing is printed for a table that is refused.
   std::vector<Row> rows;
-  std::printf("%-22s %-26s %10s %10s %8s %6s %4s %4s\n", "run", "group", "published", "predicted", "error", "MFU",
-              "mb", "v");
   for (size_t i = 0; i < runs.size(); ++i) {
     auto run = runs[i];
     run.expect_keys({"name", "group", "published", "note", "scenario"});
-    Row row{run.string("name"), run.string("group"), published_step_time(run.at("published").at("step_time_s")), 0};
-    RunResult r = run_scenario(parse_scenario(run.at("scenario")), opt);
+    rows.push_back(Row{run.string("name"), run.string("group"),
+                       published_step_time(run.at("published").at("step_time_s")), 0,
+                       parse_scenario(run.at("scenario"))});
+  }
+  std::printf("%-22s %-26s %10s %10s %8s %6s %4s %4s\n", "run", "group", "published", "predicted", "error", "MFU",
+              "mb", "v");
+  for (auto& row : rows) {
+    RunResult r = run_scenario(row.scenario, opt);
     row.predicted = r.step_time_s;
     std::printf("%-22s %-26s %9.3fs %9.3fs %+7.1f%% %5.1f%% %4lld %4lld\n", row.name.c_str(), row.group.c_str(),
                 row.published, row.predicted, 100 * (row.predicted / row.published - 1), 100 * r.mfu,
                 static_cast<long long>(r.scenario.training.micro_batch.value),
                 static_cast<long long>(r.scenario.plan.virtual_stages.value));
     std::fflush(stdout);
-    rows.push_back(row);
   }
   std::map<std::string, std::pair<double, int>> groups;
   double worst = 0;
