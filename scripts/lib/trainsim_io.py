@@ -1,0 +1,358 @@
+"""Checked input reading, checked atomic output writing and signal handling for the scripts in
+scripts/ (sweep, merge-measurements, bench, run-kernels): the one place these rules live.
+Standard library only; a script imports it through its own location:
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "lib"))
+
+Inputs (read_json): the path must name a regular file: a FIFO, device, directory or socket is
+refused before it is opened (so a FIFO with no writer cannot hang the script). The file must be at
+most 64 MiB of UTF-8 (a leading byte-order mark is allowed) with no NUL byte, and hold one JSON text
+of at most 2^20 values nested at most 64 deep (trainsim's limits), with each key once per object,
+numbers of at most 100 characters and no NaN or Infinity. A refusal names the file and, where it
+has one, the line and column; it never quotes more than a few escaped characters of the content (a
+token file named by mistake is not echoed).
+
+Outputs (Output): the path is resolved through symbolic links. The resolved target must be a
+regular file, or not exist yet, in an existing writable folder, and must not be one of the inputs
+(the same file by any name: link, hard link, other spelling). A name ending in "/" is refused. The
+text goes to a temporary file beside the resolved target, which is synced and renamed onto it: a
+link named as the output stays a link and points at the new file, an existing file keeps its
+permissions, and an interrupted or failed write leaves no partial file and no temporary file. Check
+the outputs (construct Output) before doing any work.
+
+Errors: InputError("PATH: what is wrong (expected ...)"); main() runs a script's main function and
+maps InputError to `PROG: error: MESSAGE` on stderr and exit code 2, and a signal to exit code
+128 + its number. Signals: Stop records SIGINT, SIGTERM and SIGHUP for a script that winds down
+by itself (scripts/sweep); raise_on_signals() turns them into an exception for one that only needs
+its `finally` blocks to run. A signal ignored when the script started (nohup, a background job of a
+non-interactive shell) stays ignored.
+
+As a program, `trainsim_io.py check-output PROG PATH [INPUT ...]` checks an output for the shell
+scripts: it prints the resolved path, or `PROG: error: ...` on stderr and exit code 2.
+"""
+import json
+import math
+import os
+import re
+import secrets
+import signal
+import stat
+import sys
+import threading
+
+MAX_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 64  # as trainsim's reader (sim/core/json_text.hpp): configurations nest 5-7 levels
+MAX_VALUES = 1 << 20  # the largest shipped file holds about 20,000
+MAX_DIGITS = 100
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class InputError(Exception):
+    """A problem with the user's input or environment: one line, exit code 2."""
+
+
+class Interrupted(BaseException):
+    """SIGINT, SIGTERM or SIGHUP arrived (raise_on_signals)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def shown(text, limit=200):
+    """`text` fit for a one-line message: non-printable characters escaped, cut after `limit`."""
+    if text == "":
+        return "''"
+    out = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(text)[:limit + 1])
+    return out[:limit] + "..." if len(out) > limit else out
+
+
+def kind(mode):
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def signal_name(signum):
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+# --- inputs -----------------------------------------------------------------------------------
+
+def read_bytes(path, expected):
+    """The bytes of a regular file of at most MAX_BYTES; anything else is refused before reading."""
+    name = shown(path)
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{name}: cannot read {kind(st.st_mode)}, not a regular file (expected {expected})")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)  # never blocks
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())  # the file opened, not the one looked at: it may have been swapped
+            if not stat.S_ISREG(st.st_mode):
+                raise InputError(f"{name}: cannot read {kind(st.st_mode)}, not a regular file (expected {expected})")
+            data = f.read(MAX_BYTES + 1)
+    except (OSError, ValueError) as e:
+        raise InputError(f"{name}: cannot read the file ({getattr(e, 'strerror', None) or e}; "
+                         f"expected {expected})") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(f"{name}: the file is larger than {MAX_BYTES >> 20} MiB, the limit (expected {expected})")
+    return data
+
+
+class _Refused(ValueError):
+    """Raised by the decoder's hooks; carries the whole message."""
+
+
+def _unique_keys(pairs):
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _Refused(f"the key \"{shown(key, 20)}\" appears twice in one object (expected each key once)")
+        obj[key] = value
+    return obj
+
+
+def _constant(word):
+    raise _Refused(f"{word} is not a JSON number (expected a finite number)")
+
+
+def _float(text):
+    if len(text) > MAX_DIGITS:
+        raise _Refused(f"a number of {len(text)} characters (expected at most {MAX_DIGITS})")
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused("a number beyond the range of a double (expected a finite number)")
+    return value
+
+
+def _int(text):
+    if len(text) > MAX_DIGITS:
+        raise _Refused(f"a number of {len(text)} characters (expected at most {MAX_DIGITS})")
+    return int(text)
+
+
+def _position(data, offset):
+    """Line and column (1-based, in characters) of a byte or character offset."""
+    start = data.rfind(b"\n" if isinstance(data, bytes) else "\n", 0, offset) + 1
+    line = data.count(b"\n" if isinstance(data, bytes) else "\n", 0, offset) + 1
+    piece = data[start:offset]
+    column = len(piece.decode("utf-8", "replace") if isinstance(piece, bytes) else piece) + 1
+    return f"line {line}, column {column}"
+
+
+# One match per string (with the colon after it when it is a key), bracket, number or literal.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[\[\]{}]|[-0-9][-+.0-9eE]*|true|false|null', re.S)
+
+
+def _check_size(text, name, expected):
+    """Nesting deeper than MAX_DEPTH and more than MAX_VALUES values are refused before parsing:
+    the first would overflow the parser's recursion, the second take gigabytes as Python objects."""
+    depth = values = 0
+    for m in _TOKENS.finditer(text):
+        c = m.group()[0]
+        if c in "]}":
+            depth -= 1
+            continue
+        if c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InputError(f"{name}: {_position(text, m.start())}: arrays and objects nested more than "
+                                 f"{MAX_DEPTH} deep (expected {expected})")
+        if m.group(1) is None:
+            values += 1
+            if values > MAX_VALUES:
+                raise InputError(f"{name}: {_position(text, m.start())}: more than {MAX_VALUES} values in the "
+                                 f"document (expected {expected})")
+
+
+def read_json(path, expected="a JSON file"):
+    """The parsed JSON of a regular file, checked as the module docstring says; `expected` names
+    what the file should be, for messages ("a scenario JSON file")."""
+    data = read_bytes(path, expected)
+    name = shown(path)
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise InputError(f"{name}: {_position(data, nul)}: a NUL byte (expected {expected}: text without NUL bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{name}: {_position(data, e.start)}: invalid UTF-8 (byte 0x{data[e.start]:02x}; "
+                         f"expected {expected} in UTF-8)") from None
+    text = text.removeprefix("\ufeff")
+    _check_size(text, name, expected)
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_constant, parse_float=_float,
+                          parse_int=_int)
+    except json.JSONDecodeError as e:  # its message names the problem, never the text
+        raise InputError(f"{name}: line {e.lineno}, column {e.colno}: {e.msg} (expected {expected})") from None
+    except _Refused as e:
+        raise InputError(f"{name}: {e}") from None
+    except (ValueError, RecursionError) as e:
+        raise InputError(f"{name}: {shown(e, 100)} (expected {expected})") from None
+
+
+# --- outputs ----------------------------------------------------------------------------------
+
+class Output:
+    """An output file, checked when constructed (before any work), written by write()."""
+
+    EXPECTED = "expected a regular file, or a new file's name in an existing, writable folder"
+
+    def __init__(self, path, inputs=()):
+        self.path = path
+        self.name = name = shown(path)
+        if not path or path.endswith("/"):
+            raise InputError(f"{name}: cannot write: the name is empty or ends in / ({self.EXPECTED})")
+        self.real = real = os.path.realpath(path)
+        target = f" ({shown(real)})" if real != os.path.abspath(path) else ""
+        try:
+            st = os.stat(real)
+        except FileNotFoundError:
+            st = None
+        except (OSError, ValueError) as e:
+            raise InputError(f"{name}: cannot write: {getattr(e, 'strerror', None) or e} ({self.EXPECTED})") from None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{name}: cannot write to {kind(st.st_mode)}{target} ({self.EXPECTED})")
+        folder = os.path.dirname(real)
+        if not os.path.isdir(folder):
+            raise InputError(f"{name}: cannot write: the folder {shown(folder)} does not exist ({self.EXPECTED})")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise InputError(f"{name}: cannot write: the folder {shown(folder)} is not writable ({self.EXPECTED})")
+        if st is not None and not os.access(real, os.W_OK):
+            raise InputError(f"{name}: cannot write: the file{target} is read-only ({self.EXPECTED})")
+        for other in inputs:
+            try:
+                same = st is not None and os.path.samefile(real, other)
+            except (OSError, ValueError):
+                same = False
+            if same:
+                raise InputError(f"{name}: cannot write: it is the input {shown(other)} (expected an output "
+                                 "other than the inputs: it would be replaced)")
+
+    def write(self, text):
+        """Writes `text` (UTF-8) to a temporary file beside the target, syncs it, renames it onto
+        the target; on any failure or exception, removes the temporary file."""
+        folder, base = os.path.split(self.real)
+        try:
+            mode = stat.S_IMODE(os.stat(self.real).st_mode)
+        except OSError:
+            mode = None
+        tmp = fd = None
+        try:
+            while fd is None:
+                tmp = os.path.join(folder, f".{base[:40]}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+                try:
+                    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o666)
+                except FileExistsError:
+                    pass
+            f = os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="")  # argv's bytes kept
+            with f:
+                if mode is not None:
+                    os.fchmod(f.fileno(), mode)
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            try:  # the target may have changed since the check: never replace a FIFO or device
+                st = os.stat(self.real)
+                if not stat.S_ISREG(st.st_mode):
+                    raise InputError(f"{self.name}: cannot write to {kind(st.st_mode)} ({self.EXPECTED})")
+            except FileNotFoundError:
+                pass
+            os.replace(tmp, self.real)
+            tmp = None
+        except OSError as e:
+            raise InputError(f"{self.name}: cannot write ({e.strerror}; {self.EXPECTED})") from None
+        finally:
+            if tmp is not None:
+                try:
+                    os.remove(tmp)
+                except OSError:
+                    pass
+        try:  # the rename itself, durable
+            dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError:
+            pass
+
+
+def write_stdout(text):
+    """`text` on stdout; a reader that went away (EPIPE) is not an error, a full disk is."""
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))  # argv's bytes kept, as in a file
+        sys.stdout.buffer.flush()
+        return
+    except BrokenPipeError:
+        error = None
+    except OSError as e:
+        error = e
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second failure at exit
+    if error is not None:
+        raise InputError(f"<stdout>: cannot write ({error.strerror}; expected a writable standard output)")
+
+
+# --- signals and main -------------------------------------------------------------------------
+
+def _install(handler):
+    for s in SIGNALS:
+        if signal.getsignal(s) != signal.SIG_IGN:
+            signal.signal(s, handler)
+
+
+class Stop:
+    """Installs handlers that note SIGINT, SIGTERM and SIGHUP instead of acting at once: `signum`
+    is the first one received (None until then); `event` is set on each."""
+
+    def __init__(self):
+        self.signum = None
+        self.event = threading.Event()
+        _install(self._note)
+
+    def _note(self, signum, frame):
+        if self.signum is None:
+            self.signum = signum
+        self.event.set()
+
+
+def raise_on_signals():
+    """From now on SIGINT, SIGTERM and SIGHUP raise Interrupted, so `finally` blocks run."""
+    def handler(signum, frame):
+        raise Interrupted(signum)
+    _install(handler)
+
+
+def main(prog, body, argv):
+    """Runs body(argv) and exits with its code; InputError: one line, exit 2; a signal: 128 + it."""
+    try:
+        code = body(argv)
+    except InputError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        code = 2
+    except Interrupted as e:
+        print(f"{prog}: stopped by {signal_name(e.signum)}", file=sys.stderr)
+        code = 128 + e.signum
+    except KeyboardInterrupt:
+        print(f"{prog}: stopped by SIGINT", file=sys.stderr)
+        code = 128 + signal.SIGINT
+    sys.exit(code)
+
+
+def _check_output(argv):
+    print(Output(argv[0], argv[1:]).real)
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["check-output"] or len(sys.argv) < 4:
+        print("usage: trainsim_io.py check-output PROG PATH [INPUT ...]", file=sys.stderr)
+        sys.exit(2)
+    main(sys.argv[2], _check_output, sys.argv[3:])
