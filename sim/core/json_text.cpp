@@ -61,19 +61,6 @@ std::optional<std::pair<size_t, std::string>> scan_bytes(std::string_view text) 
   return std::nullopt;
 }
 
-std::string escape_pointer(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
 // nlohmann's DOM builder with two refusals of its own: a key repeated in an object and more than
 // MAX_JSON_VALUES values. Iterative, like nlohmann's parser: the stack holds the open containers.
 class StrictDom {
@@ -179,6 +166,19 @@ class StrictDom {
 };
 
 }  // namespace
+
+std::string escape_pointer(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
 
 json parse_json_text(std::string_view text, const std::string& file) {
   if (auto bad = scan_bytes(text))

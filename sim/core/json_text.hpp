@@ -25,4 +25,7 @@ inline constexpr size_t MAX_JSON_VALUES = size_t{1} << 20;
 // Parses `text`; `file` names it in messages ("--set" for a command-line value).
 nlohmann::json parse_json_text(std::string_view text, const std::string& file);
 
+// `key` as one segment of a JSON pointer (RFC 6901: "~" is "~0", "/" is "~1").
+std::string escape_pointer(const std::string& key);
+
 }  // namespace sim

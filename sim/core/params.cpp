@@ -1,6 +1,7 @@
 #include "sim/core/params.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,9 +9,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <locale>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "sim/core/error.hpp"
@@ -23,16 +23,6 @@ namespace sim {
 using json = nlohmann::json;
 
 namespace {
-
-std::string escape_pointer(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -58,7 +48,6 @@ std::string join(const std::vector<std::string>& items) {
 
 // A configuration or data file larger than this is not one (the largest shipped: 235 KB).
 constexpr size_t MAX_FILE_BYTES = size_t{64} << 20;
-
 
 std::string fmt_number_text(double v) {
   std::ostringstream os;
@@ -95,7 +84,8 @@ ParamReader ParamReader::load_file(const std::string& path) {
   // O_NONBLOCK: should the path have been swapped for a FIFO since the check, open() still
   // returns at once (and the read finds no data).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw InputError(path, "", std::string("cannot open the file: ") + std::strerror(errno), "a readable JSON file");
+  if (fd < 0)
+    throw InputError(path, "", std::string("cannot open the file: ") + std::strerror(errno), "a readable JSON file");
   // Read in bounded pieces rather than trusting the size, which may change while reading.
   std::string text;
   char buf[1 << 16];
@@ -251,7 +241,8 @@ static Q parse_positive(const ParamReader& r, const json& v, Parse parse, const 
   if (!q) r.fail("'" + text + "' does not parse", expected);
   if (!(q->value > 0.0)) r.fail("'" + text + "' is not positive", expected);
   if (!(q->value >= MIN_QUANTITY && q->value <= MAX_QUANTITY))
-    r.fail("'" + text + "' is out of range", fmt::format("a quantity from {:g} to {:g} {}", MIN_QUANTITY, MAX_QUANTITY, unit));
+    r.fail("'" + text + "' is out of range",
+           fmt::format("a quantity from {:g} to {:g} {}", MIN_QUANTITY, MAX_QUANTITY, unit));
   return *q;
 }
 
@@ -297,8 +288,8 @@ ParamReader ParamReader::merged_with(const ParamReader& overlay) const {
 
 ParamReader ParamReader::with_value(const std::string& dotted, const std::string& value_text) const {
   if (size_t bad = invalid_utf8_offset(value_text); bad != std::string::npos)
-    throw InputError("--set", "/" + escape_pointer(dotted), "the value is not valid UTF-8 (byte " + std::to_string(bad) + ")",
-                     "UTF-8 text");
+    throw InputError("--set", "/" + escape_pointer(dotted),
+                     "the value is not valid UTF-8 (byte " + std::to_string(bad) + ")", "UTF-8 text");
   if (value_text.find('\0') != std::string::npos)
     throw InputError("--set", "/" + escape_pointer(dotted), "the value contains a NUL byte", "text without NUL bytes");
   if (std::count(dotted.begin(), dotted.end(), '.') >= MAX_JSON_DEPTH)
@@ -324,7 +315,8 @@ ParamReader ParamReader::with_value(const std::string& dotted, const std::string
     std::string part = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     pointer += "/" + escape_pointer(part);
     if (part.empty() || !cur->is_object())
-      throw InputError("--set", pointer, "cannot set '" + dotted + "'", "a dotted path into objects, e.g. parallelism.tp");
+      throw InputError("--set", pointer, "cannot set '" + dotted + "'",
+                       "a dotted path into objects, e.g. parallelism.tp");
     if (dot == std::string::npos) {
       (*cur)[part] = parsed;
       break;

@@ -1,9 +1,17 @@
 #include "sim/core/text_escape.hpp"
 
-#include <fmt/format.h>
+#include <cstdio>
 
+// No fmt here: the kernel suite, built on GPU machines with the CUDA toolkit alone, compiles this
+// file with the output writer (sim/kernels/CMakeLists.txt).
 namespace sim {
 namespace {
+
+std::string hex_escape(const char* form, unsigned value) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, form, value);
+  return buf;
+}
 
 // Length of the well-formed UTF-8 sequence at s[i] (1-4), or 0 when there is none (RFC 3629
 // Table 3: the second byte's range depends on the first, which rules out overlong forms,
@@ -57,7 +65,7 @@ std::string escape_for_terminal(std::string_view s) {
     const size_t n = utf8_sequence(s, i);
     const auto c = static_cast<unsigned char>(s[i]);
     if (n == 0) {
-      out += fmt::format("\\x{:02X}", c);
+      out += hex_escape("\\x%02X", c);
       i += 1;
       continue;
     }
@@ -69,11 +77,11 @@ std::string escape_for_terminal(std::string_view s) {
       else if (c == '\t')
         out += "\\t";
       else if (c < 0x20 || c == 0x7F)
-        out += fmt::format("\\x{:02X}", c);
+        out += hex_escape("\\x%02X", c);
       else
         out += static_cast<char>(c);
     } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
-      out += fmt::format("\\u{:04X}", static_cast<unsigned char>(s[i + 1]));  // C1 controls U+0080-U+009F
+      out += hex_escape("\\u%04X", static_cast<unsigned char>(s[i + 1]));  // C1 controls U+0080-U+009F
     } else {
       out.append(s.substr(i, n));
     }

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "sim/core/error.hpp"
+#include "sim/core/output_file.hpp"
 #include "sim/kernels/cuda_check.hpp"
 #include "sim/kernels/host/compare.hpp"
 #include "sim/kernels/host/options.hpp"
@@ -44,6 +46,8 @@ int main(int argc, char** argv) {
     if (const char* commit = std::getenv("TRAINSIM_GIT_COMMIT"); o.git_commit.empty() && commit) o.git_commit = commit;
     const char* algo = std::getenv("NCCL_ALGO");  // recorded with the collectives, as nccl-tests users do
     const ShapeList shapes = read_shapes(o);
+    // Before minutes of measuring: the output must be writable (sim/core/output_file.hpp).
+    sim::check_outputs({{"--output", o.output}}, {});
 
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
@@ -57,6 +61,8 @@ int main(int argc, char** argv) {
 
     run_suites(o, shapes, algo && *algo ? algo : "default");
     return 0;
+  } catch (const sim::InputError& e) {
+    return fail(2, "error", e.what());
   } catch (const UsageError& e) {
     return fail(2, "error", e.what());
   } catch (const ShapesError& e) {

@@ -5,14 +5,22 @@
 // --set overrides, and each parser that takes a ParamReader: the whole scenario (with named models
 // and clusters resolved in the repository), and the model, cluster, device, parallelism and
 // training sections on their own. See fuzz_check.hpp for what counts as a finding.
+//
+// The reader's own refusals (json_text.hpp) are properties checked on every input: the whole
+// input with its NUL byte is refused; the JSON text nested in 65-72 more arrays is refused for its
+// depth; the text as the value of a key that came before is refused for the repeated key; every
+// quantity a --set value or a line of the input holds, once read, lies in the reader's window
+// (no overflow to infinity or underflow to zero after unit conversion).
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sim/calibrate/check.hpp"
 #include "sim/calibrate/fit.hpp"
+#include "sim/core/json_text.hpp"
 #include "sim/core/params.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/cluster.hpp"
@@ -48,6 +56,52 @@ std::vector<std::pair<std::string, std::string>> set_lines(std::string_view text
   return out;
 }
 
+// Must be refused: `f` returns normally, or throws an InputError lacking `fragment`, is a finding.
+template <class F>
+void expect_refusal(const char* what, const char* fragment, F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    if (std::string_view(e.what()).find(fragment) == std::string_view::npos) fuzz::finding(what, e.what());
+    return;
+  }
+  fuzz::finding(what, "accepted");
+}
+
+// The reader's properties on `json_text` (the input before its NUL) and `bytes` (all of it).
+void reader_properties(std::string_view bytes, const std::string& json_text) {
+  if (bytes.find('\0') != std::string_view::npos)
+    expect_refusal("a document with a NUL byte was accepted", "",
+                   [&] { ParamReader::from_text(std::string(bytes), "f"); });
+  const size_t extra = size_t(sim::MAX_JSON_DEPTH) + 1 + (bytes.empty() ? 0 : static_cast<unsigned char>(bytes[0]) % 8);
+  expect_refusal("nesting past MAX_JSON_DEPTH was accepted", "nested more than",
+                 [&] { ParamReader::from_text(std::string(extra, '[') + json_text + std::string(extra, ']'), "f"); });
+  // The text after an object's key "a" that is given twice: refused, for the key or for the text.
+  expect_refusal("a repeated key was accepted", "",
+                 [&] { ParamReader::from_text(R"({"a": 1, "a": )" + json_text + "}", "f"); });
+}
+
+// A quantity that the reader returns is inside its window, whatever the text.
+void quantity_properties(std::string_view text) {
+  if (text.size() > 64) return;
+  std::string doc;
+  try {
+    doc = nlohmann::json{{"q", std::string(text)}}.dump();  // refuses text that is not UTF-8
+  } catch (const nlohmann::json::exception&) {
+    return;
+  }
+  const ParamReader r = ParamReader::from_text(doc, "f").at("q");
+  const auto in_window = [](double v) {
+    if (!(v >= 1e-15 && v <= 1e24))
+      fuzz::finding("a quantity outside the reader's window was accepted", std::to_string(v).c_str());
+  };
+  fuzz::expect_input_errors_only([&] { in_window(r.as_seconds().value); });
+  fuzz::expect_input_errors_only([&] { in_window(r.as_bytes().value); });
+  fuzz::expect_input_errors_only([&] { in_window(r.as_bandwidth().value); });
+  fuzz::expect_input_errors_only([&] { in_window(r.as_flops_rate().value); });
+  fuzz::expect_input_errors_only([&] { in_window(r.as_flops().value); });
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -56,7 +110,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t nul = bytes.find('\0');
   const std::string text(bytes.substr(0, nul));
   const auto sets = nul == std::string_view::npos ? decltype(set_lines("")){} : set_lines(bytes.substr(nul + 1));
-  for (const auto& [path, value] : sets) units(value);
+  for (const auto& [path, value] : sets) units(value), quantity_properties(value);
+  quantity_properties(text);
+  reader_properties(bytes, text);
 
   fuzz::expect_input_errors_only([&] {
     ParamReader r = ParamReader::from_text(text, "fuzz.json");

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "sim/core/output_file.hpp"
+
 namespace sim::kernels {
 
 namespace {
@@ -121,20 +123,6 @@ std::string MeasurementWriter::to_json() const {
   return out + "\n}\n";
 }
 
-void MeasurementWriter::write(const std::string& path) const {
-  const std::string text = to_json();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error(path + ": cannot open " + tmp + " for writing");
-    f << text;
-    f.flush();
-    if (!f) throw std::runtime_error(path + ": write to " + tmp + " failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot rename " + tmp + " into place");
-  }
-}
+void MeasurementWriter::write(const std::string& path) const { write_output(path, to_json()); }
 
 }  // namespace sim::kernels

@@ -59,7 +59,7 @@ class MeasurementWriter {
 
   // The whole file. Throws std::logic_error without provenance.
   std::string to_json() const;
-  // Throws std::runtime_error naming the path when it cannot be written.
+  // Writes the file atomically (sim/core/output_file.hpp); throws sim::InputError when it cannot.
   void write(const std::string& path) const;
 
  private:

@@ -1,8 +1,12 @@
 #include "sim/kernels/host/shapes.hpp"
 
+#include <sys/stat.h>
+
 #include <charconv>
 #include <fstream>
 #include <sstream>
+
+#include "sim/core/file_kind.hpp"
 
 namespace sim::kernels {
 
@@ -79,6 +83,10 @@ ShapeList parse_shapes(std::istream& in, const std::string& file) {
 }
 
 ShapeList load_shapes(const std::string& path) {
+  // A FIFO with no writer would block the open forever; a device never ends.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw ShapesError(path + ": is " + sim::file_kind(st.st_mode) + ", not a regular file (expected a shapes file)");
   std::ifstream in(path);
   if (!in) throw ShapesError(path + ": cannot open the shapes file");
   return parse_shapes(in, path);
