@@ -32,7 +32,7 @@ double published_step_time(const ParamReader& r) {
 }  // namespace
 
 int run(const RunArgs& a) {
-  const EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.config);
+  const EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, a.config);
   check_outputs({{"-o", a.output}, {"--trace", a.trace}}, {a.config});
   Scenario s = load_scenario(a.config, parse_sets(a.sets));
   RunResult r = run_scenario(s, opt);
@@ -58,8 +58,8 @@ int check(const std::string& config, const std::vector<std::string>& sets) {
   return 0;
 }
 
-int validate(const std::string& table, const std::string& fidelity, double max_wall) {
-  const EngineOptions opt = engine_options(fidelity, max_wall, table);
+int validate(const std::string& table, const std::string& fidelity, double max_wall, const std::string& max_memory) {
+  const EngineOptions opt = engine_options(fidelity, max_wall, max_memory, table);
   auto t = ParamReader::load_file(table);
   t.expect_keys({"kind", "description", "runs"});
   t.at("kind").as_choice({"validation"});

@@ -12,22 +12,23 @@ namespace sim::cli {
 
 struct RunArgs {
   std::string config;
-  std::string output;  // report JSON, "" for none
-  std::string trace;   // Chrome/Perfetto trace, "" for none
+  std::string output;             // report JSON, "" for none
+  std::string trace;              // Chrome/Perfetto trace, "" for none
   std::vector<std::string> sets;  // "path=value"
   std::string fidelity = "class";
   bool quiet = false;
-  double max_wall = 0;  // --max-wall seconds; 0 for no bound
+  double max_wall = 0;     // --max-wall seconds; 0 for no bound
+  std::string max_memory;  // --max-memory, "" for the default
 };
 
 struct CalibrateArgs {
   std::string measurements;
-  std::string output;  // fitted profile JSON, "" for none
-  std::string base;    // device profile name or path; "" = the one the measurements name
-  std::string name;    // name written into the fitted profile; "" = output file's stem
-  bool check = false;  // only predict the measurements with `device` and print the errors
-  std::string device;  // profile for --check; "" = base
-  std::string csv;     // every prediction as CSV here; "" for none
+  std::string output;                // fitted profile JSON, "" for none
+  std::string base;                  // device profile name or path; "" = the one the measurements name
+  std::string name;                  // name written into the fitted profile; "" = output file's stem
+  bool check = false;                // only predict the measurements with `device` and print the errors
+  std::string device;                // profile for --check; "" = base
+  std::string csv;                   // every prediction as CSV here; "" for none
   std::vector<std::string> exclude;  // kernels / attention impls left out of the fits
 };
 
@@ -38,6 +39,7 @@ struct SearchArgs {
   std::string output;             // the best plan as a scenario, "" for none
   std::string fidelity = "class";
   double max_wall = 0;
+  std::string max_memory;  // --max-memory, "" for the default
 };
 
 int run(const RunArgs& a);
@@ -45,7 +47,8 @@ int search(const SearchArgs& a);
 int calibrate(const CalibrateArgs& a);
 int shapes(const std::vector<std::string>& configs);
 int check(const std::string& config, const std::vector<std::string>& sets);
-int validate(const std::string& table, const std::string& fidelity, double max_wall = 0);
+int validate(const std::string& table, const std::string& fidelity, double max_wall = 0,
+             const std::string& max_memory = "");
 int list();
 
 }  // namespace sim::cli

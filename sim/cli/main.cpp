@@ -9,8 +9,10 @@
 #include <exception>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/options.hpp"
 #include "sim/core/deadline.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/interrupt.hpp"
 #include "sim/core/text_escape.hpp"
 
 namespace {
@@ -29,6 +31,7 @@ const CLI::Validator finite_positive(
 }  // namespace
 
 int main(int argc, char** argv) {
+  sim::interrupt::install();  // SIGINT/SIGTERM/SIGHUP: no simulation process or temporary file left behind
   // Every argument is UTF-8: names and values reach JSON reports, which hold UTF-8 only.
   for (int i = 1; i < argc; ++i)
     if (const size_t bad = sim::invalid_utf8_offset(argv[i]); bad != std::string::npos) {
@@ -49,6 +52,9 @@ int main(int argc, char** argv) {
   r->add_flag("-q,--quiet", run.quiet, "print nothing but errors");
   const char* max_wall_help = "stop the run (exit code 3, no output files) after this many seconds of wall-clock time";
   r->add_option("--max-wall", run.max_wall, max_wall_help)->check(finite_positive);
+  const CLI::Validator bytes(sim::cli::check_max_memory, "BYTES");
+  const std::string max_memory_help = sim::cli::max_memory_help();
+  r->add_option("--max-memory", run.max_memory, max_memory_help)->check(bytes);
   std::string check_config;
   std::vector<std::string> check_sets;
   auto* c = app.add_subcommand("check", "load and cross-check a scenario without simulating");
@@ -60,6 +66,8 @@ int main(int argc, char** argv) {
   v->add_option("--fidelity", vfidelity, "class or full")->check(CLI::IsMember({"class", "full"}));
   double vmax_wall = 0;
   v->add_option("--max-wall", vmax_wall, max_wall_help)->check(finite_positive);
+  std::string vmax_memory;
+  v->add_option("--max-memory", vmax_memory, max_memory_help)->check(bytes);
   sim::cli::CalibrateArgs cal;
   auto* k = app.add_subcommand("calibrate", "fit a device profile to kernel measurements (sim/kernels), or --check one");
   k->add_option("measurements", cal.measurements,
@@ -89,6 +97,7 @@ int main(int argc, char** argv) {
   se->add_option("-o,--output", search.output, "write the fastest plan as a scenario here");
   se->add_option("--fidelity", search.fidelity, "class or full")->check(CLI::IsMember({"class", "full"}));
   se->add_option("--max-wall", search.max_wall, max_wall_help)->check(finite_positive);
+  se->add_option("--max-memory", search.max_memory, max_memory_help)->check(bytes);
   auto* l = app.add_subcommand("list", "list models, devices, topologies, schedules and collectives");
 
   try {
@@ -102,7 +111,7 @@ int main(int argc, char** argv) {
     if (*r) return sim::cli::run(run);
     if (*c) return sim::cli::check(check_config, check_sets);
     if (*se) return sim::cli::search(search);
-    if (*v) return sim::cli::validate(table, vfidelity, vmax_wall);
+    if (*v) return sim::cli::validate(table, vfidelity, vmax_wall, vmax_memory);
     if (*k) return sim::cli::calibrate(cal);
     if (*sh) return sim::cli::shapes(shape_configs);
     if (*l) return sim::cli::list();

@@ -1,6 +1,9 @@
 #include "sim/cli/options.hpp"
 
+#include <cmath>
+
 #include "sim/core/error.hpp"
+#include "sim/workload/resource_estimate.hpp"
 
 namespace sim::cli {
 
@@ -15,11 +18,28 @@ std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<st
   return out;
 }
 
-EngineOptions engine_options(const std::string& fidelity, double max_wall, const std::string& what) {
+EngineOptions engine_options(const std::string& fidelity, double max_wall, const std::string& max_memory,
+                             const std::string& what) {
   EngineOptions o;
   o.full_fidelity = fidelity == "full";
   if (max_wall > 0) o.deadline = Deadline(max_wall, what);
+  if (!check_max_memory(max_memory).empty() && !max_memory.empty())
+    throw InputError("--max-memory", "", check_max_memory(max_memory));
+  o.max_memory = max_memory.empty() ? default_max_memory() : *parse_bytes(max_memory);
   return o;
+}
+
+std::string check_max_memory(const std::string& text) {
+  auto b = parse_bytes(text);
+  if (!b || !std::isfinite(b->value) || b->value < 1048576.0)
+    return "--max-memory: '" + text + "' is not a quantity of bytes of at least 1 MiB (e.g. 8 GiB)";
+  return "";
+}
+
+std::string max_memory_help() {
+  return "refuse a run whose simulation would need more memory than this (estimated before it starts; the "
+         "simulation is stopped if it passes it), e.g. \"8 GiB\"; default: half of this machine's memory (" +
+         format_bytes(default_max_memory()) + ")";
 }
 
 }  // namespace sim::cli

@@ -12,6 +12,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/file_kind.hpp"
+#include "sim/core/interrupt.hpp"
 
 namespace sim {
 namespace {
@@ -142,6 +143,7 @@ void write_output(const std::string& path, const std::string& text) {
   if (fd < 0)
     throw InputError(path, "", std::string("cannot create a file beside it: ") + std::strerror(errno),
                      "a writable folder");
+  interrupt::watch_temp_file(tmp);  // SIGINT/SIGTERM/SIGHUP from here on remove it
   bool ok = write_all(fd, text);
   if (ok && existed) ok = ::fchmod(fd, old.st_mode & 07777) == 0;
   ok = ok && ::fsync(fd) == 0;  // the data is on disk before the new name points at it
@@ -149,11 +151,14 @@ void write_output(const std::string& path, const std::string& text) {
   if (!ok) {
     const int err = errno;
     ::unlink(tmp.c_str());
+    interrupt::forget_temp_file();
     throw InputError(path, "", std::string("writing the output failed: ") + std::strerror(err),
                      "a writable path with free space");
   }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    const int err = errno;
+  const bool renamed = ::rename(tmp.c_str(), target.c_str()) == 0;
+  const int err = errno;
+  interrupt::forget_temp_file();
+  if (!renamed) {
     ::unlink(tmp.c_str());
     throw InputError(path, "", std::string("cannot replace the output file: ") + std::strerror(err), "a writable path");
   }

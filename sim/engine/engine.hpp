@@ -15,11 +15,14 @@
 // the fabric sees the whole collective), and steps the optimizer. Folded classes scale a
 // transfer by the number of class members sharing its NIC.
 //
-// SimGrid keeps one engine per process, so each call runs in a forked child process.
-// Full fidelity is limited to 65,536 GPUs (an InputError beyond), for the actors' memory.
+// SimGrid keeps one engine per process, so each call runs in a forked child process, which the
+// parent stops (and reports as an InputError) when its resident memory passes `max_memory`.
+// Full fidelity is limited to 65,536 GPUs (an InputError beyond), for the actors' memory; what a
+// plan would cost is estimated before it gets here (workload/resource_estimate.hpp).
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "sim/core/deadline.hpp"
@@ -31,25 +34,30 @@ struct Scenario;
 struct Pipeline;
 
 struct EngineOptions {
+  EngineOptions() = default;
+  explicit EngineOptions(bool full, Deadline d = {}, Bytes memory = Bytes(0))
+      : full_fidelity(full), deadline(std::move(d)), max_memory(memory) {}
+
   bool full_fidelity = false;  // one actor per GPU instead of one per rank class
   Deadline deadline;           // --max-wall: planning and the engine's child stop when it passes
+  Bytes max_memory;            // --max-memory: the estimate's bound and the child's; 0 for none
 };
 
 struct TaskSpan {
-  double start = 0;      // after its inputs arrived
+  double start = 0;  // after its inputs arrived
   double end = 0;
-  double wait = 0;       // time blocked on inputs: upstream work (bubble) plus transfers
-  double p2p = 0;        // of which the transfers themselves (exposed pipeline communication)
-  double tp = 0;         // tensor-parallel collectives inside the task
-  double cp = 0;         // context-parallel collectives inside the task
-  double dp = 0;         // data-parallel gradient reduction
+  double wait = 0;  // time blocked on inputs: upstream work (bubble) plus transfers
+  double p2p = 0;   // of which the transfers themselves (exposed pipeline communication)
+  double tp = 0;    // tensor-parallel collectives inside the task
+  double cp = 0;    // context-parallel collectives inside the task
+  double dp = 0;    // data-parallel gradient reduction
 };
 
 struct EngineResult {
   Seconds step;
   std::vector<TaskSpan> spans;  // per task id, as seen by the class representative
   int64_t actors = 0;
-  int64_t transfers = 0;        // point-to-point and collective flows simulated
+  int64_t transfers = 0;  // point-to-point and collective flows simulated
 };
 
 EngineResult simulate_step(const Scenario& s, const Pipeline& p, const EngineOptions& opt = {});

@@ -1,9 +1,9 @@
-#include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
 #include <cstring>
 #include <map>
 #include <memory>
+#include <simgrid/s4u.hpp>
 #include <string>
 #include <tuple>
 
@@ -13,6 +13,7 @@
 #include "sim/engine/platform.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/pipeline.hpp"
+#include "sim/workload/ring_channels.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -58,19 +59,13 @@ struct Replay {
   // NCCL ring channels over `members` (in rank order): one channel per member on a node when the
   // ring leaves the node (each channel crosses through a different member's NIC), one otherwise.
   void ring_flows(const std::vector<int64_t>& members, Bytes per_rank, std::vector<sg4::CommPtr>& out) {
-    const size_t n = members.size();
-    if (n < 2 || per_rank.value <= 0) return;
-    std::vector<std::vector<int64_t>> nodes;
-    for (int64_t g : members) {
-      if (nodes.empty() || !place.same_node(nodes.back().front(), g)) nodes.emplace_back();
-      nodes.back().push_back(g);
-    }
-    const size_t per_node = nodes.front().size();
-    const size_t channels = nodes.size() > 1 ? per_node : 1;
-    for (size_t ch = 0; ch < channels; ++ch) {
+    const int64_t channels = ring_channels(place, members);
+    if (channels == 0 || per_rank.value <= 0) return;
+    const auto nodes = members_by_node(place, members);
+    for (int64_t ch = 0; ch < channels; ++ch) {
       std::vector<int64_t> ring;
       for (const auto& nd : nodes)
-        for (size_t i = 0; i < nd.size(); ++i) ring.push_back(nd[(i + ch) % nd.size()]);
+        for (size_t i = 0; i < nd.size(); ++i) ring.push_back(nd[(i + static_cast<size_t>(ch)) % nd.size()]);
       for (size_t i = 0; i < ring.size(); ++i) {
         auto [a, b] = plat.endpoints(ring[i], ring[(i + 1) % ring.size()]);
         out.push_back(sg4::Comm::sendto_async(a, b, static_cast<uint64_t>(per_rank.value / double(channels))));
@@ -212,8 +207,7 @@ struct Replay {
       }
       span.end = sg4::Engine::get_clock();
       for (auto [it, end] = boost::out_edges(v, g); it != end; ++it)
-        if (g[*it].kind == EdgeKind::DATA)
-          data_ready(v, boost::target(*it, g), me).release();
+        if (g[*it].kind == EdgeKind::DATA) data_ready(v, boost::target(*it, g), me).release();
       if (rep) {
         span.start -= t0, span.end -= t0;
         result.spans[v] = span;
@@ -267,7 +261,7 @@ std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) 
   // Engine and replay are left to the process's exit: this runs in a child that exits right after
   // sending its result, and tearing down 10^5 activities' state would only cost time.
   auto& e = *new sg4::Engine(&argc, argv);
-  e.set_config("network/model:CM02");     // textbook max-min sharing (reference/simgrid.md §5.5)
+  e.set_config("network/model:CM02");      // textbook max-min sharing (reference/simgrid.md §5.5)
   e.set_config("network/crosstraffic:0");  // RDMA: acknowledgements do not load the reverse path
   e.set_config("contexts/guard-size:0");   // many actors: no guard pages (reference/simgrid.md §5.8)
   auto& replay = *new Replay(s, p, opt);
@@ -291,7 +285,7 @@ EngineResult simulate_step(const Scenario& s, const Pipeline& p, const EngineOpt
                      "--fidelity full would simulate " + std::to_string(s.cluster.gpus) +
                          " GPUs, more than the limit of " + std::to_string(MAX_FULL_FIDELITY_GPUS),
                      "--fidelity class, or a cluster of at most that many GPUs");
-  std::string data = run_in_child([&] { return run(s, p, opt); }, opt.deadline);
+  std::string data = run_in_child([&] { return run(s, p, opt); }, opt.deadline, MemoryBound{opt.max_memory, s.file});
   EngineResult r;
   size_t pos = 0;
   r.step = Seconds(take<double>(data, pos));

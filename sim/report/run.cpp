@@ -1,13 +1,24 @@
 #include "sim/report/run.hpp"
 
+#include <algorithm>
+
 #include "sim/cost/compute_model.hpp"
 
 namespace sim {
 
+SimulationBudget simulation_budget(const EngineOptions& opt) {
+  SimulationBudget b;
+  b.full_fidelity = opt.full_fidelity;
+  b.max_memory = opt.max_memory;
+  b.max_wall = Seconds(std::max(DEFAULT_WALL_LIMIT_S, opt.deadline.remaining_ms() / 1000.0));
+  return b;
+}
+
 RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   RunResult r;
   ComputeModel cm(s.cluster.device, s.training.precision);
-  r.plan = resolve_plan(s, cm, opt.deadline);
+  // Refuses (InputError) a plan whose simulation would pass the budget, before the engine starts.
+  r.plan = resolve_plan(s, cm, opt.deadline, simulation_budget(opt));
   r.scenario = s;
   r.full_fidelity = opt.full_fidelity;
   r.engine = simulate_step(s, *r.plan.pipeline, opt);

@@ -13,18 +13,18 @@
 namespace sim {
 
 struct Breakdown {
-  double compute_s = 0;        // forward/backward kernels (including recompute), of which:
-  double gemm_s = 0;           //   linear layers
-  double attention_s = 0;      //   attention core
-  double elementwise_s = 0;    //   norms, activations, residuals, embedding, loss
+  double compute_s = 0;      // forward/backward kernels (including recompute), of which:
+  double gemm_s = 0;         //   linear layers
+  double attention_s = 0;    //   attention core
+  double elementwise_s = 0;  //   norms, activations, residuals, embedding, loss
   double optimizer_s = 0;
-  double tp_comm_s = 0;        // tensor-parallel collectives (not overlapped)
-  double cp_comm_s = 0;        // context-parallel K/V exchange (not overlapped)
-  double pp_comm_s = 0;        // pipeline transfers on the critical rank
-  double dp_comm_s = 0;        // data-parallel gradient reduction (exposed)
-  double exposed_comm_s = 0;   // tp + cp + pp + dp
-  double bubble_s = 0;         // idle: waiting for other stages
-  int64_t rank = 0;            // the pipeline rank the breakdown describes (the busiest)
+  double tp_comm_s = 0;       // tensor-parallel collectives (not overlapped)
+  double cp_comm_s = 0;       // context-parallel K/V exchange (not overlapped)
+  double pp_comm_s = 0;       // pipeline transfers on the critical rank
+  double dp_comm_s = 0;       // data-parallel gradient reduction (exposed)
+  double exposed_comm_s = 0;  // tp + cp + pp + dp
+  double bubble_s = 0;        // idle: waiting for other stages
+  int64_t rank = 0;           // the pipeline rank the breakdown describes (the busiest)
 };
 
 struct RunResult {
@@ -42,5 +42,9 @@ struct RunResult {
 };
 
 RunResult run_scenario(Scenario s, const EngineOptions& opt = {});
+
+// What a run's simulation may use: --max-memory, and DEFAULT_WALL_LIMIT_S of estimated time or the
+// --max-wall time left when that is longer (sim/workload/resource_estimate.hpp).
+SimulationBudget simulation_budget(const EngineOptions& opt);
 
 }  // namespace sim

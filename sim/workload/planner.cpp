@@ -15,6 +15,11 @@ namespace {
 // (one candidate, 2-core development machine); the 1T GPT of Narayanan et al. 2021 Table 1 has
 // 2 x 512 microbatches x 64 stages = 65,536.
 constexpr int64_t MAX_TASKS = int64_t{1} << 20;
+// Tasks of all the candidates "auto" builds and prices: four of the largest. Planning takes
+// 3-5 us per task (2^20 tasks: 5.1 s and 0.66 GB for `trainsim check`), so about 20 s. Before this
+// limit, a scenario of 83,160 layers on pp 8 with both settings "auto" planned 120 candidates of
+// 32.8 million tasks in all: 62 s.
+constexpr int64_t MAX_PLANNED_TASKS = int64_t{1} << 22;
 
 std::vector<int64_t> micro_batch_candidates(const Scenario& s) {
   if (!s.training.micro_batch.is_auto()) return {s.training.micro_batch.value};
@@ -35,44 +40,96 @@ std::vector<int64_t> virtual_stage_candidates(const Scenario& s) {
 
 }  // namespace
 
-ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline) {
-  std::optional<ResolvedPlan> best;
-  int64_t tried = 0;
+ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline,
+                          const SimulationBudget& budget) {
+  // First what each candidate would cost (closed forms, no graph): which fit in memory, which are
+  // within the task limit and, at a glance, the budget; then the graphs of those, in the same
+  // order (so ties go to the smaller virtual-stage count, then micro-batch).
+  struct Candidate {
+    Scenario trial;
+    size_t layout = 0;  // index in layouts
+    MemoryEstimate mem;
+    int64_t m = 0, tasks = 0;
+  };
+  std::vector<StageLayout> layouts;
+  std::vector<Candidate> build;
+  int64_t tried = 0, planned_tasks = 0;
   MemoryEstimate smallest;
   bool any = false;
   int64_t over_limit = 0, over_m = 0, over_v = 0;  // the smallest fitting candidate over MAX_TASKS
+  std::optional<ResourceEstimate> over_budget;     // the cheapest candidate whose simulation passes the budget
+  auto note_over_budget = [&](const ResourceEstimate& e) {
+    if (!over_budget || e.wall < over_budget->wall) over_budget = e;
+  };
+  const bool bounded = budget.max_memory.value > 0 || budget.max_wall.value > 0;
+  const EngineShape shape = bounded ? engine_shape(s) : EngineShape{};  // O(GPUs): only when needed
   const Schedule given = s.plan.schedule;
   for (int64_t v : virtual_stage_candidates(s)) {
-    StageLayout layout = make_stage_layout(s.model, s.plan, v, s.file);
+    layouts.push_back(make_stage_layout(s.model, s.plan, v, s.file));
+    const StageLayout& layout = layouts.back();
     for (int64_t b : micro_batch_candidates(s)) {
       deadline.check();
       const int64_t m = s.training.global_batch / (s.plan.dp * b);
       if (v > 1 && m % s.plan.pp != 0) continue;
-      Scenario trial = s;
-      trial.training.micro_batch.value = b;
-      trial.plan.virtual_stages.value = v;
-      trial.plan.schedule = v > 1 ? Schedule::INTERLEAVED : (given == Schedule::INTERLEAVED ? Schedule::ONE_F_ONE_B : given);
-      MemoryEstimate mem = estimate_memory(trial, layout, b);
+      Candidate c{s, layouts.size() - 1, {}, m, 0};
+      c.trial.training.micro_batch.value = b;
+      c.trial.plan.virtual_stages.value = v;
+      c.trial.plan.schedule =
+          v > 1 ? Schedule::INTERLEAVED : (given == Schedule::INTERLEAVED ? Schedule::ONE_F_ONE_B : given);
+      c.mem = estimate_memory(c.trial, layout, b);
       ++tried;
-      if (!any || mem.peak < smallest.peak) smallest = mem;
+      if (!any || c.mem.peak < smallest.peak) smallest = c.mem;
       any = true;
-      if (!mem.fits) continue;
+      if (!c.mem.fits) continue;
       // Bounded by the parser: m <= 2^24, v <= 2^12, pp <= 2^20, so no overflow.
-      const int64_t tasks = 2 * m * v * s.plan.pp;
-      if (tasks > MAX_TASKS) {
-        if (over_limit == 0 || tasks < over_limit) over_limit = tasks, over_m = m, over_v = v;
+      c.tasks = 2 * m * v * s.plan.pp;
+      if (c.tasks > MAX_TASKS) {
+        if (over_limit == 0 || c.tasks < over_limit) over_limit = c.tasks, over_m = m, over_v = v;
         continue;
       }
-      // `new Pipeline(prvalue)` constructs in place (C++17 guaranteed elision): no graph copy.
-      std::shared_ptr<const Pipeline> pipe(new Pipeline(build_pipeline(trial, layout, b, cm)));
-      Seconds step = estimate_step(trial, *pipe, CommCosts(trial)).step;
-      if (!best || step < best->estimated_step) best = ResolvedPlan{b, v, layout, pipe, mem, step, 0};
+      if (bounded) {
+        const ResourceEstimate early = estimate_resources(c.trial, shape, layout, m, budget.full_fidelity);
+        if (!within(early, budget)) {
+          note_over_budget(early);
+          continue;
+        }
+      }
+      planned_tasks += c.tasks;
+      build.push_back(std::move(c));
     }
+  }
+  if (planned_tasks > MAX_PLANNED_TASKS) {
+    const bool mb_auto = s.training.micro_batch.is_auto();
+    throw InputError(s.file, mb_auto ? "/training/micro_batch" : "/parallelism/virtual_stages",
+                     "\"auto\" would plan " + std::to_string(build.size()) + " candidates of " +
+                         std::to_string(planned_tasks) + " tasks in all, more than the limit of " +
+                         std::to_string(MAX_PLANNED_TASKS),
+                     "a fixed micro_batch or virtual_stages, or fewer microbatches per step");
+  }
+  std::optional<ResolvedPlan> best;
+  for (const Candidate& c : build) {
+    deadline.check();
+    const StageLayout& layout = layouts[c.layout];
+    const int64_t b = c.trial.training.micro_batch.value, v = c.trial.plan.virtual_stages.value;
+    // `new Pipeline(prvalue)` constructs in place (C++17 guaranteed elision): no graph copy.
+    std::shared_ptr<const Pipeline> pipe(new Pipeline(build_pipeline(c.trial, layout, b, cm)));
+    const Estimate timeline = estimate_step(c.trial, *pipe, CommCosts(c.trial));
+    ResourceEstimate resources;
+    if (bounded) {
+      resources = estimate_resources(c.trial, shape, *pipe, timeline, budget.full_fidelity);
+      if (!within(resources, budget)) {
+        note_over_budget(resources);
+        continue;
+      }
+    }
+    if (!best || timeline.step < best->estimated_step)
+      best = ResolvedPlan{b, v, layout, pipe, c.mem, timeline.step, 0, resources};
   }
   if (!any)
     throw InputError(s.file, "/parallelism/virtual_stages",
                      "no virtual-stage count gives a microbatch count divisible by pp=" + std::to_string(s.plan.pp),
                      "global_batch/(dp*micro_batch) divisible by pp, or virtual_stages 1");
+  if (!best && over_budget) check_budget(s, *over_budget, budget);
   if (!best && over_limit > 0)
     throw InputError(s.file, "/training/global_batch",
                      "a step of " + std::to_string(over_limit) + " tasks (2 * " + std::to_string(over_m) +
@@ -89,8 +146,10 @@ ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& d
   best->candidates_tried = tried;
   s.training.micro_batch.value = best->micro_batch;
   s.plan.virtual_stages.value = best->virtual_stages;
-  if (best->virtual_stages > 1) s.plan.schedule = Schedule::INTERLEAVED;
-  else if (s.plan.schedule == Schedule::INTERLEAVED) s.plan.schedule = Schedule::ONE_F_ONE_B;
+  if (best->virtual_stages > 1)
+    s.plan.schedule = Schedule::INTERLEAVED;
+  else if (s.plan.schedule == Schedule::INTERLEAVED)
+    s.plan.schedule = Schedule::ONE_F_ONE_B;
   return *best;
 }
 

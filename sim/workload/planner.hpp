@@ -4,7 +4,10 @@
 // go to the smaller value). Fixed settings are taken as given. A plan whose every candidate
 // overflows the GPU's memory is an InputError naming the offending setting; so is one whose every
 // candidate that fits has more than 2^20 forward and backward tasks in a step (the limit that keeps
-// a run within about a gigabyte and half a minute).
+// a run within about a gigabyte and half a minute). With a budget, a candidate whose simulation
+// would pass it (resource_estimate.hpp) is dropped too, before its task graph is built when the
+// plan alone shows it; a plan whose every such candidate passes it is an InputError naming the
+// estimate and the limit.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,7 @@
 #include "sim/core/units.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/pipeline.hpp"
+#include "sim/workload/resource_estimate.hpp"
 #include "sim/workload/stage_layout.hpp"
 
 namespace sim {
@@ -32,10 +36,12 @@ struct ResolvedPlan {
   MemoryEstimate memory;
   Seconds estimated_step;
   int64_t candidates_tried = 0;
+  ResourceEstimate resources;  // of simulating it, at the budget's fidelity (zero without a budget)
 };
 
 // `s` gets its auto fields replaced by the chosen values. Throws WallTimeExceeded between
-// candidates once `deadline` has passed.
-ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline = {});
+// candidates once `deadline` has passed. The default budget bounds nothing.
+ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline = {},
+                          const SimulationBudget& budget = {});
 
 }  // namespace sim

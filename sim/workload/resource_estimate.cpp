@@ -1,0 +1,225 @@
+#include "sim/workload/resource_estimate.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <utility>
+#include <vector>
+
+#include "sim/core/error.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/topology/placement.hpp"
+#include "sim/workload/estimate.hpp"
+#include "sim/workload/pipeline.hpp"
+#include "sim/workload/ring_channels.hpp"
+#include "sim/workload/stage_layout.hpp"
+
+namespace sim {
+namespace {
+
+// Coefficients, each measured with `/usr/bin/time -f "%e %M" trainsim run CONFIG -q` on the
+// development machine (2 cores, 23 GiB, SimGrid 3.32, Release build; the faster of two runs, one for runs over 30 s).
+// "G GPUs tp/pp/dp" is a scenario generated for the purpose: gpt3-175b (or gpt-7.5b where said)
+// on dgx-a100-superpod with G GPUs, tp/pp/dp as given, sequence parallel, ZeRO 1, micro_batch 1,
+// 8 microbatches unless said. Memory is the peak resident set (the simulation process's); wall the
+// whole command's.
+//
+// memory
+//   BASE_BYTES       configs/quickstart.json: 35.1 MB (32 hosts, 10 tasks): the process itself.
+//   BYTES_PER_HOST   16384 GPUs 8/8/256 with 64 NICs per node (147,456 hosts) 437.0 MB, minus with
+//                    1 NIC per node (18,432 hosts) 85.4 MB, same flows: 2,725 B per host.
+//   BYTES_PER_TASK   64 GPUs 8/8/1, 12 virtual stages: 5,456 microbatches (1,047,562 tasks)
+//                    780.6 MB minus 1,360 (261,130 tasks) 213.7 MB: 721 B per task.
+//   BYTES_PER_FLOW   gpt-7.5b, 16384 GPUs 8/1/2048 (16,384 flows in flight) 125.2 MB minus 8/32/64
+//                    (3,584 in flight) 103.9 MB, same hosts: 1,660 B per flow.
+//   BYTES_PER_ACTOR  16384 GPUs 8/8/256 at full fidelity (16,384 actors) 358.1 MB minus class
+//                    fidelity (8 actors) 124.8 MB: 14.2 KB per actor.
+// wall
+//   S_PER_HOST       the two 16384-GPU runs of BYTES_PER_HOST: 2.38 s - 1.75 s over 129,024 hosts.
+//   S_PER_TASK_RUN,  configs/llama3-70b-512xh100.json at full fidelity (512 actors, 656,384 task
+//   S_PER_ACTOR_RUN  runs) 4.17 s, and 16384 GPUs 8/8/256 at full fidelity (16,384 actors, 299,008
+//                    runs) 20.2 s less its 1.85 s at class fidelity: two equations, two unknowns.
+//   in flight        n^2/2 steps of STEP_S: 12 ns up to 16,384 flows in flight (16384 GPUs 8/8/256:
+//                    1.85 s less its hosts: 12.6 ns; gpt-7.5b 8/1/2048: 8.3 ns; 4096 GPUs: 9.5 ns),
+//                    then slower as the list outgrows the caches: 27 ns at 32,768 (32768 GPUs
+//                    8/8/512, 14.9 s), 40 ns at 65,536 (65536 GPUs 8/8/1024, 87.0 s), 36 ns at
+//                    36,864 (gpt-7.5b on 1024 GPUs 8/1/128, overlapped buckets, 24.5 s): fitted as
+//                    (n / 16,384)^0.9, and at most 100 ns, a DRAM access per step.
+// Against all 31 runs of the set (class and full fidelity, 16 to 65,536 GPUs, pp 1 to 36, 10 to
+// 10^6 tasks; 0.01 s to 127 s, 35 MB to 781 MB): memory estimates are 1.0 to 1.7 times the
+// measured peak (the most over on small runs, whose child process has not touched the parent's
+// libraries); wall estimates of runs over 0.1 s are 0.45 to 1.45 times the measured time (the
+// least on deep pipelines, whose ranks' reductions overlap less than the closed-form timeline
+// says, and on 2^20 tasks, whose 3.5 s of planning precede the estimate).
+constexpr double BASE_BYTES = 35.1e6;
+constexpr double BYTES_PER_HOST = 2725;
+constexpr double BYTES_PER_TASK = 721;
+constexpr double BYTES_PER_FLOW = 1660;
+constexpr double BYTES_PER_ACTOR = 14.2e3;
+constexpr double S_PER_HOST = 4.9e-6;
+constexpr double S_PER_TASK_RUN = 4.6e-6;
+constexpr double S_PER_ACTOR_RUN = 3.45e-9;
+constexpr double STEP_S = 12e-9;
+constexpr double STEP_KNEE_FLOWS = 16384;
+constexpr double STEP_GROWTH = 0.9;
+constexpr double STEP_S_MAX = 100e-9;
+
+// Each finished flow is unlinked from the list of launched, unwaited ones by a linear scan.
+double in_flight_seconds(double n) {
+  const double step = std::min(STEP_S_MAX, STEP_S * std::pow(std::max(1.0, n / STEP_KNEE_FLOWS), STEP_GROWTH));
+  return n * n / 2 * step;
+}
+
+// How many times rank r launches its rings: once per gradient bucket (a layer) when overlapped,
+// else once.
+int64_t launches(const Scenario& s, const StageLayout& layout, int64_t r) {
+  if (s.plan.dp < 2) return 0;
+  return s.plan.overlap_grad_reduce ? layout.layers_on_rank(r) : 1;
+}
+
+double replicas(const Scenario& s, bool full) { return full ? double(s.plan.tp * s.plan.cp * s.plan.dp) : 1.0; }
+
+ResourceEstimate price(SimulationSize n) {
+  ResourceEstimate e;
+  e.size = n;
+  e.memory = Bytes(BASE_BYTES + BYTES_PER_HOST * double(n.hosts) + BYTES_PER_TASK * double(n.tasks) +
+                   BYTES_PER_ACTOR * double(n.actors) + BYTES_PER_FLOW * n.peak_flows);
+  e.wall = Seconds(S_PER_HOST * double(n.hosts) + S_PER_TASK_RUN * double(n.task_runs) +
+                   in_flight_seconds(n.peak_flows) + S_PER_ACTOR_RUN * double(n.actors) * double(n.task_runs));
+  return e;
+}
+
+// "594 s", "5.43e+04 s (15.1 h)"
+std::string seconds_text(double s) {
+  std::string t = s < 1e5 ? fmt::format("{:.0f} s", s) : fmt::format("{:.3g} s", s);
+  if (s >= 3600) t += fmt::format(" ({:.1f} h)", s / 3600);
+  return t;
+}
+
+}  // namespace
+
+EngineShape engine_shape(const Scenario& s) {
+  const auto& c = s.cluster;
+  const auto& pl = s.plan;
+  EngineShape n;
+  const int64_t nics = c.nodes() * c.scale_out.nics_per_node;
+  const int64_t pods = (c.gpus + c.scale_out.pod_gpus - 1) / c.scale_out.pod_gpus;
+  const bool oversubscribed = pods > 1 && c.scale_out.oversubscription > 1.0;
+  n.hosts = c.gpus + nics * (oversubscribed ? 2 : 1);
+  n.rank_flows.assign(static_cast<size_t>(pl.pp), 0.0);
+  if (pl.dp < 2) return n;
+  const Placement place(c, pl);
+  std::vector<int64_t> members(static_cast<size_t>(pl.dp));
+  for (int64_t r = 0; r < pl.pp; ++r)
+    for (int64_t cp = 0; cp < pl.cp; ++cp)
+      for (int64_t t = 0; t < pl.tp; ++t) {
+        for (int64_t d = 0; d < pl.dp; ++d) members[static_cast<size_t>(d)] = place.gpu({t, cp, r, d});
+        n.rank_flows[static_cast<size_t>(r)] += double(ring_channels(place, members)) * double(pl.dp);
+      }
+  return n;
+}
+
+ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, const StageLayout& layout,
+                                    int64_t microbatches, bool full_fidelity) {
+  const auto& pl = s.plan;
+  SimulationSize n;
+  n.hosts = c.hosts;
+  n.actors = full_fidelity ? s.cluster.gpus : pl.pp;
+  // Forward and backward per microbatch and virtual stage, then a reduction and an optimizer step
+  // per rank (and the embedding exchange): every task but the first receives at most once.
+  n.tasks = 2 * microbatches * layout.virtual_stages * pl.pp + 3 * pl.pp;
+  n.task_runs = int64_t(double(n.tasks) * replicas(s, full_fidelity));
+  n.flows = double(n.task_runs);
+  for (int64_t r = 0; r < pl.pp; ++r) {
+    const double f = c.rank_flows[static_cast<size_t>(r)] * double(launches(s, layout, r));
+    n.flows += f;
+    n.peak_flows = std::max(n.peak_flows, f);
+  }
+  ResourceEstimate e = price(n);
+  e.lower_bound = true;
+  return e;
+}
+
+ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, const Pipeline& p,
+                                    const Estimate& timeline, bool full_fidelity) {
+  const auto& pl = s.plan;
+  const auto& g = p.graph;
+  SimulationSize n;
+  n.hosts = c.hosts;
+  n.actors = full_fidelity ? s.cluster.gpus : pl.pp;
+  n.tasks = static_cast<int64_t>(boost::num_vertices(g));
+  n.task_runs = int64_t(double(n.tasks) * replicas(s, full_fidelity));
+  double data_edges = 0;
+  for (auto [it, end] = boost::edges(g); it != end; ++it)
+    if (g[*it].kind == EdgeKind::DATA) data_edges += 1;
+  n.flows = data_edges * replicas(s, full_fidelity);
+  // Each rank's ring flows are in flight from its first launch (at the latest, when the task
+  // before the launching one ends) until its reduction task ends.
+  std::vector<std::pair<double, double>> events;  // (time, +flows at a launch / -flows at the end)
+  for (size_t r = 0; r < p.program.size(); ++r) {
+    const auto& prog = p.program[r];
+    double launched = 0, start = -1;
+    for (size_t i = 0; i < prog.size(); ++i) {
+      const Task& t = g[prog[i]];
+      const double per_launch = c.rank_flows[r];
+      const double here = t.kind == TaskKind::DP_REDUCE ? (t.dp_bytes.value > 0 ? per_launch : 0.0)
+                                                        : per_launch * double(t.dp_buckets.size());
+      if (here > 0 && start < 0) start = i > 0 ? timeline.finish[prog[i - 1]].value : 0.0;
+      launched += here;
+      if (t.kind == TaskKind::DP_REDUCE && launched > 0) {
+        events.emplace_back(start, launched);
+        events.emplace_back(timeline.finish[prog[i]].value, -launched);
+        n.flows += launched;
+        launched = 0, start = -1;
+      }
+    }
+  }
+  std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
+    return a.first < b.first || (a.first == b.first && a.second > b.second);  // launches first
+  });
+  double now = 0;
+  for (const auto& [time, delta] : events) n.peak_flows = std::max(n.peak_flows, now += delta);
+  return price(n);
+}
+
+bool within(const ResourceEstimate& e, const SimulationBudget& b) {
+  return !(b.max_memory.value > 0 && e.memory > b.max_memory) && !(b.max_wall.value > 0 && e.wall > b.max_wall);
+}
+
+void check_budget(const Scenario& s, const ResourceEstimate& e, const SimulationBudget& b) {
+  const std::string about = e.lower_bound ? "at least about " : "about ";
+  const std::string counts = fmt::format("hosts {}, actors {}, task runs {}, flows in flight {:.3g}", e.size.hosts,
+                                         e.size.actors, e.size.task_runs, e.size.peak_flows);
+  const std::string fewer = std::string(b.full_fidelity ? "--fidelity class, " : "") +
+                            "fewer GPUs, microbatches or gradient buckets (overlap_grad_reduce: one per layer)";
+  if (b.max_memory.value > 0 && e.memory > b.max_memory)
+    throw InputError(s.file, "/cluster/gpus",
+                     "simulating this plan would need " + about + format_bytes(e.memory) + " of memory (" + counts +
+                         "), more than --max-memory " + format_bytes(b.max_memory),
+                     fewer + ", or a larger --max-memory");
+  if (b.max_wall.value > 0 && e.wall > b.max_wall)
+    throw InputError(s.file, "/cluster/gpus",
+                     "simulating this plan would take " + about + seconds_text(e.wall.value) + " (" + counts +
+                         "), more than the limit of " + seconds_text(b.max_wall.value),
+                     fewer + ", or a --max-wall above the estimate to allow it");
+}
+
+Bytes machine_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  double bytes = pages > 0 && page > 0 ? double(pages) * double(page) : 0.0;
+  // A container's limit (cgroup v2), when there is one and it is smaller: "max" means none.
+  std::ifstream cgroup("/sys/fs/cgroup/memory.max");
+  double limit = 0;
+  if (cgroup >> limit && limit > 0 && (bytes <= 0 || limit < bytes)) bytes = limit;
+  return Bytes(bytes);
+}
+
+Bytes default_max_memory() {
+  const Bytes m = machine_memory();
+  return m.value > 0 ? m * 0.5 : Bytes(8.0 * 1073741824.0);  // unknown machine: 8 GiB
+}
+
+}  // namespace sim

@@ -1,0 +1,94 @@
+// What simulating one step of a plan will cost this machine, predicted before the engine starts:
+// the simulation process's peak resident memory and its wall time, from the counts of what the
+// engine creates (sim/engine/engine.hpp):
+//
+//   hosts       GPU ports + NIC ports (+ a pod-crossing twin per NIC when oversubscribed)
+//   actors      pipeline ranks, or every GPU with full fidelity
+//   tasks       vertices of the step's task graph (built and held by the planning process)
+//   task runs   tasks x the ranks that run each (1 per class; tp*cp*dp at full fidelity)
+//   flows       pipeline transfers (one per data edge and run) + data-parallel ring flows
+//               (channels x dp per ring, tp*cp rings per rank, per gradient bucket or once)
+//   peak flows  ring flows launched and not yet waited for at the busiest moment: a rank launches
+//               all of its rings (or buckets) before it waits for them
+//
+//   memory = base + per host x hosts + per task x tasks + per actor x actors + per flow x peak flows
+//   wall   = per host x hosts + per task run x task runs + in-flight cost(peak flows)
+//            + per actor run x actors x task runs
+//
+// The last two terms are SimGrid's: every finished activity is unlinked from a list of those in
+// flight (a linear scan), so wall time grows with the square of the flows in flight (all ranks'
+// rings at once) and, at full fidelity, with actors x activities. Every coefficient was measured
+// with /usr/bin/time on the 2-core development machine (resource_estimate.cpp lists the runs and
+// the fit); a faster machine finishes sooner, memory is the same. Estimates are within about a
+// factor of two of the measurements.
+//
+// A run is refused (InputError, one line, exit code 2) when its memory estimate passes --max-memory
+// (default: half of this machine's memory) or its wall estimate passes the time limit (2 minutes,
+// or --max-wall when that is longer).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace sim {
+
+struct Scenario;
+struct Pipeline;
+struct StageLayout;
+struct Estimate;
+
+struct SimulationSize {
+  int64_t hosts = 0;
+  int64_t actors = 0;
+  int64_t tasks = 0;
+  int64_t task_runs = 0;
+  double flows = 0;  // doubles: a rejected plan's counts may pass 2^63
+  double peak_flows = 0;
+};
+
+struct ResourceEstimate {
+  SimulationSize size;
+  Bytes memory;              // peak resident memory of the simulation process (which shares the planner's)
+  Seconds wall;              // wall time of the simulation on the development machine
+  bool lower_bound = false;  // from the plan alone: peak flows may be more
+};
+
+// What a run may use. Zero: no bound.
+struct SimulationBudget {
+  bool full_fidelity = false;
+  Bytes max_memory;
+  Seconds max_wall;
+};
+
+// What the cluster and the plan's degrees decide (the same for every micro-batch and virtual-stage
+// count): the platform's hosts, and the ring flows of one data-parallel launch per pipeline rank.
+struct EngineShape {
+  int64_t hosts = 0;
+  std::vector<double> rank_flows;
+};
+EngineShape engine_shape(const Scenario& s);
+
+// Before the task graph is built: `microbatches` and the layout's virtual stages give the task
+// count; peak flows are one rank's (a lower bound: ranks' reductions may overlap).
+ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& shape, const StageLayout& layout,
+                                    int64_t microbatches, bool full_fidelity);
+// With the graph and its closed-form timeline (estimate.hpp): peak flows from the ranks'
+// reductions that overlap in time.
+ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& shape, const Pipeline& p,
+                                    const Estimate& timeline, bool full_fidelity);
+
+// Whether the estimate fits the budget.
+bool within(const ResourceEstimate& e, const SimulationBudget& b);
+// Throws the InputError that names the estimate, the limit it passes and what to change; does
+// nothing when within the budget.
+void check_budget(const Scenario& s, const ResourceEstimate& e, const SimulationBudget& b);
+
+// The time limit without --max-wall, and the default --max-memory: half of this machine's
+// physical memory (sysconf), or of the cgroup's limit when that is smaller.
+constexpr double DEFAULT_WALL_LIMIT_S = 120;
+Bytes machine_memory();
+Bytes default_max_memory();
+
+}  // namespace sim

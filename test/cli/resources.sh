@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Sizes that would exhaust the machine are refused before the simulation starts
+# (sim/workload/resource_estimate.hpp): one line "trainsim: error: FILE: /cluster/gpus: simulating
+# this plan would need ... more than --max-memory M" or "... would take ... more than the limit of
+# T", exit code 2, within seconds -- for run, validate and search, whatever field multiplies the
+# work: GPUs (10^6 and 2^20 at class fidelity, 65,536 at full fidelity), microbatches, virtual
+# stages, gradient buckets (layers with overlap_grad_reduce). The memory estimate is checked against
+# the peak resident memory measured by the kernel (getrusage of the finished run), and --max-memory
+# takes a quantity of bytes.
+#
+# Usage: bash resources.sh TRAINSIM REPO
+#
+# Expectation: the refusals come from arithmetic on the plan, so each returns in well under the
+# 20 s allowed here (search first plans every candidate on the cluster: a few seconds). The
+# estimate is calibrated to within a factor of about 1.7 of measured memory (resource_estimate.cpp);
+# a factor of 2 either way is asserted.
+set -u
+
+trainsim=${1:?usage: resources.sh TRAINSIM REPO}
+repo=${2:?usage: resources.sh TRAINSIM REPO}
+source "$(dirname "$0")/lib/tally.bash"
+llama="$repo/configs/llama3-70b-512xh100.json"
+# Under AddressSanitizer (CI's build-asan) trainsim is several times slower and its shadow memory
+# is not what the estimate models: the refusals are checked, the timing and the estimate's
+# accuracy are not.
+sanitized=false
+if grep -q -a __asan_init "$trainsim"; then sanitized=true; fi
+
+scenario() {  # OUT GPUS TP PP DP GLOBAL_BATCH [path=json ...]: gpt3-175b on a DGX A100 SuperPOD
+  python3 - "$@" <<'PY'
+import json, sys
+out, gpus, tp, pp, dp, gb = sys.argv[1], *map(int, sys.argv[2:7])
+s = {"kind": "scenario", "name": "resources", "seed": 1, "model": "gpt3-175b",
+     "cluster": {"from": "dgx-a100-superpod", "gpus": gpus, "scale_out": {"pod_gpus": gpus}},
+     "parallelism": {"tp": tp, "pp": pp, "dp": dp, "sequence_parallel": True, "zero": 1},
+     "training": {"seq_len": 2048, "global_batch": gb, "micro_batch": 1, "recompute": "selective",
+                  "precision": "bf16"}}
+for kv in sys.argv[7:]:
+    path, value = kv.split("=", 1)
+    keys = path.split(".")
+    node = s
+    for k in keys[:-1]:
+        node = node.setdefault(k, {})
+    node[keys[-1]] = json.loads(value)
+json.dump(s, open(out, "w"))
+PY
+}
+
+table() {  # OUT SCENARIO: a validation table of one row
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+json.dump({"kind": "validation", "description": "resources.sh",
+           "runs": [{"name": "big", "group": "g", "published": {"step_time_s": 1.0}, "note": "",
+                     "scenario": json.load(open(sys.argv[2]))}]}, open(sys.argv[1], "w"))
+PY
+}
+
+# refused NAME LIMIT-PATTERN trainsim-args...: exit 2, one line naming the file, the estimate and a
+# limit matching the pattern, within 20 s, nothing on stdout but search's header.
+refused() {
+  local name=$1 limit=$2
+  shift 2
+  local start=$SECONDS
+  timeout -s KILL 60 "$trainsim" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  local rc=$? took=$((SECONDS - start)) line
+  line=$(head -n 1 "$work/$name.err")
+  if [ $rc -ne 2 ]; then
+    fail "$name" "exit $rc (expected 2) after $took s: $(head -c 300 "$work/$name.err")"
+  elif [ "$(wc -l <"$work/$name.err")" -ne 1 ]; then
+    fail "$name" "not one line: $(head -c 400 "$work/$name.err")"
+  elif ! [[ $line =~ ^trainsim:\ error:\ .*:\ /cluster/gpus:\ simulating\ this\ plan\ would\ (need|take)\ .*\ more\ than\ $limit ]]; then
+    fail "$name" "the line does not name the estimate and the limit ($limit): $line"
+  elif [ $took -gt 20 ] && ! $sanitized; then
+    fail "$name" "took $took s"
+  else
+    pass "$name: exit 2, one line naming the limit, $took s"
+  fi
+}
+
+any_limit='(the limit of [0-9]+ s|--max-memory [0-9.]+ [KMGT]?i?B)'
+wall_limit='the limit of [0-9]+ s'
+
+# The issue's inputs.
+scenario "$work/million.json" 1000000 8 8 15625 125000
+refused "class, 10^6 GPUs" "$any_limit" run "$work/million.json" -q
+scenario "$work/mega.json" 1048576 8 8 16384 131072
+refused "class, 2^20 GPUs" "$any_limit" run "$work/mega.json" -q -o "$work/never.json"
+scenario "$work/full.json" 65536 8 8 1024 8192
+refused "full fidelity, 65,536 GPUs" "$any_limit" run "$work/full.json" --fidelity full -q
+# Time allowed (--max-wall above the estimate), memory not: the 10^6 GPUs' platform alone (2
+# million hosts) passes 4 GiB.
+refused "class, 10^6 GPUs, --max-memory 4 GiB" '--max-memory 4.00 GiB' \
+  run "$work/million.json" -q --max-wall 1000000 --max-memory "4 GiB"
+
+# Other fields that multiply the work.
+refused "full fidelity, 32,768 microbatches" "$wall_limit" \
+  run "$llama" --fidelity full -q --set training.global_batch=524288
+refused "full fidelity, 20 virtual stages" "$wall_limit" \
+  run "$llama" --fidelity full -q --set training.global_batch=32768 --set parallelism.virtual_stages=20
+python3 - "$work/layers.json" <<'PY'
+import json, sys
+# 100,000 tiny layers on 1,024 GPUs, each layer's gradients reduced as its own bucket: 10^5 rings
+# of 8,192 flows launched before the step's end.
+json.dump({"kind": "scenario", "name": "layers", "model": {"name": "tiny", "layers": 100000, "hidden": 16,
+           "heads": 1, "ffn_hidden": 64, "vocab": 1000, "activation": "gelu"},
+           "cluster": {"from": "dgx-a100-superpod", "gpus": 1024},
+           "parallelism": {"tp": 1, "pp": 1, "dp": 1024, "overlap_grad_reduce": True},
+           "training": {"seq_len": 128, "global_batch": 1024, "micro_batch": 1}}, open(sys.argv[1], "w"))
+PY
+refused "100,000 layers as gradient buckets" "$any_limit" run "$work/layers.json" -q
+
+# validate and search.
+table "$work/table.json" "$work/mega.json"
+refused "validate, 2^20 GPUs" "$any_limit" validate "$work/table.json"
+scenario "$work/big.json" 131072 8 8 2048 16384
+refused "search, 131,072 GPUs" "$any_limit" search "$work/big.json"
+table "$work/quick-table.json" "$repo/configs/quickstart.json"
+refused "validate --max-memory 1 MiB" '--max-memory 1.00 MiB' validate "$work/quick-table.json" --max-memory "1 MiB"
+
+# The memory estimate (read from the refusal at --max-memory 1 MiB) against the peak resident
+# memory the kernel measured for the same run (the larger of trainsim and its simulation child).
+scenario "$work/mid.json" 8192 8 8 128 1024
+scenario "$work/small.json" 4096 8 8 64 512
+for spec in "quickstart|$repo/configs/quickstart.json|class" "gpt3-1024|$repo/configs/gpt3-175b-1024xa100.json|class" \
+  "8192 GPUs|$work/mid.json|class" "4096 GPUs, full fidelity|$work/small.json|full"; do
+  IFS='|' read -r name config fidelity <<<"$spec"
+  if $sanitized; then
+    pass "memory estimate, $name: not compared (AddressSanitizer build)"
+    continue
+  fi
+  "$trainsim" run "$config" -q --fidelity "$fidelity" --max-memory "1 MiB" 2>"$work/est.err"
+  estimate=$(sed -n 's/.*would need \(at least \)\{0,1\}about \([0-9.]*\) \([KMG]iB\) of memory.*/\2 \3/p' "$work/est.err")
+  measured=$(python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' \
+    timeout 120 "$trainsim" run "$config" -q --fidelity "$fidelity" 2>"$work/run.err")
+  verdict=$(python3 - "$estimate" "$measured" <<'PY'
+import sys
+value, unit = sys.argv[1].split()
+est = float(value) * {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30}[unit]
+ratio = est / float(sys.argv[2])
+print(f"{'ok' if 0.5 <= ratio <= 2 else 'off'} estimate {est / 2**20:.0f} MiB, measured {float(sys.argv[2]) / 2**20:.0f} MiB ({ratio:.2f}x)")
+PY
+)
+  if [ -z "$estimate" ] || [ -z "$measured" ]; then
+    fail "memory estimate, $name" "no estimate or measurement: $(head -c 300 "$work/est.err") $(head -c 200 "$work/run.err")"
+  elif [ "${verdict%% *}" = ok ]; then
+    pass "memory estimate, $name: ${verdict#ok }"
+  else
+    fail "memory estimate, $name" "${verdict#off }"
+  fi
+done
+
+# --max-memory takes a quantity of bytes of at least 1 MiB: anything else is a usage error.
+for bad in lots 0 "-1 GiB" "1 KiB" "nan GiB" "1e999 GiB"; do
+  "$trainsim" run "$repo/configs/quickstart.json" -q --max-memory "$bad" >/dev/null 2>"$work/bad.err"
+  rc=$?
+  if [ $rc -eq 2 ] && [ "$(wc -l <"$work/bad.err")" -eq 1 ] && grep -q -- "--max-memory" "$work/bad.err"; then
+    pass "--max-memory '$bad' is rejected"
+  else
+    fail "--max-memory '$bad'" "exit $rc: $(head -c 300 "$work/bad.err")"
+  fi
+done
+# A generous bound changes nothing.
+"$trainsim" run "$repo/configs/quickstart.json" -q -o "$work/free.json" &&
+  "$trainsim" run "$repo/configs/quickstart.json" -q --max-memory "64 GiB" -o "$work/bounded.json"
+rc=$?
+if [ $rc -eq 0 ] && cmp -s "$work/free.json" "$work/bounded.json"; then
+  pass "a bound the run stays within changes nothing"
+else
+  fail "generous --max-memory" "exit $rc, or the reports differ"
+fi
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
