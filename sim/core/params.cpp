@@ -71,21 +71,22 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 ParamReader::ParamReader(std::shared_ptr<const json> root, const json* node, std::string file, std::string path)
     : root_(std::move(root)), node_(node), file_(std::move(file)), path_(std::move(path)) {}
 
-ParamReader ParamReader::load_file(const std::string& path) {
+std::string read_regular_file(const std::string& path, size_t max_bytes, const std::string& noun,
+                              const std::string& too_large_expected) {
   // Only regular files: a FIFO with no writer would block open() forever, and a device (/dev/zero,
   // a terminal) never ends or blocks. The check follows links, so a link to a file is read.
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) throw InputError(path, "", "no such file", "an existing JSON file");
-    throw InputError(path, "", std::string("cannot access the file: ") + std::strerror(errno), "a readable JSON file");
+    if (errno == ENOENT || errno == ENOTDIR) throw InputError(path, "", "no such file", "an existing " + noun);
+    throw InputError(path, "", std::string("cannot access the file: ") + std::strerror(errno), "a readable " + noun);
   }
   if (!S_ISREG(st.st_mode))
-    throw InputError(path, "", "is " + file_kind(st.st_mode) + ", not a regular file", "a JSON file");
+    throw InputError(path, "", "is " + file_kind(st.st_mode) + ", not a regular file", "a " + noun);
   // O_NONBLOCK: should the path have been swapped for a FIFO since the check, open() still
   // returns at once (and the read finds no data).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
-    throw InputError(path, "", std::string("cannot open the file: ") + std::strerror(errno), "a readable JSON file");
+    throw InputError(path, "", std::string("cannot open the file: ") + std::strerror(errno), "a readable " + noun);
   // Read in bounded pieces rather than trusting the size, which may change while reading.
   std::string text;
   char buf[1 << 16];
@@ -96,14 +97,18 @@ ParamReader ParamReader::load_file(const std::string& path) {
     if (n < 0) ok = false;
     if (n <= 0) break;
     text.append(buf, static_cast<size_t>(n));
-    if (text.size() > MAX_FILE_BYTES) {
+    if (text.size() > max_bytes) {
       ::close(fd);
-      throw InputError(path, "", "file is larger than 64 MiB", "a JSON configuration or data file");
+      throw InputError(path, "", fmt::format("file is larger than {} MiB", max_bytes >> 20), too_large_expected);
     }
   }
   ::close(fd);
-  if (!ok) throw InputError(path, "", "cannot read the file", "a readable JSON file");
-  return from_text(text, path);
+  if (!ok) throw InputError(path, "", "cannot read the file", "a readable " + noun);
+  return text;
+}
+
+ParamReader ParamReader::load_file(const std::string& path) {
+  return from_text(read_regular_file(path, MAX_FILE_BYTES, "JSON file", "a JSON configuration or data file"), path);
 }
 
 ParamReader ParamReader::from_text(const std::string& text, const std::string& file) {

@@ -103,6 +103,12 @@ class ParamReader {
   std::string path_;
 };
 
+// The bytes of the regular file at `path` (stat before open: a FIFO or a device is refused), at
+// most `max_bytes`; one-line InputErrors naming the file otherwise ("no such file (expected an
+// existing NOUN)", "file is larger than N MiB (expected TOO_LARGE_EXPECTED)").
+std::string read_regular_file(const std::string& path, size_t max_bytes, const std::string& noun,
+                              const std::string& too_large_expected);
+
 // The closest candidate by edit distance, or "" if none is close.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 

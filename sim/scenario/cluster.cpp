@@ -19,7 +19,8 @@ static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir
 }
 
 ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir) {
-  r.expect_keys({"kind", "name", "description", "source", "gpu", "gpus", "gpus_per_node", "scale_up", "scale_out"});
+  r.expect_keys({"kind", "name", "description", "source", "gpu", "gpus", "gpus_per_node", "scale_up", "scale_out",
+                 "storage_bandwidth"});
   if (auto k = r.find("kind")) k->as_choice({"cluster"});
   ClusterSpec c;
   c.name = r.has("name") ? r.string("name") : std::string("cluster");
@@ -53,6 +54,10 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   if (c.gpus_per_node % c.scale_out.nics_per_node != 0 && c.scale_out.nics_per_node % c.gpus_per_node != 0)
     out.at("nics_per_node").fail("does not pair evenly with gpus_per_node=" + std::to_string(c.gpus_per_node),
                                  "a divisor or multiple of gpus_per_node");
+  // Llama 3's 2 TB/s sustained over 16,384 GPUs (reliability.md A1, B3), per GPU.
+  constexpr double STORAGE_BYTES_PER_S_PER_GPU = 2e12 / 16384;
+  c.storage_bandwidth = r.has("storage_bandwidth") ? r.at("storage_bandwidth").as_bandwidth()
+                                                   : BytesPerSecond(STORAGE_BYTES_PER_S_PER_GPU * c.gpus);
   return c;
 }
 

@@ -42,6 +42,9 @@ struct ClusterSpec {
   int64_t gpus_per_node = 0;
   ScaleUp scale_up;
   ScaleOut scale_out;
+  // Sustained aggregate bandwidth to checkpoint storage. Default: Llama 3's Tectonic, 2 TB/s
+  // sustained for 16,384 GPUs (reliability.md A1, B3), scaled per GPU: 2e12 / 16384 B/s × gpus.
+  BytesPerSecond storage_bandwidth;
 
   int64_t nodes() const { return gpus / gpus_per_node; }
   // Whether all-reduces inside a node run as NVLS (the device supports it and it is not disabled).

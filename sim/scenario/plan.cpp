@@ -1,5 +1,9 @@
 #include "sim/scenario/plan.hpp"
 
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
 #include "sim/core/params.hpp"
 
 namespace sim {
@@ -62,8 +66,36 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   return p;
 }
 
+// Tokens to train: a whole number, or a string "<number>[ ]<T|B|M>" ("15.6T" = 1.56e13, Llama 3
+// 405B's pre-training), from 1 to 1e18.
+static int64_t token_count(const ParamReader& r) {
+  constexpr double MAX_TOKENS = 1e18;
+  const std::string expected = "a token count: a whole number or a string such as \"15.6T\", \"300B\", \"50M\" (at most 1e18)";
+  double v = 0;
+  if (r.is_number()) {
+    v = static_cast<double>(r.as_count(1, static_cast<int64_t>(MAX_TOKENS)));
+  } else {
+    if (!r.is_string()) r.fail("is not a number or a string", expected);
+    const std::string text = r.as_string();
+    const std::string suffixes = "TBM";
+    const size_t last = text.find_last_not_of(' ');
+    const size_t at = last == std::string::npos ? std::string::npos : suffixes.find(text[last]);
+    std::string number = at == std::string::npos ? std::string() : text.substr(0, last);
+    while (!number.empty() && number.back() == ' ') number.pop_back();
+    char* end = nullptr;
+    const bool digits = !number.empty() && number.find_first_not_of("0123456789.") == std::string::npos &&
+                        std::isdigit(static_cast<unsigned char>(number.front()));
+    v = digits ? std::strtod(number.c_str(), &end) : 0;
+    if (!digits || end != number.c_str() + number.size())
+      r.fail("'" + text + "' is not a token count", expected);
+    v *= at == 0 ? 1e12 : at == 1 ? 1e9 : 1e6;
+    if (!(v >= 1 && v <= MAX_TOKENS)) r.fail("'" + text + "' is out of range", expected);
+  }
+  return static_cast<int64_t>(std::llround(v));
+}
+
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {
-  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention"});
+  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "tokens"});
   TrainingSpec t;
   t.seq_len = r.count("seq_len", 1, 1 << 24);
   t.global_batch = r.count("global_batch", 1, 1 << 24);
@@ -78,6 +110,7 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
     std::string s = r.at("precision").as_choice({"bf16", "fp16", "fp8"});
     t.precision = precision_from_string(s);
   }
+  if (auto tok = r.find("tokens")) t.tokens = token_count(*tok);
   return t;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ struct TrainingSpec {
   Recompute recompute = Recompute::NONE;
   Precision precision = Precision::BF16;
   Attention attention = Attention::UNFUSED;
+  // Tokens to train ("15.6T"), for the time to train; nullopt when not given.
+  std::optional<int64_t> tokens;
 
   static TrainingSpec parse(const ParamReader& r);
 };

@@ -131,12 +131,17 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
   s.training = TrainingSpec::parse(r.at("training"));
   if (s.plan.pp == 1 && s.plan.virtual_stages.is_auto()) s.plan.virtual_stages.value = 1;
   if (!s.plan.schedule_given && s.plan.virtual_stages.value > 1) s.plan.schedule = Schedule::INTERLEAVED;
-  for (const char* key : {"failures", "recovery"})
-    if (auto f = r.find(key)) {
-      f->expect_object();
-      if (!f->keys().empty())
-        f->fail("failure and recovery simulation is not implemented in this version", "an empty object or no key");
-    }
+  // An empty `failures` object (as in DESIGN.md's template) or none: no failures; `recovery`
+  // then may only be empty too.
+  auto failures = r.find("failures");
+  auto recovery = r.find("recovery");
+  if (failures) failures->expect_object();
+  if (recovery) recovery->expect_object();
+  if (failures && !failures->keys().empty())
+    s.reliability = ReliabilitySpec::parse(*failures, recovery);
+  else if (recovery && !recovery->keys().empty())
+    recovery->fail("a recovery strategy needs a failures section",
+                   "a \"failures\" object with a kind, or no recovery section");
   return s;
 }
 

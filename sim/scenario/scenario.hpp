@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "sim/scenario/cluster.hpp"
 #include "sim/scenario/model.hpp"
 #include "sim/scenario/plan.hpp"
+#include "sim/scenario/reliability_spec.hpp"
 
 namespace sim {
 
@@ -24,6 +26,8 @@ struct Scenario {
   ClusterSpec cluster;
   ParallelPlan plan;
   TrainingSpec training;
+  // The `failures` and `recovery` sections; nullopt when `failures` is absent or empty.
+  std::optional<ReliabilitySpec> reliability;
 
   int64_t microbatches() const {  // per pipeline per step; valid once micro_batch is resolved
     return training.global_batch / (plan.dp * training.micro_batch.value);

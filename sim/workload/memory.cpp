@@ -128,4 +128,6 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
   return out;
 }
 
+Bytes checkpoint_bytes(const Scenario& s) { return Bytes(s.model.total_params() * (WEIGHT_BYTES + OPTIMIZER_BYTES)); }
+
 }  // namespace sim

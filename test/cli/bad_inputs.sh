@@ -228,11 +228,48 @@ case("model-is-a-device", "/", "is a character device, not a regular file", put(
 # A newline in a key used to split the message over two lines.
 case("newline-in-key", "/na\\nme", "unknown key 'na\\nme' (did you mean 'name'?)", put("na\nme", 1))
 
-# --- sections not implemented ------------------------------------------------------------------
-case("failures-not-implemented", "/failures", "not implemented",
-     put("failures", {"kind": "poisson", "per_node_day": 0.0065}))
-case("recovery-not-implemented", "/recovery", "not implemented",
+# --- failures and recovery (DESIGN.md "Failures and recovery") ---------------------------------
+POISSON = {"kind": "poisson"}
+def failures(**fields):
+    return put("failures", dict(POISSON, **fields))
+case("negative-rate", "/failures/per_node_day", "-0.0065 is not positive", failures(per_node_day=-0.0065))
+case("zero-rate", "/failures/per_node_day", "0 is not positive", failures(per_node_day=0))
+case("zero-component-rate", "/failures/components/faulty-gpu", "0 is not positive",
+     failures(components={"faulty-gpu": 0}))
+case("zero-horizon", "/failures/horizon", "'0 d' is not positive", failures(horizon="0 d"))
+case("unknown-failure-kind", "/failures/kind", "unknown failure model 'poison' (did you mean 'poisson'?)",
+     put("failures", {"kind": "poison"}))
+case("key-of-another-kind", "/failures/shape", "'shape' does not apply to kind 'poisson'", failures(shape=0.8))
+case("unknown-component", "/failures/components/faulty-gpus",
+     "unknown component 'faulty-gpus' (did you mean 'faulty-gpu'?)", failures(components={"faulty-gpus": 0.001}))
+case("unknown-component-mix", "/failures/components", "unknown component mix 'llama' (did you mean 'llama3'?)",
+     failures(components="llama"))
+case("trials-beyond-limit", "/failures/trials", "1000000 trials is above the limit of 100000",
+     failures(trials=10**6))
+case("unknown-strategy", "/recovery/kind",
+     "unknown recovery strategy 'checkpoint-restat' (did you mean 'checkpoint-restart'?)",
+     all_of(failures(), put("recovery", {"kind": "checkpoint-restat"})))
+case("strategy-not-implemented", "/recovery/kind",
+     "recovery strategy 'in-memory-checkpoint' is not implemented in this version",
+     all_of(failures(), put("recovery", {"kind": "in-memory-checkpoint"})))
+case("recovery-without-failures", "/recovery", "a recovery strategy needs a failures section",
      put("recovery", {"kind": "checkpoint-restart"}))
+case("bad-tokens", "/training/tokens", "'15.6X' is not a token count", put("training.tokens", "15.6X"))
+case("bad-storage-bandwidth", "/cluster/storage_bandwidth", "'2 TB' does not parse",
+     put("cluster.storage_bandwidth", "2 TB"))
+
+def trace(name, line, fragment, text):
+    """A trace file next to the scenario, which names it; the message names the trace and its line."""
+    with open(os.path.join(out, name + ".csv"), "w") as f:
+        f.write(text)
+    case(name, line, fragment, put("failures", {"kind": "trace", "trace": name + ".csv"}),
+         names=os.path.join(out, name + ".csv"))
+trace("trace-unsorted", "line 3", "comes before the previous row's",
+      "time,component,location\n2 h,faulty-gpu,node-1\n1 h,nic,node-2\n")
+trace("trace-malformed-row", "line 2", "2 fields in '1 h,nic' (expected rows of time,component,location)",
+      "time,component,location\n1 h,nic\n")
+trace("trace-bad-time", "line 2", "time 'soon' is not a time", "time,component,location\nsoon,nic,node-1\n")
+trace("trace-no-header", "line 1", "the header is '1 h,nic,node-1'", "1 h,nic,node-1\n")
 
 for r in rows:
     print("\t".join(r))

@@ -17,6 +17,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
 #include "test/unit/input_error_of.hpp"
+#include "test/unit/temp_dir.hpp"
 #include "sim/scenario/scenario.hpp"
 
 using Catch::Matchers::Contains;
@@ -25,32 +26,6 @@ using Catch::Matchers::StartsWith;
 namespace {
 
 const std::string DATA = TRAINSIM_SOURCE_DIR;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "trainsim-scenario-XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string write(const std::string& name, const std::string& text) const {
-    std::string p = path_ + "/" + name;
-    std::filesystem::create_directories(std::filesystem::path(p).parent_path());
-    std::ofstream(p) << text;
-    return p;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Korthikanti et al. 2022 Table 5, 175B row (shared/validation/published-a100.json "k22-175B-full"),
 // with the model named instead of inline.
@@ -280,7 +255,7 @@ TEST_CASE("rejections name the file and the JSON path", "[scenario]") {
       {{{"cluster.scale_up.bandwidth", "300 GB/parsec"}}, "/cluster/scale_up/bandwidth", "does not parse"},
       {{{"cluster.scale_up", "nvlink"}}, "/cluster/scale_up", "is string (expected an object)"},
       {{{"cluster", "no-such-cluster"}}, "/cluster", "cannot find 'no-such-cluster'"},
-      {{{"failures", "{\"kind\": \"poisson\"}"}}, "/failures", "not implemented"},
+      {{{"failures", "{\"kind\": \"poison\"}"}}, "/failures/kind", "(did you mean 'poisson'?)"},
       {{{"model", "no-such-model"}}, "/model", "cannot find 'no-such-model'"},
   };
   for (const auto& c : cases) {

@@ -1,0 +1,432 @@
+// The `failures` and `recovery` sections: schema, defaults and their sources.
+//
+//   "failures": {"kind": "poisson" | "weibull" | "trace",
+//                "per_node_day": 0.0065,            poisson, weibull (instead of scale)
+//                "shape": 0.8, "scale": "30 d",      weibull
+//                "trace": "traces/x.csv",            trace (required)
+//                "components": "llama3" | {"faulty-gpu": 0.001, "my-cause": {"per_node_day": 1e-4,
+//                              "scope": "gpu"}},     poisson, weibull
+//                "planned": {"every": "1 d", "duration": "10 min"},
+//                "horizon": "54 d", "trials": 200}
+//   "recovery": {"kind": "checkpoint-restart", "checkpoint_interval": "auto" | "30 min",
+//                "checkpoint_write": "auto" | "20 s", "reload": "auto" | "1 min", "blocking": true,
+//                "detection": "30 s", "restart": "5 min"}
+//
+// Sources are in ../shared/reference/reliability.md (sections named below).
+#include "sim/scenario/reliability_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "sim/core/error.hpp"
+#include "sim/core/params.hpp"
+#include "sim/core/text_escape.hpp"
+
+namespace sim {
+
+const char* to_string(FailureScope s) {
+  switch (s) {
+    case FailureScope::GPU: return "gpu";
+    case FailureScope::NODE: return "node";
+    case FailureScope::NETWORK: return "network";
+    case FailureScope::JOB: return "job";
+  }
+  return "node";
+}
+
+namespace {
+
+// Llama 3's snapshot (reliability.md A1): 419 unexpected interruptions in 54 days on 16,384 GPUs,
+// taken as 2,048 nodes of 8 for the whole period (the paper says "up to 16K").
+constexpr double LLAMA3_NODES = 2048, LLAMA3_DAYS = 54, LLAMA3_INTERRUPTIONS = 419;
+constexpr double DAY = 86400.0;
+
+// Defaults.
+// The node failure rate: Llama 3's 419 / (2048 · 54) = 3.79e-3 per node-day (A1), the H100-era
+// figure, between Meta RSC-2's 2.34e-3 and RSC-1's 6.50e-3 (A2).
+constexpr double DEFAULT_PER_NODE_DAY = LLAMA3_INTERRUPTIONS / (LLAMA3_NODES * LLAMA3_DAYS);
+// Weibull shape: 0.7–0.8 for the time between failures of HPC systems (Schroeder & Gibson, "A
+// large-scale study of failures in high-performance computing systems", DSN 2006; not in
+// reliability.md, quoted from the paper's abstract, unverified here). < 1: failures cluster.
+constexpr double DEFAULT_WEIBULL_SHAPE = 0.8;
+// The horizon: Llama 3's 54-day snapshot, the period the default rate was measured over (A1).
+constexpr double DEFAULT_HORIZON_DAYS = LLAMA3_DAYS;
+constexpr double MAX_HORIZON_DAYS = 3650;  // ten years: any training run, and bounded work per trial
+// Monte Carlo trials: 100 puts the standard error of a mean at a tenth of one trial's spread.
+// A trace replays the same failures every time, so one trial.
+constexpr int64_t DEFAULT_TRIALS = 100, DEFAULT_TRACE_TRIALS = 1;
+// A node failing every 14 minutes on average is far beyond any measured cluster (A3's highest,
+// ≈2.4e-2 per node-day) or spot-instance preemption; above this the input is a mistake.
+constexpr double MAX_PER_NODE_DAY = 100;
+constexpr double MIN_WEIBULL_SHAPE = 0.1, MAX_WEIBULL_SHAPE = 10;
+// Detection: a failure that does not crash the job is found by the next health check, every 5
+// minutes on Meta's RSC clusters (A2), so 2.5 min on average. Restart: 5 min, Kokolis et al.'s
+// assumed restart overhead (A2, Figure 10); detection + restart = 7.5 min lies in their u0 range
+// "≈5–20 min" (A2) and under MegaScale's "<10 min" detection and diagnosis plus 15 min catch-up (A3).
+constexpr double DEFAULT_DETECTION_S = 150, DEFAULT_RESTART_S = 300;
+// Trace files (format below).
+constexpr size_t MAX_TRACE_BYTES = size_t{64} << 20;
+constexpr size_t MAX_TRACE_ROWS = size_t{1} << 20;
+
+const std::vector<std::string> FAILURE_KINDS = {"poisson", "weibull", "trace"};
+const std::vector<std::string> RECOVERY_KINDS = {"checkpoint-restart",
+                                                 "in-memory-checkpoint",
+                                                 "just-in-time-checkpoint",
+                                                 "reconfigure",
+                                                 "redundant",
+                                                 "reroute",
+                                                 "spares",
+                                                 "swarm"};
+const std::vector<std::string> MIXES = {"llama3"};
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+  return out;
+}
+
+std::string g(double v) { return fmt::format("{:g}", v); }
+
+std::string unknown(const std::string& what, const std::string& name, const std::vector<std::string>& names) {
+  const std::string guess = did_you_mean(name, names);
+  return what + " '" + name + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)");
+}
+
+double rate(const ParamReader& r) {
+  const double v = r.as_number();
+  const std::string expected = "failures per node-day, a number > 0 and at most " + g(MAX_PER_NODE_DAY);
+  if (!(v > 0)) r.fail(g(v) + " is not positive", expected);
+  if (v > MAX_PER_NODE_DAY) r.fail(g(v) + " is out of range", expected);
+  return v;
+}
+
+// The keys each kind takes; a key of another kind is refused by name.
+std::vector<std::string> failure_keys(FailureLaw law) {
+  std::vector<std::string> common = {"kind", "planned", "horizon", "trials"};
+  switch (law) {
+    case FailureLaw::POISSON: common.insert(common.end(), {"per_node_day", "components"}); break;
+    case FailureLaw::WEIBULL: common.insert(common.end(), {"per_node_day", "shape", "scale", "components"}); break;
+    case FailureLaw::TRACE: common.insert(common.end(), {"trace"}); break;
+  }
+  return common;
+}
+
+std::vector<std::string> known_names() {
+  std::vector<std::string> known;
+  for (const auto& row : llama3_components()) known.push_back(row.name);
+  for (const char* n : {"gpu", "node", "network", "job"}) known.push_back(n);
+  return known;
+}
+
+std::vector<FailureComponent> read_components(const ParamReader& c) {
+  if (c.is_string()) {
+    const std::string name = c.as_string();
+    if (name == "llama3") return llama3_components();
+    c.fail(unknown("unknown component mix", name, MIXES), "one of " + join(MIXES) + ", or an object of rates");
+  }
+  if (!c.is_object()) c.fail("is not a string or an object", "\"llama3\" or an object of name: rate per node-day");
+  const auto known = known_names();
+  std::vector<FailureComponent> out;
+  for (const auto& name : c.keys()) {
+    auto v = c.at(name);
+    FailureComponent f;
+    f.name = name;
+    if (name.empty() || escape_for_terminal(name) != name)
+      v.fail("a component name must be printable text, not empty", "a name such as faulty-gpu");
+    if (v.is_object()) {  // {"per_node_day": r, "scope": "gpu"}: a cause of the user's own
+      v.expect_keys({"per_node_day", "scope"});
+      f.per_node_day = rate(v.at("per_node_day"));
+      const auto known_scope = known_component_scope(name);
+      if (v.has("scope")) {
+        const std::string s = v.at("scope").as_choice({"gpu", "node", "network", "job"});
+        f.scope = s == "gpu"       ? FailureScope::GPU
+                  : s == "network" ? FailureScope::NETWORK
+                  : s == "job"     ? FailureScope::JOB
+                                   : FailureScope::NODE;
+      } else {
+        f.scope = known_scope.value_or(FailureScope::NODE);
+      }
+    } else {
+      f.per_node_day = rate(v);
+      auto scope = known_component_scope(name);
+      // A plain rate under a name close to a known one is a typo; a name far from all of them is a
+      // cause of the user's own, scope NODE (or give {"per_node_day", "scope"}).
+      if (!scope && !did_you_mean(name, known).empty())
+        v.fail(
+            unknown("unknown component", name, known),
+            "a known component (" + join(known) + "), or {\"per_node_day\": r, \"scope\": \"gpu|node|network|job\"}");
+      f.scope = scope.value_or(FailureScope::NODE);
+    }
+    out.push_back(f);
+  }
+  if (out.empty()) c.fail("has no components", "at least one name: rate per node-day");
+  return out;
+}
+
+double total_rate(const std::vector<FailureComponent>& cs) {
+  double sum = 0;
+  for (const auto& c : cs) sum += c.per_node_day;
+  return sum;
+}
+
+std::optional<Seconds> auto_seconds(const ParamReader& r) {
+  if (r.is_string() && r.as_string() == "auto") return std::nullopt;
+  return r.as_seconds();
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return s.substr(i);
+}
+
+void parse_failures(FailureSpec& f, const ParamReader& r) {
+  r.expect_object();
+  const std::string kind = r.at("kind").as_string();
+  if (std::find(FAILURE_KINDS.begin(), FAILURE_KINDS.end(), kind) == FAILURE_KINDS.end())
+    r.at("kind").fail(unknown("unknown failure model", kind, FAILURE_KINDS), "one of " + join(FAILURE_KINDS));
+  f.law = kind == "poisson" ? FailureLaw::POISSON : kind == "weibull" ? FailureLaw::WEIBULL : FailureLaw::TRACE;
+  // A key of another kind ("shape" with poisson) is named as such, before the did-you-mean check.
+  const auto allowed = failure_keys(f.law);
+  for (const auto& key : r.keys()) {
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    for (auto other : {FailureLaw::POISSON, FailureLaw::WEIBULL, FailureLaw::TRACE}) {
+      const auto keys = failure_keys(other);
+      if (std::find(keys.begin(), keys.end(), key) != keys.end())
+        r.at(key).fail("'" + key + "' does not apply to kind '" + kind + "'", "one of " + join(allowed));
+    }
+  }
+  r.expect_keys(allowed);
+
+  if (f.law == FailureLaw::TRACE) {
+    auto t = r.at("trace");
+    f.trace_file = t.as_string();
+    if (f.trace_file.empty()) t.fail("is empty", "the path of a CSV file, relative to the scenario's folder");
+    const std::string path = f.trace_file.front() == '/' ? f.trace_file : r.directory() + "/" + f.trace_file;
+    f.trace = read_failure_trace(path);
+  } else {
+    // The node rate comes from at most one of per_node_day, scale (weibull) and explicit component
+    // rates; "llama3" is a split that per_node_day or scale rescales.
+    std::optional<double> given;
+    if (auto p = r.find("per_node_day")) given = rate(*p);
+    if (auto c = r.find("components")) {
+      f.components = read_components(*c);
+      const bool explicit_rates = !c->is_string();
+      if (explicit_rates && given)
+        r.at("per_node_day")
+            .fail("the explicit component rates already give the node rate",
+                  "either per_node_day (with \"components\": \"llama3\" or none) or component rates");
+      if (explicit_rates) given = total_rate(f.components);
+    }
+    if (f.law == FailureLaw::WEIBULL) {
+      f.weibull_shape = DEFAULT_WEIBULL_SHAPE;
+      if (auto s = r.find("shape")) {
+        f.weibull_shape = s->as_number();
+        if (!(f.weibull_shape >= MIN_WEIBULL_SHAPE && f.weibull_shape <= MAX_WEIBULL_SHAPE))
+          s->fail(g(f.weibull_shape) + " is out of range",
+                  "a Weibull shape from " + g(MIN_WEIBULL_SHAPE) + " to " + g(MAX_WEIBULL_SHAPE));
+      }
+      const double mean_factor = std::tgamma(1.0 + 1.0 / f.weibull_shape);  // mean = scale · Γ(1 + 1/k)
+      if (auto s = r.find("scale")) {
+        if (given)
+          s->fail("the node rate is already given by " +
+                      std::string(r.has("per_node_day") ? "per_node_day" : "the component rates"),
+                  "scale, or a rate, not both");
+        f.weibull_scale = s->as_seconds();
+        given = DAY / (f.weibull_scale.value * mean_factor);
+        if (*given > MAX_PER_NODE_DAY)
+          s->fail("a mean time between failures of " + format_seconds(f.weibull_scale * mean_factor) +
+                      " per node is out of range",
+                  "at most " + g(MAX_PER_NODE_DAY) + " failures per node-day");
+      }
+    }
+    f.per_node_day = given.value_or(DEFAULT_PER_NODE_DAY);
+    if (!f.components.empty()) {  // scale the split to the node rate
+      const double k = f.per_node_day / total_rate(f.components);
+      for (auto& c : f.components) c.per_node_day *= k;
+    }
+    if (f.law == FailureLaw::WEIBULL && !r.has("scale"))
+      f.weibull_scale = Seconds(DAY / f.per_node_day / std::tgamma(1.0 + 1.0 / f.weibull_shape));
+  }
+
+  if (auto p = r.find("planned")) {
+    p->expect_keys({"every", "duration"});
+    f.planned_every = p->at("every").as_seconds();
+    if (auto d = p->find("duration")) {
+      f.planned_duration = d->as_seconds();
+      if (!(f.planned_duration < f.planned_every))
+        d->fail(format_seconds(f.planned_duration) + " is not shorter than every = " + format_seconds(f.planned_every),
+                "a stop shorter than the period between stops");
+    }
+  }
+  f.horizon = Seconds(DEFAULT_HORIZON_DAYS * DAY);
+  if (auto h = r.find("horizon")) {
+    f.horizon = h->as_seconds();
+    if (f.horizon.value > MAX_HORIZON_DAYS * DAY)
+      h->fail(format_seconds(f.horizon) + " is out of range", "a horizon of at most " + g(MAX_HORIZON_DAYS) + " d");
+  }
+  f.trials = f.law == FailureLaw::TRACE ? DEFAULT_TRACE_TRIALS : DEFAULT_TRIALS;
+  if (auto t = r.find("trials")) {
+    if (t->is_number() && t->as_number() > static_cast<double>(MAX_TRIALS))
+      t->fail(fmt::format(std::floor(t->as_number()) == t->as_number() && t->as_number() < 1e18 ? "{:.0f}" : "{:g}",
+                          t->as_number()) +
+                  " trials is above the limit of " + std::to_string(MAX_TRIALS),
+              "a whole number in [1, " + std::to_string(MAX_TRIALS) + "]");
+    f.trials = t->as_count(1, MAX_TRIALS);
+  }
+}
+
+void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
+  rec.detection = Seconds(DEFAULT_DETECTION_S);
+  rec.restart = Seconds(DEFAULT_RESTART_S);
+  if (!r) return;
+  r->expect_object();
+  auto k = r->at("kind");
+  const std::string kind = k.as_string();
+  if (kind != "checkpoint-restart") {
+    if (std::find(RECOVERY_KINDS.begin(), RECOVERY_KINDS.end(), kind) != RECOVERY_KINDS.end())
+      k.fail("recovery strategy '" + kind + "' is not implemented in this version", "checkpoint-restart");
+    k.fail(unknown("unknown recovery strategy", kind, RECOVERY_KINDS),
+           "checkpoint-restart (later: " + join({RECOVERY_KINDS.begin() + 1, RECOVERY_KINDS.end()}) + ")");
+  }
+  r->expect_keys({"kind", "checkpoint_interval", "checkpoint_write", "reload", "blocking", "detection", "restart"});
+  rec.kind = RecoveryKind::CHECKPOINT_RESTART;
+  if (auto v = r->find("checkpoint_interval")) rec.checkpoint_interval = auto_seconds(*v);
+  if (auto v = r->find("checkpoint_write")) rec.checkpoint_write = auto_seconds(*v);
+  if (auto v = r->find("reload")) rec.reload = auto_seconds(*v);
+  if (auto v = r->find("blocking")) rec.blocking = v->as_bool();
+  if (auto v = r->find("detection")) rec.detection = v->as_seconds();
+  if (auto v = r->find("restart")) rec.restart = v->as_seconds();
+}
+
+}  // namespace
+
+const std::vector<FailureComponent>& llama3_components() {
+  // Table 5 (reliability.md A1), in the paper's order. Scopes: the GPU category → GPU (the node's
+  // other GPUs keep running but a synchronous job stops); "Network Switch/Cable" → NETWORK (what
+  // sits under the switch); software bug, dependency and NCCL watchdog timeouts (category
+  // "Unknown") → JOB (the whole job restarts, no hardware is lost); the Host category (NIC, SSD,
+  // power supply, chassis, IO board, CPU, system memory) and unplanned host maintenance → NODE.
+  static const std::vector<FailureComponent> rows = [] {
+    const struct {
+      const char* name;
+      int count;
+      FailureScope scope;
+    } table[] = {
+        {"faulty-gpu", 148, FailureScope::GPU},
+        {"gpu-hbm3-memory", 72, FailureScope::GPU},
+        {"software-bug", 54, FailureScope::JOB},
+        {"network-switch-cable", 35, FailureScope::NETWORK},
+        {"host-maintenance", 32, FailureScope::NODE},
+        {"gpu-sram-memory", 19, FailureScope::GPU},
+        {"gpu-system-processor", 17, FailureScope::GPU},
+        {"nic", 7, FailureScope::NODE},
+        {"nccl-watchdog-timeout", 7, FailureScope::JOB},
+        {"silent-data-corruption", 6, FailureScope::GPU},
+        {"gpu-thermal-interface-sensor", 6, FailureScope::GPU},
+        {"ssd", 3, FailureScope::NODE},
+        {"power-supply", 3, FailureScope::NODE},
+        {"server-chassis", 2, FailureScope::NODE},
+        {"io-expansion-board", 2, FailureScope::NODE},
+        {"dependency", 2, FailureScope::JOB},
+        {"cpu", 2, FailureScope::NODE},
+        {"system-memory", 2, FailureScope::NODE},
+    };
+    std::vector<FailureComponent> out;
+    for (const auto& t : table) out.push_back({t.name, t.count / (LLAMA3_NODES * LLAMA3_DAYS), t.scope});
+    return out;
+  }();
+  return rows;
+}
+
+std::optional<FailureScope> known_component_scope(const std::string& name) {
+  for (const auto& c : llama3_components())
+    if (c.name == name) return c.scope;
+  if (name == "gpu") return FailureScope::GPU;
+  if (name == "node") return FailureScope::NODE;
+  if (name == "network") return FailureScope::NETWORK;
+  if (name == "job") return FailureScope::JOB;
+  return std::nullopt;
+}
+
+// A failure trace is CSV text (UTF-8):
+//   # comments and blank lines are skipped
+//   time,component,location            the header, exactly these three names
+//   3.5 h,faulty-gpu,node-117          one failure per line, sorted by time (ties allowed)
+//   12600,nic,17
+// `time` is since the job's start: a quantity ("3.5 h", "2 d") or a plain number of seconds, >= 0.
+// `component` names the cause (its scope from known_component_scope, else NODE; a name one typo
+// away from a known one is refused), `location` is free
+// text (a node name or index, may be empty). No quoting: a field holds no comma. At most 2^20 rows
+// and 64 MiB. Failures after the horizon are ignored by the simulation.
+std::vector<TracedFailure> read_failure_trace(const std::string& path) {
+  const std::string text =
+      read_regular_file(path, MAX_TRACE_BYTES, "CSV failure trace", "a failure trace of at most 64 MiB and 2^20 rows");
+  const std::string format = "rows of time,component,location";
+  if (size_t bad = invalid_utf8_offset(text); bad != std::string::npos)
+    throw InputError(path, "", "is not UTF-8 text (byte " + std::to_string(bad) + ")", "a CSV text file");
+  std::vector<TracedFailure> out;
+  bool header = false;
+  size_t line_no = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    const std::string where = "line " + std::to_string(line_no);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    line = trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    if (escape_for_terminal(line) != line)
+      throw InputError(path, where, "contains a control character", "printable text");
+    std::vector<std::string> fields;
+    for (size_t start = 0;;) {
+      size_t comma = line.find(',', start);
+      fields.push_back(trim(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (!header) {
+      if (fields != std::vector<std::string>{"time", "component", "location"})
+        throw InputError(path, where, "the header is '" + line + "'", "time,component,location");
+      header = true;
+      continue;
+    }
+    if (fields.size() != 3)
+      throw InputError(path, where, std::to_string(fields.size()) + " fields in '" + line + "'", format);
+    if (out.size() == MAX_TRACE_ROWS)
+      throw InputError(path, where, "more than " + std::to_string(MAX_TRACE_ROWS) + " failures", "at most 2^20 rows");
+    const std::string& t = fields[0];
+    const bool plain = !t.empty() && t.find_first_not_of("0123456789.eE+-") == std::string::npos;
+    auto time = parse_seconds(plain ? t + " s" : t);
+    if (!time || !(time->value >= 0) || !(time->value <= MAX_HORIZON_DAYS * DAY))
+      throw InputError(path, where, "time '" + t + "' is not a time",
+                       "seconds or a quantity such as \"3.5 h\", from 0 to " + g(MAX_HORIZON_DAYS) + " d");
+    if (!out.empty() && *time < out.back().time)
+      throw InputError(path, where,
+                       "time " + t + " comes before the previous row's (" + format_seconds(out.back().time) + ")",
+                       "rows sorted by time");
+    if (fields[1].empty()) throw InputError(path, where, "the component is empty", "a component name");
+    static const auto known = known_names();
+    if (!known_component_scope(fields[1]) && !did_you_mean(fields[1], known).empty())
+      throw InputError(path, where, unknown("unknown component", fields[1], known),
+                       "a known component, or a name far from all of them (scope node)");
+    out.push_back({*time, fields[1], fields[2]});
+  }
+  if (!header) throw InputError(path, "", "has no header line", "time,component,location, then " + format);
+  return out;
+}
+
+ReliabilitySpec ReliabilitySpec::parse(const ParamReader& failures, const std::optional<ParamReader>& recovery) {
+  ReliabilitySpec s;
+  parse_failures(s.failures, failures);
+  parse_recovery(s.recovery, recovery);
+  return s;
+}
+
+}  // namespace sim

@@ -1,0 +1,91 @@
+// The `failures` and `recovery` sections of a scenario (DESIGN.md "Failures and recovery"): what
+// fails, how often, and what the job does about it. Parsed strictly like every section; the
+// numbers' defaults and sources live in reliability_spec.cpp. The long-horizon simulation that
+// uses them is sim/reliability.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace sim {
+
+class ParamReader;
+
+// What one failure takes down. A checkpoint-restart job stops for any of them; the other recovery
+// strategies (later) differ by scope.
+enum class FailureScope { GPU, NODE, NETWORK, JOB };
+const char* to_string(FailureScope s);
+
+// One cause of failures, with its share of the node failure rate.
+struct FailureComponent {
+  std::string name;    // "faulty-gpu", "gpu-hbm3", "software-bug", ...
+  double per_node_day = 0;  // this cause's rate per node per day (> 0)
+  FailureScope scope = FailureScope::NODE;
+};
+
+// A failure read from a trace file (CSV: time, component, location).
+struct TracedFailure {
+  Seconds time;          // since the start of the job, non-decreasing
+  std::string component;
+  std::string location;  // a node name or index, free text
+};
+
+enum class FailureLaw { POISSON, WEIBULL, TRACE };
+
+struct FailureSpec {
+  FailureLaw law = FailureLaw::POISSON;
+  // POISSON: the whole node rate is the sum of the components' (or per_node_day without a mix).
+  // WEIBULL: the mean rate, 1 / (weibull_scale·Γ(1 + 1/shape)) in per node-day (either may be given,
+  // the other is derived). TRACE: 0.
+  double per_node_day = 0;
+  // WEIBULL: time between failures of one node, Weibull(shape, scale).
+  double weibull_shape = 0;
+  Seconds weibull_scale;
+  // TRACE: the failures, sorted by time.
+  std::string trace_file;
+  std::vector<TracedFailure> trace;
+  // The causes (POISSON, WEIBULL): empty = one cause, "node", scope NODE. Their rates sum to
+  // per_node_day; under WEIBULL they give each cause's share of the node's failures.
+  std::vector<FailureComponent> components;
+  // Planned maintenance: one interruption every `planned_every` lasting `planned_duration` (0: none).
+  Seconds planned_every;
+  Seconds planned_duration;  // the stop itself; the recovery's restart and reload come on top
+  Seconds horizon;      // simulated wall-clock time per trial
+  int64_t trials = 0;   // Monte Carlo trials, at most MAX_TRIALS
+};
+
+enum class RecoveryKind { CHECKPOINT_RESTART };  // the other strategies of DESIGN.md come later
+
+struct RecoverySpec {
+  RecoveryKind kind = RecoveryKind::CHECKPOINT_RESTART;
+  std::optional<Seconds> checkpoint_interval;  // compute time between checkpoints; nullopt = "auto" (Daly)
+  std::optional<Seconds> checkpoint_write;     // blocking write time; nullopt = "auto" (size / storage bandwidth)
+  std::optional<Seconds> reload;               // checkpoint read at restart; nullopt = "auto" (size / bandwidth)
+  Seconds detection;                           // failure to detection
+  Seconds restart;                             // detection to the job running again (scheduling, init)
+  bool blocking = true;  // checkpoint writes stop training (false: a snapshot, then a background write)
+};
+
+struct ReliabilitySpec {
+  FailureSpec failures;
+  RecoverySpec recovery;
+  // `failures` and `recovery` objects of a scenario; `recovery` may be absent (all defaults).
+  static ReliabilitySpec parse(const ParamReader& failures, const std::optional<ParamReader>& recovery);
+};
+
+inline constexpr int64_t MAX_TRIALS = 100000;
+
+// The Llama 3 405B root causes (Grattafiori et al. 2024, Table 5): 18 rows, counts as
+// authoritative, per_node_day = count / (2048 nodes · 54 days).
+const std::vector<FailureComponent>& llama3_components();
+// The scope of a component name that trainsim knows (the Llama 3 rows and "gpu", "node",
+// "network", "job"); nullopt for any other name.
+std::optional<FailureScope> known_component_scope(const std::string& name);
+// Reads a failure trace (format in reliability_spec.cpp); `path` as given, errors name it and the line.
+std::vector<TracedFailure> read_failure_trace(const std::string& path);
+
+}  // namespace sim

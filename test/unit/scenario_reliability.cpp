@@ -1,0 +1,299 @@
+// The `failures` and `recovery` sections (sim/scenario/reliability_spec.hpp), `training.tokens` and
+// `cluster.storage_bandwidth`: the Llama 3 Table 5 mix, defaults and their sources, trace files,
+// and one refusal per rule, each a one-line message naming the file and the JSON path (or line).
+//
+// Expected values: reliability.md A1 (Llama 3: 419 unexpected interruptions in 54 days on 2,048
+// nodes, 268 of them in the GPU category), A2 (health checks every 5 min, restart 5 min), B3
+// (Tectonic 2 TB/s sustained for 16,384 GPUs), as stated at each check.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "sim/core/error.hpp"
+#include "sim/core/params.hpp"
+#include "sim/scenario/reliability_spec.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "test/unit/input_error_of.hpp"
+#include "test/unit/temp_dir.hpp"
+
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+const std::string DATA = TRAINSIM_SOURCE_DIR;
+
+sim::ReliabilitySpec parse(const std::string& failures, const std::string& recovery = "") {
+  auto f = sim::ParamReader::from_text(failures, "s.json");
+  std::optional<sim::ParamReader> r;
+  if (!recovery.empty()) r = sim::ParamReader::from_text(recovery, "s.json");
+  return sim::ReliabilitySpec::parse(f, r);
+}
+
+std::string refusal(const std::string& failures, const std::string& recovery = "") {
+  return error_of([&] { parse(failures, recovery); });
+}
+
+const double DAY = 86400;
+const double LLAMA3_RATE = 419.0 / (2048.0 * 54.0);  // reliability.md A1, per node-day
+
+// A shipped scenario without failures (64 A100s).
+const std::string QUICKSTART = DATA + "/configs/quickstart.json";
+
+}  // namespace
+
+TEST_CASE("the Llama 3 mix is Table 5's 18 rows at count / (2048 nodes · 54 days)", "[scenario]") {
+  const auto& rows = sim::llama3_components();
+  REQUIRE(rows.size() == 18);
+  double total = 0, gpu = 0;
+  for (const auto& r : rows) {
+    total += r.per_node_day;
+    if (r.scope == sim::FailureScope::GPU) gpu += r.per_node_day;
+  }
+  // Σ counts = 419 (the consistency notes: counts are authoritative) → 419/(2048·54) = 3.79e-3.
+  CHECK(total == Approx(LLAMA3_RATE).epsilon(1e-12));
+  CHECK(total == Approx(3.79e-3).epsilon(1e-3));
+  // The GPU category (faulty GPU 148, HBM3 72, SRAM 19, system processor 17, SDC 6, thermal 6)
+  // is 268/419 = 64.0%, not the printed 58.7%.
+  CHECK(gpu / total == Approx(268.0 / 419.0).epsilon(1e-12));
+  CHECK(rows[0].name == "faulty-gpu");
+  CHECK(rows[0].per_node_day * 2048 * 54 == Approx(148));
+  CHECK(sim::known_component_scope("network-switch-cable") == sim::FailureScope::NETWORK);
+  CHECK(sim::known_component_scope("nccl-watchdog-timeout") == sim::FailureScope::JOB);
+  CHECK(sim::known_component_scope("host-maintenance") == sim::FailureScope::NODE);
+  CHECK(!sim::known_component_scope("my-cause"));
+  CHECK(std::string(sim::to_string(sim::FailureScope::NETWORK)) == "network");
+}
+
+TEST_CASE("failures: defaults and their sources", "[scenario]") {
+  auto s = parse(R"({"kind": "poisson"})");
+  const auto& f = s.failures;
+  CHECK(f.law == sim::FailureLaw::POISSON);
+  CHECK(f.per_node_day == Approx(LLAMA3_RATE));  // Llama 3, A1
+  CHECK(f.components.empty());                   // one cause, "node"
+  CHECK(f.horizon.value == Approx(54 * DAY));    // Llama 3's snapshot
+  CHECK(f.trials == 100);
+  CHECK(f.planned_every.value == 0);
+  // Recovery absent: checkpoint-restart, everything "auto", detection 2.5 min (half of RSC's 5-min
+  // health-check period, A2), restart 5 min (Kokolis et al.'s assumption, A2).
+  const auto& r = s.recovery;
+  CHECK(r.kind == sim::RecoveryKind::CHECKPOINT_RESTART);
+  CHECK(!r.checkpoint_interval);
+  CHECK(!r.checkpoint_write);
+  CHECK(!r.reload);
+  CHECK(r.blocking);
+  CHECK(r.detection.value == Approx(150));
+  CHECK(r.restart.value == Approx(300));
+}
+
+TEST_CASE("failures: the llama3 mix, scaled, explicit rates, weibull, planned stops", "[scenario]") {
+  auto mix = parse(R"({"kind": "poisson", "components": "llama3"})").failures;
+  CHECK(mix.components.size() == 18);
+  CHECK(mix.per_node_day == Approx(LLAMA3_RATE));
+  // per_node_day rescales the mix to RSC-1's 6.5e-3 (A2), keeping the shares.
+  auto scaled = parse(R"({"kind": "poisson", "components": "llama3", "per_node_day": 0.0065})").failures;
+  double total = 0;
+  for (const auto& c : scaled.components) total += c.per_node_day;
+  CHECK(total == Approx(0.0065));
+  CHECK(scaled.components[0].per_node_day == Approx(0.0065 * 148 / 419));
+  // Explicit rates: known names take their scope, others NODE or the scope given.
+  auto expl = parse(R"({"kind": "poisson", "components": {"faulty-gpu": 0.001, "software-bug": 0.0005,
+                        "cosmic-rays": 0.0002, "pdu": {"per_node_day": 0.0001, "scope": "network"}}})")
+                  .failures;
+  CHECK(expl.per_node_day == Approx(0.0018));
+  REQUIRE(expl.components.size() == 4);  // sorted by name
+  CHECK(expl.components[0].name == "cosmic-rays");
+  CHECK(expl.components[0].scope == sim::FailureScope::NODE);
+  CHECK(expl.components[1].scope == sim::FailureScope::GPU);
+  CHECK(expl.components[2].scope == sim::FailureScope::NETWORK);
+  CHECK(expl.components[3].scope == sim::FailureScope::JOB);
+  // Weibull: the mean time between a node's failures is scale·Γ(1 + 1/shape).
+  auto w = parse(R"({"kind": "weibull", "shape": 0.7, "scale": "200 d"})").failures;
+  CHECK(w.weibull_shape == 0.7);
+  CHECK(w.per_node_day == Approx(1.0 / (200 * std::tgamma(1 + 1 / 0.7))));
+  auto wd = parse(R"({"kind": "weibull", "per_node_day": 0.005})").failures;
+  CHECK(wd.weibull_shape == 0.8);
+  CHECK(wd.weibull_scale.value * std::tgamma(1 + 1 / 0.8) == Approx(DAY / 0.005));
+  auto p = parse(R"({"kind": "poisson", "planned": {"every": "1 d", "duration": "10 min"}, "horizon": "7 d",
+                     "trials": 200})")
+               .failures;
+  CHECK(p.planned_every.value == Approx(DAY));
+  CHECK(p.planned_duration.value == Approx(600));
+  CHECK(p.horizon.value == Approx(7 * DAY));
+  CHECK(p.trials == 200);
+  auto r = parse(R"({"kind": "poisson"})", R"({"kind": "checkpoint-restart", "checkpoint_interval": "30 min",
+      "checkpoint_write": "20 s", "reload": "auto", "blocking": false, "detection": "30 s", "restart": "5 min"})")
+               .recovery;
+  CHECK(r.checkpoint_interval->value == Approx(1800));
+  CHECK(r.checkpoint_write->value == Approx(20));
+  CHECK(!r.reload);
+  CHECK(!r.blocking);
+  CHECK(r.detection.value == Approx(30));
+}
+
+TEST_CASE("failures: refusals, one line each, naming the path", "[scenario]") {
+  struct Case {
+    const char* failures;
+    const char* recovery;
+    const char* where;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {R"({"kind": "poisson", "per_node_day": -0.001})", "", "/per_node_day", "-0.001 is not positive"},
+      {R"({"kind": "poisson", "per_node_day": 0})", "", "/per_node_day", "0 is not positive"},
+      {R"({"kind": "poisson", "per_node_day": 1e5})", "", "/per_node_day", "is out of range"},
+      {R"({"kind": "poisson", "per_node_day": "0.001"})", "", "/per_node_day", "is string"},
+      {R"({"kind": "poisson", "components": {"faulty-gpu": 0}})", "", "/components/faulty-gpu", "0 is not positive"},
+      {R"({"kind": "poisson", "horizon": "0 d"})", "", "/horizon", "'0 d' is not positive"},
+      {R"({"kind": "poisson", "horizon": "20 y"})", "", "/horizon", "does not parse"},
+      {R"({"kind": "poisson", "horizon": "11000 d"})", "", "/horizon", "at most 3650 d"},
+      {R"({"kind": "poison"})", "", "/kind", "unknown failure model 'poison' (did you mean 'poisson'?)"},
+      {R"({"per_node_day": 0.001})", "", "/kind", "missing required key"},
+      {R"({"kind": "poisson", "components": "llama2"})", "", "/components",
+       "unknown component mix 'llama2' (did you mean 'llama3'?)"},
+      {R"({"kind": "poisson", "components": {"faulty-gpus": 0.001}})", "", "/components/faulty-gpus",
+       "unknown component 'faulty-gpus' (did you mean 'faulty-gpu'?)"},
+      {R"({"kind": "poisson", "components": {"x": {"per_node_day": 0.001, "scope": "rack"}}})", "",
+       "/components/x/scope", "'rack' is not known"},
+      {R"({"kind": "poisson", "components": {}})", "", "/components", "has no components"},
+      {R"({"kind": "poisson", "components": {"gpu": 0.001}, "per_node_day": 0.002})", "", "/per_node_day",
+       "already give the node rate"},
+      {R"({"kind": "poisson", "shape": 0.8})", "", "/shape", "'shape' does not apply to kind 'poisson'"},
+      {R"({"kind": "trace", "trace": "t.csv", "per_node_day": 0.001})", "", "/per_node_day",
+       "'per_node_day' does not apply to kind 'trace'"},
+      {R"({"kind": "poisson", "horizn": "1 d"})", "", "/horizn", "unknown key 'horizn' (did you mean 'horizon'?)"},
+      {R"({"kind": "weibull", "shape": 0})", "", "/shape", "0 is out of range"},
+      {R"({"kind": "weibull", "scale": "30 d", "per_node_day": 0.001})", "", "/scale", "scale, or a rate, not both"},
+      {R"({"kind": "poisson", "trials": 100001})", "", "/trials", "100001 trials is above the limit of 100000"},
+      {R"({"kind": "poisson", "trials": 0})", "", "/trials", "0 is out of range"},
+      {R"({"kind": "poisson", "planned": {"every": "1 h", "duration": "2 h"}})", "", "/planned/duration",
+       "is not shorter than every"},
+      {R"({"kind": "trace", "trace": "no-such-trace.csv"})", "", "", "no such file"},
+      {R"({"kind": "poisson"})", R"({"kind": "checkpoint-restrat"})", "/kind",
+       "unknown recovery strategy 'checkpoint-restrat' (did you mean 'checkpoint-restart'?)"},
+      {R"({"kind": "poisson"})", R"({"kind": "reconfigure"})", "/kind",
+       "recovery strategy 'reconfigure' is not implemented in this version"},
+      {R"({"kind": "poisson"})", R"({"kind": "swarm"})", "/kind", "is not implemented in this version"},
+      {R"({"kind": "poisson"})", R"({"kind": "checkpoint-restart", "checkpoint_interval": "0 s"})",
+       "/checkpoint_interval", "'0 s' is not positive"},
+      {R"({"kind": "poisson"})", R"({"kind": "checkpoint-restart", "checkpoint_write": "sometimes"})",
+       "/checkpoint_write", "does not parse"},
+      {R"({"kind": "poisson"})", R"({"kind": "checkpoint-restart", "detectoin": "1 s"})", "/detectoin",
+       "did you mean 'detection'?"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.failures << " / " << c.recovery);
+    auto msg = error_of([&] { parse(c.failures, c.recovery); });
+    if (std::string(c.where).empty())
+      CHECK_THAT(msg, Contains(c.fragment));
+    else
+      CHECK_THAT(msg, StartsWith(std::string("s.json: ") + c.where + ": "));
+    CHECK_THAT(msg, Contains(c.fragment));
+    CHECK(msg.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("failure traces: the format, the example, and malformed files", "[scenario]") {
+  // The shipped example parses: 6 rows, sorted, times in seconds.
+  auto example = sim::read_failure_trace(DATA + "/configs/traces/example-failures.csv");
+  REQUIRE(example.size() == 6);
+  CHECK(example[0].time.value == Approx(1.2 * 3600));
+  CHECK(example[2].time.value == Approx(12600));
+  CHECK(example[2].location.empty());
+  CHECK(example[0].location == "node-0117");
+
+  TempDir dir;
+  auto scenario = dir.write("s.json", R"({"kind": "trace", "trace": "traces/t.csv", "horizon": "1 d"})");
+  auto trace_of = [&](const std::string& text) {
+    dir.write("traces/t.csv", text);
+    auto r = sim::ParamReader::load_file(scenario);
+    return sim::ReliabilitySpec::parse(r, std::nullopt).failures;
+  };
+  // The path is relative to the scenario's folder; CRLF, comments and blank lines are accepted.
+  auto ok = trace_of("# a comment\r\ntime,component,location\r\n\r\n0,nic,3\r\n1 h,my-cause,node-9\r\n1 h,gpu,x\r\n");
+  CHECK(ok.law == sim::FailureLaw::TRACE);
+  CHECK(ok.trials == 1);  // a trace is the same every trial
+  REQUIRE(ok.trace.size() == 3);
+  CHECK(ok.trace[1].component == "my-cause");
+  CHECK(ok.trace[2].time.value == Approx(3600));
+
+  const std::string file = dir.write("traces/t.csv", "");
+  struct Case {
+    const char* text;
+    const char* where;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {"time,component,location\n2 h,nic,1\n1 h,nic,2\n", "line 3", "comes before the previous row's"},
+      {"time,component,location\n1 h,nic\n", "line 2", "2 fields in '1 h,nic'"},
+      {"time,component,location\nsoon,nic,1\n", "line 2", "time 'soon' is not a time"},
+      {"time,component,location\n-5,nic,1\n", "line 2", "time '-5' is not a time"},
+      {"time,component,location\n1 h,,1\n", "line 2", "the component is empty"},
+      {"time,component,location\n1 h,faulty-gpus,1\n", "line 2", "did you mean 'faulty-gpu'?"},
+      {"when,what,where\n1 h,nic,1\n", "line 1", "the header is 'when,what,where'"},
+      {"", "/", "has no header line"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    auto msg = error_of([&] { trace_of(c.text); });
+    CHECK_THAT(msg, StartsWith(file + ": " + c.where + ": "));
+    CHECK_THAT(msg, Contains(c.fragment));
+  }
+  // A directory where the trace should be: refused before opening.
+  std::filesystem::remove(file);
+  std::filesystem::create_directories(file);
+  auto msg = error_of([&] { sim::ReliabilitySpec::parse(sim::ParamReader::load_file(scenario), std::nullopt); });
+  CHECK_THAT(msg, StartsWith(file + ": /: is a directory, not a regular file"));
+}
+
+TEST_CASE("scenario: failures, recovery, training.tokens and cluster.storage_bandwidth", "[scenario]") {
+  auto base = sim::scenario_reader(QUICKSTART);
+  auto plain = sim::parse_scenario(base, DATA);
+  CHECK(!plain.reliability);
+  CHECK(!plain.training.tokens);
+  // Llama 3: 2 TB/s for 16,384 GPUs (B3), per GPU, times this cluster's GPUs.
+  CHECK(plain.cluster.storage_bandwidth.value == Approx(2e12 / 16384 * plain.cluster.gpus));
+  // An empty failures object (DESIGN.md's template) is no failures; so is an empty recovery.
+  auto empty = sim::parse_scenario(base.with_value("failures", "{}").with_value("recovery", "{}"), DATA);
+  CHECK(!empty.reliability);
+  auto with = sim::parse_scenario(base.with_value("failures", R"({"kind": "poisson", "components": "llama3"})"), DATA);
+  REQUIRE(with.reliability);
+  CHECK(with.reliability->failures.components.size() == 18);
+  auto tok = [&](const std::string& v) {
+    return *sim::parse_scenario(base.with_value("training.tokens", v), DATA).training.tokens;
+  };
+  CHECK(tok("\"15.6T\"") == 15600000000000);  // Llama 3 405B's pre-training tokens
+  CHECK(tok("\"300 B\"") == 300000000000);
+  CHECK(tok("\"50M\"") == 50000000);
+  CHECK(tok("1000000") == 1000000);
+  auto sb = sim::parse_scenario(base.with_value("cluster.storage_bandwidth", "\"100 GB/s\""), DATA);
+  CHECK(sb.cluster.storage_bandwidth.value == Approx(1e11));
+
+  struct Case {
+    const char* key;
+    const char* value;
+    const char* where;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {"recovery", R"({"kind": "checkpoint-restart"})", "/recovery", "a recovery strategy needs a failures section"},
+      {"failures", "[]", "/failures", "is array (expected an object)"},
+      {"training.tokens", "\"15.6Q\"", "/training/tokens", "'15.6Q' is not a token count"},
+      {"training.tokens", "\"T\"", "/training/tokens", "'T' is not a token count"},
+      {"training.tokens", "\"-1T\"", "/training/tokens", "is not a token count"},
+      {"training.tokens", "\"2000000T\"", "/training/tokens", "is out of range"},
+      {"training.tokens", "0", "/training/tokens", "0 is out of range"},
+      {"training.tokens", "1.5", "/training/tokens", "is not a whole number"},
+      {"cluster.storage_bandwidth", "\"0 TB/s\"", "/cluster/storage_bandwidth", "is not positive"},
+      {"cluster.storage_bandwidth", "\"2 TB\"", "/cluster/storage_bandwidth", "does not parse"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.key << " = " << c.value);
+    auto msg = error_of([&] { sim::parse_scenario(base.with_value(c.key, c.value), DATA); });
+    CHECK_THAT(msg, StartsWith(QUICKSTART + ": " + c.where + ": "));
+    CHECK_THAT(msg, Contains(c.fragment));
+  }
+}
