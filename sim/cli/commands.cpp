@@ -14,8 +14,9 @@
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/reliability/strategies.hpp"
 #include "sim/report/json_report.hpp"
-#include "sim/report/run.hpp"
+#include "sim/run/run.hpp"
 
 namespace sim::cli {
 namespace {
@@ -122,7 +123,16 @@ int list() {
   print("devices", json_names(data + "/topologies/devices"));
   print("topologies", json_names(data + "/topologies"));
   print("models", json_names(data + "/models"));
-  print("failure models", {"(none yet: the reliability simulation is not implemented in this version)"});
+  // The reliability registries (sim/reliability/strategies.hpp): what a scenario's failures.kind and
+  // recovery.kind may name, each with its mechanism and source.
+  const auto registry = [](const std::vector<reliability::RegistryEntry>& entries) {
+    std::vector<std::string> lines;
+    for (const auto& e : entries)
+      lines.push_back(fmt::format("{:<20} {} ({})", e.name, e.mechanism, e.source));
+    return lines;
+  };
+  print("failure models", registry(reliability::failure_models()));
+  print("recovery strategies", registry(reliability::recovery_strategies()));
   return 0;
 }
 

@@ -19,7 +19,7 @@
 #include "sim/core/output_file.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
-#include "sim/report/run.hpp"
+#include "sim/run/run.hpp"
 #include "sim/workload/plan_space.hpp"
 
 namespace sim::cli {

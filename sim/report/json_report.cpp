@@ -5,16 +5,57 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
-#include "sim/report/run.hpp"
+#include "sim/run/run.hpp"
 #include "sim/workload/comm_costs.hpp"
 
 namespace sim {
 
 using ojson = nlohmann::ordered_json;
+
+namespace {
+
+ojson stat_json(const reliability::Stat& st) { return {{"mean", st.mean}, {"p50", st.p50}, {"p99", st.p99}}; }
+
+// DESIGN.md "Report": the reliability section. Means are per trial over the horizon; recovery
+// times are over every recovery of every trial. A job MTTF with no failure at all is null.
+ojson reliability_json(const JobReliability& rel) {
+  const reliability::MonteCarloResult& h = rel.horizon;
+  const reliability::TimeLost& l = h.lost;
+  ojson j;
+  j["mttf_s"] = std::isfinite(h.mttf.value) ? ojson(h.mttf.value) : ojson(nullptr);
+  j["ettr"] = h.ettr.mean;
+  j["goodput"] = h.goodput.mean;
+  j["interruptions"] = h.interruptions.mean;
+  j["planned_interruptions"] = h.planned.mean;
+  j["checkpoint_interval_s"] = h.interval.value;
+  j["checkpoint_interval_auto"] = rel.interval_auto;
+  j["checkpoint_write_s"] = rel.checkpoint_write.value;
+  j["checkpoint_bytes"] = rel.checkpoint_bytes.value;
+  j["reload_s"] = rel.reload.value;
+  j["mean_recovery_s"] = h.recovery.mean;
+  j["p50_recovery_s"] = h.recovery.p50;
+  j["p99_recovery_s"] = h.recovery.p99;
+  j["lost_s"] = {{"detection", l.detection.value},
+                 {"restart", l.restart.value},
+                 {"reload", l.reload.value},
+                 {"lost_work", l.lost_work.value},
+                 {"checkpoint_writes", l.checkpoint_writes.value},
+                 {"planned", l.planned.value}};
+  j["distribution"] = {{"ettr", stat_json(h.ettr)}, {"interruptions", stat_json(h.interruptions)}};
+  j["horizon_s"] = rel.horizon_s.value;
+  j["trials"] = rel.trials;
+  if (rel.train_days_failure_free)
+    j["time_to_train_days"] = {{"failure_free", *rel.train_days_failure_free},
+                               {"with_failures", stat_json(*rel.train_days)}};
+  return j;
+}
+
+}  // namespace
 
 std::string report_json(const RunResult& r) {
   const Scenario& s = r.scenario;
@@ -29,10 +70,11 @@ std::string report_json(const RunResult& r) {
   j["mfu"] = r.mfu;
   j["hfu"] = r.hfu;
   const Breakdown& b = r.breakdown;
-  j["breakdown"] = {{"pipeline_rank", b.rank},     {"compute_s", b.compute_s},   {"gemm_s", b.gemm_s},
-                    {"attention_s", b.attention_s}, {"elementwise_s", b.elementwise_s}, {"optimizer_s", b.optimizer_s},
-                    {"tp_comm_s", b.tp_comm_s},    {"cp_comm_s", b.cp_comm_s},   {"pp_comm_s", b.pp_comm_s},   {"dp_comm_s", b.dp_comm_s},
-                    {"exposed_comm_s", b.exposed_comm_s}, {"bubble_s", b.bubble_s}};
+  j["breakdown"] = {
+      {"pipeline_rank", b.rank},      {"compute_s", b.compute_s},           {"gemm_s", b.gemm_s},
+      {"attention_s", b.attention_s}, {"elementwise_s", b.elementwise_s},   {"optimizer_s", b.optimizer_s},
+      {"tp_comm_s", b.tp_comm_s},     {"cp_comm_s", b.cp_comm_s},           {"pp_comm_s", b.pp_comm_s},
+      {"dp_comm_s", b.dp_comm_s},     {"exposed_comm_s", b.exposed_comm_s}, {"bubble_s", b.bubble_s}};
   const MemoryEstimate& m = r.plan.memory;
   ojson stages = ojson::array();
   for (const auto& st : m.stages)
@@ -42,10 +84,8 @@ std::string report_json(const RunResult& r) {
                       {"optimizer_bytes", st.optimizer.value},
                       {"activations_bytes", st.activations.value},
                       {"total_bytes", st.total().value}});
-  j["memory"] = {{"peak_bytes_per_gpu", m.peak.value},
-                 {"capacity_bytes", m.capacity.value},
-                 {"fits", m.fits},
-                 {"stages", stages}};
+  j["memory"] = {
+      {"peak_bytes_per_gpu", m.peak.value}, {"capacity_bytes", m.capacity.value}, {"fits", m.fits}, {"stages", stages}};
   j["chosen"] = {{"dp", s.plan.dp},
                  {"micro_batch", s.training.micro_batch.value},
                  {"virtual_stages", s.plan.virtual_stages.value},
@@ -60,6 +100,7 @@ std::string report_json(const RunResult& r) {
                      {"actors", r.engine.actors},
                      {"transfers", r.engine.transfers},
                      {"estimated_step_time_s", r.plan.estimated_step.value}};
+  if (r.reliability) j["reliability"] = reliability_json(*r.reliability);
   return j.dump(2) + "\n";
 }
 
@@ -67,7 +108,10 @@ std::string trace_json(const RunResult& r) {
   const auto& g = r.plan.pipeline->graph;
   ojson events = ojson::array();
   for (int64_t rank = 0; rank < r.scenario.plan.pp; ++rank)
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", rank},
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 0},
+                      {"tid", rank},
                       {"args", {{"name", "pipeline rank " + std::to_string(rank)}}}});
   for (size_t v = 0; v < boost::num_vertices(g); ++v) {
     const Task& t = g[v];
@@ -78,11 +122,23 @@ std::string trace_json(const RunResult& r) {
              std::to_string(t.chunk);
     auto us = [](double s) { return s * 1e6; };
     if (sp.p2p > 0)
-      events.push_back({{"name", "recv"}, {"cat", "pp_comm"}, {"ph", "X"}, {"pid", 0}, {"tid", t.rank},
-                        {"ts", us(sp.start - sp.p2p)}, {"dur", us(sp.p2p)}});
-    events.push_back({{"name", name}, {"cat", t.kind == TaskKind::DP_REDUCE ? "dp_comm" : "compute"}, {"ph", "X"},
-                      {"pid", 0}, {"tid", t.rank}, {"ts", us(sp.start)}, {"dur", us(sp.end - sp.start)},
-                      {"args", {{"tp_comm_us", us(sp.tp)}, {"cp_comm_us", us(sp.cp)}, {"microbatch", t.microbatch}, {"chunk", t.chunk}}}});
+      events.push_back({{"name", "recv"},
+                        {"cat", "pp_comm"},
+                        {"ph", "X"},
+                        {"pid", 0},
+                        {"tid", t.rank},
+                        {"ts", us(sp.start - sp.p2p)},
+                        {"dur", us(sp.p2p)}});
+    events.push_back(
+        {{"name", name},
+         {"cat", t.kind == TaskKind::DP_REDUCE ? "dp_comm" : "compute"},
+         {"ph", "X"},
+         {"pid", 0},
+         {"tid", t.rank},
+         {"ts", us(sp.start)},
+         {"dur", us(sp.end - sp.start)},
+         {"args",
+          {{"tp_comm_us", us(sp.tp)}, {"cp_comm_us", us(sp.cp)}, {"microbatch", t.microbatch}, {"chunk", t.chunk}}}});
   }
   ojson j;
   j["traceEvents"] = events;

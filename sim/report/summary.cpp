@@ -1,7 +1,9 @@
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "sim/report/json_report.hpp"
-#include "sim/report/run.hpp"
+#include "sim/run/run.hpp"
 
 namespace sim {
 
@@ -11,14 +13,15 @@ std::string summary_text(const RunResult& r) {
   const auto& m = r.plan.memory;
   std::string out;
   out += fmt::format("{} — {} on {} x {}\n", s.name, s.model.name, s.cluster.gpus, s.cluster.device.name);
-  out += fmt::format("  plan        tp {} pp {} dp {} cp {}  sp {}  {} (v={})  micro_batch {}  {} microbatches  "
-                     "recompute {}\n",
-                     s.plan.tp, s.plan.pp, s.plan.dp, s.plan.cp, s.plan.sequence_parallel ? "on" : "off",
-                     to_string(s.plan.schedule), s.plan.virtual_stages.value, s.training.micro_batch.value,
-                     r.plan.pipeline->microbatches, to_string(s.training.recompute));
+  out += fmt::format(
+      "  plan        tp {} pp {} dp {} cp {}  sp {}  {} (v={})  micro_batch {}  {} microbatches  "
+      "recompute {}\n",
+      s.plan.tp, s.plan.pp, s.plan.dp, s.plan.cp, s.plan.sequence_parallel ? "on" : "off", to_string(s.plan.schedule),
+      s.plan.virtual_stages.value, s.training.micro_batch.value, r.plan.pipeline->microbatches,
+      to_string(s.training.recompute));
   out += fmt::format("  step time   {:.3f} s    tokens/s {:.0f}\n", r.step_time_s, r.tokens_per_s);
-  out += fmt::format("  throughput  {:.1f} TFLOP/s/GPU (model)    MFU {:.1f}%    HFU {:.1f}%\n",
-                     r.model_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu);
+  out += fmt::format("  throughput  {:.1f} TFLOP/s/GPU (model)    MFU {:.1f}%    HFU {:.1f}%\n", r.model_tflops_per_gpu,
+                     100 * r.mfu, 100 * r.hfu);
   out += fmt::format("  memory      {} peak per GPU of {} ({})\n", format_bytes(m.peak), format_bytes(m.capacity),
                      m.fits ? "fits" : "DOES NOT FIT");
   double step = r.step_time_s > 0 ? r.step_time_s : 1.0;
@@ -36,6 +39,22 @@ std::string summary_text(const RunResult& r) {
   out += row("pp comm", b.pp_comm_s);
   out += row("dp comm", b.dp_comm_s);
   out += row("bubble/idle", b.bubble_s);
+  if (r.reliability) {
+    const auto& rel = *r.reliability;
+    const auto& h = rel.horizon;
+    out += fmt::format("  failures    {:.0f} days x {} trials: {:.1f} interruptions (+{:.1f} planned), job MTTF {}\n",
+                       rel.horizon_s.value / 86400, rel.trials, h.interruptions.mean, h.planned.mean,
+                       std::isfinite(h.mttf.value) ? format_seconds(h.mttf) : std::string("none"));
+    out += fmt::format("  recovery    checkpoint every {}{} ({} written in {}), recovery {} mean, {} p99\n",
+                       format_seconds(h.interval), rel.interval_auto ? " (Daly)" : "",
+                       format_bytes(rel.checkpoint_bytes), format_seconds(rel.checkpoint_write),
+                       format_seconds(Seconds(h.recovery.mean)), format_seconds(Seconds(h.recovery.p99)));
+    out += fmt::format("  ETTR        {:.1f}% (p50 {:.1f}%, p99 {:.1f}%)    goodput {:.1f}%\n", 100 * h.ettr.mean,
+                       100 * h.ettr.p50, 100 * h.ettr.p99, 100 * h.goodput.mean);
+    if (rel.train_days_failure_free)
+      out += fmt::format("  to train    {:.1f} days failure-free, {:.1f} days with failures (p99 {:.1f})\n",
+                         *rel.train_days_failure_free, rel.train_days->mean, rel.train_days->p99);
+  }
   return out;
 }
 

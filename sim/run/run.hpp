@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/engine/engine.hpp"
+#include "sim/run/job_reliability.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/planner.hpp"
 
@@ -39,6 +41,7 @@ struct RunResult {
   double mfu = 0, hfu = 0;
   Breakdown breakdown;
   bool full_fidelity = false;
+  std::optional<JobReliability> reliability;  // when the scenario has failures
 };
 
 RunResult run_scenario(Scenario s, const EngineOptions& opt = {});

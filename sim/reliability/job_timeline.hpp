@@ -1,0 +1,76 @@
+// One trial of a checkpoint-restart job: a discrete-event loop over wall-clock time (no SimGrid).
+//
+// The job computes in segments of `interval` (τ) compute followed by a blocking checkpoint write
+// (δ). A failure (from a FailureProcess) loses everything since the last completed checkpoint,
+// including a partly written checkpoint (both counted as lost work); then detection, restart and
+// reload pass (u0 = their sum) and the job resumes from that checkpoint. Failures keep arriving
+// while the job is down: each is counted as an unexpected interruption and starts the recovery
+// over (detection, restart, reload again), as in Daly's model (closed_forms.hpp), and lengthens the
+// same recovery. A recovery's duration runs from the failure that stopped the running job to the
+// job running again; one cut short by the end of the horizon is not recorded.
+//
+// Planned maintenance (the k-th due at k · planned_every, k ≥ 1) waits for the next completed
+// checkpoint, so it never loses work: the job then stops for planned_duration, restart and reload
+// (no detection). Maintenance that falls due while one is pending or under way is merged into it.
+// A failure during maintenance is handled like any failure while down.
+//
+// Stopping: HORIZON stops at a wall-clock time (ETTR = useful / horizon; compute since the last
+// checkpoint at the horizon counts as useful); WORK stops when `amount` of compute is checkpointed
+// (the last segment is shortened to fit and ends with a checkpoint, as in Daly's model), or, if it
+// never gets there, at `wall_cap` with finished = false.
+//
+// Every second of wall time is either useful or in exactly one TimeLost bucket.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/reliability/failure_process.hpp"
+
+namespace sim::reliability {
+
+struct JobParams {
+  int64_t nodes = 1;
+  Seconds step_time;  // failure-free step time; > 0 rounds `interval` up to whole steps (0: no rounding)
+  Seconds interval;   // compute time between checkpoints (τ); +infinity: never checkpoint
+  Seconds write;      // blocking checkpoint write (δ)
+  Seconds detection, restart, reload;       // u0 = detection + restart + reload
+  Seconds planned_every, planned_duration;  // planned maintenance; planned_every = 0: none
+};
+
+enum class StopMode { HORIZON, WORK };
+
+struct Stop {
+  StopMode mode = StopMode::HORIZON;
+  Seconds amount;                // HORIZON: wall-clock time; WORK: useful compute to finish
+  Seconds wall_cap{3.15576e10};  // WORK: give up after this wall time (1000 years)
+};
+
+struct TimeLost {
+  Seconds detection, restart, reload;
+  Seconds lost_work;          // compute and partial checkpoint writes thrown away by failures
+  Seconds checkpoint_writes;  // completed writes (and the one in progress at the horizon)
+  Seconds planned;            // planned maintenance itself (its restart and reload count above)
+  Seconds total() const { return detection + restart + reload + lost_work + checkpoint_writes + planned; }
+  TimeLost& operator+=(const TimeLost& o);
+};
+
+struct TrialResult {
+  Seconds wall;                     // HORIZON: the horizon; WORK: time of the last checkpoint (or wall_cap)
+  Seconds useful;                   // compute kept
+  bool finished = true;             // WORK: the work was done before wall_cap
+  int64_t unexpected = 0;           // failures before the stop, while running or down
+  int64_t planned = 0;              // planned maintenance taken
+  std::vector<Seconds> recoveries;  // each recovery's duration, failure → running again
+  TimeLost lost;
+};
+
+// The interval the timeline uses: `interval` rounded up to whole steps when step_time > 0.
+Seconds effective_interval(const JobParams& job);
+
+// One trial; draws from `failures` (which it advances) until the stop. Durations must be ≥ 0 and
+// the interval > 0 (std::logic_error otherwise: the scenario parser checks them first).
+TrialResult run_trial(const JobParams& job, const Stop& stop, FailureProcess& failures);
+
+}  // namespace sim::reliability

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The long-horizon reliability simulation from the command line (issue #10's first layer): the
+# report's `reliability` section of a scenario with failures against closed forms computed here.
+#  - configs/llama3-405b-16384xh100-reliability.json: unexpected interruptions within 5 % of the
+#    Llama 3 paper's 419 in 54 days (reliability.md A1); the job MTTF within 2 % of
+#    1/(nodes * rate); the auto interval equal to Daly's Eq. 37 from that MTTF and the write time;
+#    the checkpoint write = checkpoint bytes / storage bandwidth; failure-free days to train =
+#    tokens / tokens_per_s / 86400; ETTR above the paper's "higher than 90%".
+#  - the same scenario without planned maintenance: ETTR within 3 % of the first-order model
+#    (1 - (u0 + tau/2)/M) / (1 + delta/tau).
+#  - the same seed gives a byte-identical report.
+# Usage: bash reliability.sh TRAINSIM REPO
+set -u
+trainsim=${1:?usage: reliability.sh TRAINSIM REPO}
+repo=${2:?usage: reliability.sh TRAINSIM REPO}
+source "$(dirname "$0")/lib/tally.bash"
+cd "$repo" || exit 1
+config=configs/llama3-405b-16384xh100-reliability.json
+
+timeout 120 "$trainsim" run "$config" -q -o "$work/a.json" || fail "run" "exit $?"
+timeout 120 "$trainsim" run "$config" -q -o "$work/b.json" || fail "run again" "exit $?"
+cmp -s "$work/a.json" "$work/b.json" && pass "same seed: byte-identical reports" || fail "determinism" "reports differ"
+python3 - "$config" "$work/no-planned.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+del s["failures"]["planned"]
+s["failures"]["trials"] = 200
+json.dump(s, open(sys.argv[2], "w"))
+PY
+timeout 120 "$trainsim" run "$work/no-planned.json" -q -o "$work/c.json" || fail "run without planned" "exit $?"
+
+python3 - "$work/a.json" "$work/c.json" >"$work/checks" <<'PY'
+import json, math, sys
+a = json.load(open(sys.argv[1])); c = json.load(open(sys.argv[2]))
+ok = True
+def check(name, got, want, tol):
+    global ok
+    good = abs(got / want - 1) <= tol
+    ok &= good
+    print(("ok   " if good else "FAIL ") + f"{name}: {got:.6g} vs {want:.6g} (within {tol:.0%})")
+r = a["reliability"]
+nodes = 16384 / 8
+rate = 419 / (2048 * 54)                    # Llama 3 Table 5, per node-day (reliability.md A1)
+M = 86400 / (nodes * rate)
+check("unexpected interruptions in 54 days vs the paper's 419", r["interruptions"], 419, 0.05)
+check("job MTTF vs 1/(nodes * rate)", r["mttf_s"], M, 0.02)
+d = r["checkpoint_write_s"]
+x = d / (2 * M)                             # Daly 2006 Eq. 37 (reliability.md B1)
+tau = math.sqrt(2 * d * M) * (1 + math.sqrt(x) / 3 + x / 9) - d
+# The timeline checkpoints between steps: Daly's interval rounded up to whole steps.
+check("auto interval vs Daly Eq. 37 rounded up to whole steps", r["checkpoint_interval_s"],
+      math.ceil(tau / a["step_time_s"]) * a["step_time_s"], 1e-9)
+bw = 2e12 / 16384 * 16384                   # cluster.storage_bandwidth default: Llama 3's 2 TB/s
+check("checkpoint write vs bytes / storage bandwidth", d, r["checkpoint_bytes"] / bw, 1e-12)
+check("failure-free days to train vs tokens / tokens_per_s", r["time_to_train_days"]["failure_free"],
+      15.6e12 / a["tokens_per_s"] / 86400, 1e-9)
+good = r["ettr"] > 0.90 and r["time_to_train_days"]["with_failures"]["mean"] > r["time_to_train_days"]["failure_free"]
+ok &= good
+print(("ok   " if good else "FAIL ") + f"ETTR {r['ettr']:.3f} above the paper's 0.90, and failures lengthen the time to train")
+q = c["reliability"]
+u0 = 150 + 300 + q["reload_s"]             # detection and restart defaults + reload
+t, dd = q["checkpoint_interval_s"], q["checkpoint_write_s"]
+check("ETTR without planned stops vs the first-order model", q["ettr"], (1 - (u0 + t / 2) / M) / (1 + dd / t), 0.03)
+PY
+[ $? -eq 0 ] || fail "checks" "python3 could not read the reports"
+cat "$work/checks"
+passed=$((passed + $(grep -c '^ok' "$work/checks")))
+failed=$((failed + $(grep -c '^FAIL' "$work/checks")))
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
