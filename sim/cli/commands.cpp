@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <sstream>
 
 #include "sim/cli/options.hpp"
 #include "sim/core/error.hpp"
@@ -34,15 +35,20 @@ double published_step_time(const ParamReader& r) {
 
 int run(const RunArgs& a) {
   const EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, a.config);
-  check_outputs({{"-o", a.output}, {"--trace", a.trace}}, {a.config});
+  check_outputs({{"-o", a.output}, {"--trace", a.trace}, {"--trials-csv", a.trials_csv}}, {a.config});
   Scenario s = load_scenario(a.config, parse_sets(a.sets));
+  if (!a.trials_csv.empty() && !s.reliability)
+    throw InputError(a.config, "/failures", "--trials-csv needs a failures section", "a scenario with failures");
   RunResult r = run_scenario(s, opt);
-  // Both texts before either file: a run stopped by --max-wall writes nothing.
+  // Every text before any file: a run stopped by --max-wall writes nothing.
   const std::string report = a.output.empty() ? std::string() : report_json(r);
   const std::string trace = a.trace.empty() ? std::string() : trace_json(r);
+  std::ostringstream trials;
+  if (!a.trials_csv.empty()) reliability::write_trials_csv(trials, r.reliability->horizon.rows);
   opt.deadline.check();
   if (!a.output.empty()) write_output(a.output, report);
   if (!a.trace.empty()) write_output(a.trace, trace);
+  if (!a.trials_csv.empty()) write_output(a.trials_csv, trials.str());
   if (!a.quiet) std::fputs(summary_text(r).c_str(), stdout);
   return 0;
 }

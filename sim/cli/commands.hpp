@@ -14,6 +14,7 @@ struct RunArgs {
   std::string config;
   std::string output;             // report JSON, "" for none
   std::string trace;              // Chrome/Perfetto trace, "" for none
+  std::string trials_csv;         // one row per reliability trial, "" for none
   std::vector<std::string> sets;  // "path=value"
   std::string fidelity = "class";
   bool quiet = false;

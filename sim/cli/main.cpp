@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   r->add_option("config", run.config, "scenario JSON file")->required();
   r->add_option("-o,--output", run.output, "write the JSON report here");
   r->add_option("--trace", run.trace, "write a Chrome/Perfetto timeline of one step here");
+  r->add_option("--trials-csv", run.trials_csv,
+                "write one CSV row per reliability trial here (wall, useful, ETTR, interruptions, time lost per cause)");
   r->add_option("--set", run.sets, "override a scenario value, e.g. --set parallelism.tp=4");
   r->add_option("--fidelity", run.fidelity, "class: one simulated rank per rank class; full: every rank")
       ->check(CLI::IsMember({"class", "full"}));

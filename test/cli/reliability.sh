@@ -18,8 +18,17 @@ cd "$repo" || exit 1
 config=configs/llama3-405b-16384xh100-reliability.json
 
 timeout 120 "$trainsim" run "$config" -q -o "$work/a.json" || fail "run" "exit $?"
-timeout 120 "$trainsim" run "$config" -q -o "$work/b.json" || fail "run again" "exit $?"
+timeout 120 "$trainsim" run "$config" -q -o "$work/b.json" --trials-csv "$work/trials.csv" || fail "run again" "exit $?"
 cmp -s "$work/a.json" "$work/b.json" && pass "same seed: byte-identical reports" || fail "determinism" "reports differ"
+# --trials-csv: one row per trial whose ETTRs average to the report's.
+if python3 - "$work/trials.csv" "$work/a.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+r = json.load(open(sys.argv[2]))["reliability"]
+mean = sum(float(x["useful_s"]) / float(x["wall_s"]) for x in rows) / len(rows)
+sys.exit(0 if len(rows) == r["trials"] and abs(mean / r["ettr"] - 1) < 1e-6 else 1)
+PY
+then pass "--trials-csv: one row per trial, ETTRs averaging to the report's"; else fail "--trials-csv" "rows or ETTR differ"; fi
 python3 - "$config" "$work/no-planned.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))

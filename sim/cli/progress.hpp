@@ -1,0 +1,28 @@
+// A progress line on standard error for long loops (the reliability trials): "label: done/total
+// (rate/s, ETA)" redrawn in place at most ten times a second, and only when standard error is a
+// terminal, so logs, pipes and tests see nothing. Wall-clock time here never reaches results.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace sim::cli {
+
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::string label);
+  ~ProgressLine();  // ends the line if anything was drawn
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  void update(int64_t done, int64_t total);
+
+ private:
+  std::string label_;
+  bool enabled_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+}  // namespace sim::cli
