@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/cli/options.hpp"
+#include "sim/cli/progress.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/data_files.hpp"
 #include "sim/core/output_file.hpp"
@@ -34,7 +35,9 @@ double published_step_time(const ParamReader& r) {
 }  // namespace
 
 int run(const RunArgs& a) {
-  const EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, a.config);
+  EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, a.config);
+  ProgressLine progress("reliability trials");
+  if (!a.quiet) opt.trial_progress = [&progress](int64_t done, int64_t total) { progress.update(done, total); };
   check_outputs({{"-o", a.output}, {"--trace", a.trace}, {"--trials-csv", a.trials_csv}}, {a.config});
   Scenario s = load_scenario(a.config, parse_sets(a.sets));
   if (!a.trials_csv.empty() && !s.reliability)

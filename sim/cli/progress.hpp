@@ -22,6 +22,7 @@ class ProgressLine {
   std::string label_;
   bool enabled_;
   bool drawn_ = false;
+  bool started_ = false;
   std::chrono::steady_clock::time_point start_, last_;
 };
 

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct EngineOptions {
   bool full_fidelity = false;  // one actor per GPU instead of one per rank class
   Deadline deadline;           // --max-wall: planning and the engine's child stop when it passes
   Bytes max_memory;            // --max-memory: the estimate's bound and the child's; 0 for none
+  // Called as the reliability simulation's trials finish (done, total) -- sim/run, for a progress
+  // line; never per event. None by default.
+  std::function<void(int64_t, int64_t)> trial_progress;
 };
 
 struct TaskSpan {

@@ -65,7 +65,7 @@ FailureProcess::FailureProcess(const FailureSpec& spec, int64_t nodes, uint64_t 
       auto it = std::find_if(components_.begin(), components_.end(),
                              [&](const FailureComponent& c) { return c.name == f.component; });
       if (it == components_.end()) {
-        FailureComponent c{f.component, 0, FailureScope::NODE};
+        FailureComponent c{f.component, 0, known_component_scope(f.component).value_or(FailureScope::NODE)};
         for (const auto& s : spec.components)
           if (s.name == f.component) c = s;
         components_.push_back(c);

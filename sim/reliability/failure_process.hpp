@@ -53,7 +53,7 @@ class FailureProcess {
 
   // The causes: the spec's components, or one "node" cause of scope NODE when it has none; for a
   // trace, its component names in order of first appearance (scope from the spec's component of
-  // the same name, NODE otherwise).
+  // the same name, else known_component_scope's, else NODE).
   const std::vector<FailureComponent>& components() const { return components_; }
 
  private:

@@ -20,6 +20,28 @@
 // never gets there, at `wall_cap` with finished = false.
 //
 // Every second of wall time is either useful or in exactly one TimeLost bucket.
+//
+// The other strategies change what a failure loses and what the recovery costs (scope from the
+// failure's component, sim/scenario/reliability_spec.hpp):
+//   IN_MEMORY_CHECKPOINT (Gemini)  a failure loses the work since the last in-memory checkpoint and
+//       reloads from peers (memory_reload), unless the failures of one recovery episode (from the
+//       failure that stopped the job to running again) have hit every node of one replica group:
+//       then it falls back to the last storage checkpoint and the storage reload. GPU, NODE and
+//       NETWORK failures take the node's host memory with them (the node is replaced; a NETWORK
+//       failure counts as its one node until correlated failures are built); a failure whose node
+//       is unknown (-1, a trace location that is not a number) is a group of its own. JOB failures
+//       (software) keep host memory: the processes restart in place and reload from it.
+//   JUST_IN_TIME_CHECKPOINT (Gupta et al.)  with dp ≥ 2, a GPU, NODE or NETWORK failure loses only
+//       the step in flight (the replica's state at the last completed step is saved and restored:
+//       jit_cost, counted as reload); that checkpoint is persistent. JOB failures (a software bug
+//       stops every replica) and dp = 1 fall back to the last storage checkpoint. A second failure
+//       during the recovery is assumed not to take out the other replicas.
+//   SPARES  a GPU, NODE or NETWORK failure takes a spare from the pool (swap, counted as restart,
+//       instead of the restart); the failed node returns to the pool `repair` after it failed; an
+//       empty pool waits for the next return. JOB failures need no spare: restart as usual. Lost
+//       work and reloads are checkpoint-restart's.
+// A planned stop saves the state as part of the stop (no work lost, not priced separately) and
+// reloads from storage, for every strategy.
 #pragma once
 
 #include <cstdint>
@@ -30,13 +52,30 @@
 
 namespace sim::reliability {
 
+enum class Strategy { CHECKPOINT_RESTART, IN_MEMORY_CHECKPOINT, JUST_IN_TIME_CHECKPOINT, SPARES };
+
 struct JobParams {
   int64_t nodes = 1;
-  Seconds step_time;  // failure-free step time; > 0 rounds `interval` up to whole steps (0: no rounding)
-  Seconds interval;   // compute time between checkpoints (τ); +infinity: never checkpoint
-  Seconds write;      // blocking checkpoint write (δ)
+  Seconds step_time;  // failure-free step time; > 0 rounds intervals up to whole steps (0: no rounding)
+  Seconds interval;   // compute time between storage checkpoints (τ); +infinity: never checkpoint
+  Seconds write;      // blocking storage checkpoint write (δ)
   Seconds detection, restart, reload;       // u0 = detection + restart + reload
   Seconds planned_every, planned_duration;  // planned maintenance; planned_every = 0: none
+  Strategy strategy = Strategy::CHECKPOINT_RESTART;
+  // IN_MEMORY_CHECKPOINT: a checkpoint to peers' host memory every memory_interval of compute
+  // (rounded up to whole steps; `interval`, the storage one, is rounded up to whole memory
+  // intervals), blocking for memory_write; reload from peers in memory_reload. Node n's shard is
+  // held by the `replicas` nodes of its group, n / replicas.
+  Seconds memory_interval, memory_write, memory_reload;
+  int64_t replicas = 2;
+  // JUST_IN_TIME_CHECKPOINT: dp data-parallel replicas; a checkpoint taken at the failure from a
+  // surviving one costs jit_cost (save + restore, in place of the reload).
+  int64_t dp = 1;
+  Seconds jit_cost;
+  // SPARES: a pool of `spares` nodes; a spare joins in `swap` (in place of the restart); a failed
+  // node returns to the pool `repair` after its failure.
+  int64_t spares = 0;
+  Seconds swap, repair;
 };
 
 enum class StopMode { HORIZON, WORK };

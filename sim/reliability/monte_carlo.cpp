@@ -102,7 +102,7 @@ Stat stat_of(std::vector<double> values) {
 }
 
 MonteCarloResult run_monte_carlo(const FailureSpec& spec, const JobParams& job, const Stop& stop, int64_t trials,
-                                 uint64_t seed) {
+                                 uint64_t seed, const Progress& progress) {
   if (trials < 1) throw std::logic_error("run_monte_carlo: trials < 1");
   MonteCarloResult out;
   out.interval = effective_interval(job);
@@ -127,6 +127,7 @@ MonteCarloResult run_monte_carlo(const FailureSpec& spec, const JobParams& job, 
     total_failures += static_cast<double>(r.unexpected);
     out.lost += r.lost;
     out.rows.push_back(row);
+    if (progress) progress(i + 1, trials);
   }
   const double n = static_cast<double>(trials);
   out.lost = TimeLost{out.lost.detection / n, out.lost.restart / n,           out.lost.reload / n,

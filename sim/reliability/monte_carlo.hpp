@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <vector>
 
@@ -51,8 +52,11 @@ struct MonteCarloResult {
 };
 
 // Runs `trials` trials (≥ 1) of `job` against failures drawn from `spec`.
+// `progress`, when set, is called after each trial with (trials done, trials) — for a progress bar;
+// never per event.
+using Progress = std::function<void(int64_t done, int64_t total)>;
 MonteCarloResult run_monte_carlo(const FailureSpec& spec, const JobParams& job, const Stop& stop, int64_t trials,
-                                 uint64_t seed);
+                                 uint64_t seed, const Progress& progress = {});
 
 // The rows as CSV with a header line; seconds with 9 significant digits.
 void write_trials_csv(std::ostream& out, const std::vector<TrialRow>& rows);

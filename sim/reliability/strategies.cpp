@@ -8,6 +8,25 @@ const std::vector<RegistryEntry>& recovery_strategies() {
        "blocking checkpoint to storage every interval (fixed or `auto`: Daly Eq. 37); a failure loses the work "
        "since the last checkpoint, then detection, restart and reload",
        "Young, CACM 17(9) 1974; Daly, FGCS 22(3) 2006"},
+      {"in-memory-checkpoint",
+       "checkpoint to peers' host memory every `interval` (default every step; blocking `memory_write`, default "
+       "0.04 s, an assumption from ByteRobust's every-step in-memory save, SOSP'25 Table 8); a failure loses the work "
+       "since then and reloads a node's shard over its NICs; storage every `storage_interval` (default 3 h, BLOOM's "
+       "and Gemini's Strawman) is the fallback when one recovery loses every node of a `replicas` group (default 2); "
+       "software (job-scope) failures reload from local host memory",
+       "Wang et al., Gemini, SOSP'23"},
+      {"just-in-time-checkpoint",
+       "at a GPU/node/network failure with dp >= 2, the state of a surviving data-parallel replica is saved and "
+       "restored (`jit_cost`, default 5 s for \"a few seconds per GPU\"): only the step in flight is lost; "
+       "software (job-scope) failures and dp = 1 fall back to storage checkpoints every `checkpoint_interval` "
+       "(default `auto`: Daly's Eq. 37 against the job-scope failure rate; \"none\" for no periodic checkpoints)",
+       "Gupta et al., Just-In-Time Checkpointing, EuroSys'24"},
+      {"spares",
+       "checkpoint-restart, but a GPU/node/network failure takes a hot spare from a pool of `spares` nodes (default "
+       "5% of the nodes, Delta/NCSA's overprovisioning) after detection: `swap` (default 60 s, an assumption) "
+       "instead of `restart`; the failed node rejoins the pool after `repair` (default 24 h, an assumption); an "
+       "empty pool waits for a repair; software (job-scope) failures restart as usual",
+       "hot spares: BLOOM-176B (4 spare nodes), OPT-175B logbook; Cui et al. arXiv:2503.11901"},
   };
   return entries;
 }

@@ -27,6 +27,7 @@ ojson reliability_json(const JobReliability& rel) {
   const reliability::MonteCarloResult& h = rel.horizon;
   const reliability::TimeLost& l = h.lost;
   ojson j;
+  j["strategy"] = rel.strategy;
   j["mttf_s"] = std::isfinite(h.mttf.value) ? ojson(h.mttf.value) : ojson(nullptr);
   j["ettr"] = h.ettr.mean;
   j["goodput"] = h.goodput.mean;

@@ -70,7 +70,7 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   b.exposed_comm_s = b.tp_comm_s + b.cp_comm_s + b.pp_comm_s + b.dp_comm_s;
   b.bubble_s = std::max(0.0, r.step_time_s - b.compute_s - b.optimizer_s - b.exposed_comm_s);
   r.breakdown = b;
-  if (s.reliability) r.reliability = simulate_job_reliability(s, r.step_time_s, r.tokens_per_s);
+  if (s.reliability) r.reliability = simulate_job_reliability(s, r.step_time_s, r.tokens_per_s, opt.trial_progress);
   return r;
 }
 

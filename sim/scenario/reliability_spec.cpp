@@ -11,6 +11,11 @@
 //   "recovery": {"kind": "checkpoint-restart", "checkpoint_interval": "auto" | "30 min",
 //                "checkpoint_write": "auto" | "20 s", "reload": "auto" | "1 min", "blocking": true,
 //                "detection": "30 s", "restart": "5 min"}
+//   "recovery": {"kind": "in-memory-checkpoint", "interval": "step" | "30 s", "memory_write": "0.04 s",
+//                "memory_reload": "auto" | "2 s", "replicas": 2, "storage_interval": "3 h" | "auto", ...}
+//   "recovery": {"kind": "just-in-time-checkpoint", "checkpoint_interval": "auto" | "none" | "6 h",
+//                "jit_cost": "5 s", ...}
+//   "recovery": {"kind": "spares", "spares": "auto" | 16, "swap": "1 min", "repair": "1 d", ...}
 //
 // Sources are in ../shared/reference/reliability.md (sections named below).
 #include "sim/scenario/reliability_spec.hpp"
@@ -20,12 +25,23 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
 
 namespace sim {
+
+const char* to_string(RecoveryKind k) {
+  switch (k) {
+    case RecoveryKind::CHECKPOINT_RESTART: return "checkpoint-restart";
+    case RecoveryKind::IN_MEMORY_CHECKPOINT: return "in-memory-checkpoint";
+    case RecoveryKind::JUST_IN_TIME_CHECKPOINT: return "just-in-time-checkpoint";
+    case RecoveryKind::SPARES: return "spares";
+  }
+  return "checkpoint-restart";
+}
 
 const char* to_string(FailureScope s) {
   switch (s) {
@@ -67,6 +83,24 @@ constexpr double MIN_WEIBULL_SHAPE = 0.1, MAX_WEIBULL_SHAPE = 10;
 // assumed restart overhead (A2, Figure 10); detection + restart = 7.5 min lies in their u0 range
 // "≈5–20 min" (A2) and under MegaScale's "<10 min" detection and diagnosis plus 15 min catch-up (A3).
 constexpr double DEFAULT_DETECTION_S = 150, DEFAULT_RESTART_S = 300;
+// in-memory-checkpoint (Gemini, Wang et al. SOSP'23; reliability.md B1, B4). Interval: every step,
+// Gemini's optimum ("one checkpoint per iteration", B1; "can checkpoint every iteration", B4).
+// Blocking cost: 0.04 s, ByteRobust's every-step in-memory checkpoint of a 70B model on 2,048 GPUs
+// (SOSP'25 Table 8, B4 [S]); Gemini itself reports no throughput overhead ("without incurring
+// overhead on training throughput", B4 [P]), so 0.04 s is the pessimistic side. Storage fallback
+// every 3 h: Gemini's "Strawman" baseline and BLOOM's interval (B3/B4, A3). Replicas: 2 (our
+// default: each shard in its node's memory and one peer's, the least that survives one node loss).
+constexpr double DEFAULT_MEMORY_WRITE_S = 0.04, DEFAULT_STORAGE_INTERVAL_S = 3 * 3600.0;
+constexpr int64_t MAX_REPLICAS = 64;
+// just-in-time-checkpoint (Gupta et al., EuroSys'24, B4 [P abstract]): "a few seconds per GPU" to
+// save from a surviving replica and restore; taken as 5 s (our reading of "a few").
+constexpr double DEFAULT_JIT_COST_S = 5;
+// spares: swap 60 s, an assumption: the spare is booted and health-checked, and joining costs a
+// process-group re-initialisation; Lumion's optical swap in ≈1 s (C) is the lower bound. Repair
+// 24 h, an assumption: OPT-175B's logbook says replacing a node "can take hours" (A3). The pool's
+// default, 5% of the nodes: Delta/NCSA's "about 5% overprovisioning is needed to handle GPU
+// failures" (A3 [P abstract]); BLOOM ran 4 spares for 48 nodes (8%, A3).
+constexpr double DEFAULT_SWAP_S = 60, DEFAULT_REPAIR_S = 86400;
 // Trace files (format below).
 constexpr size_t MAX_TRACE_BYTES = size_t{64} << 20;
 constexpr size_t MAX_TRACE_ROWS = size_t{1} << 20;
@@ -280,27 +314,77 @@ void parse_failures(FailureSpec& f, const ParamReader& r) {
   }
 }
 
+// The keys each strategy takes; a key of another strategy is refused by name.
+std::vector<std::string> recovery_keys(const std::string& kind) {
+  std::vector<std::string> keys = {"kind", "checkpoint_write", "reload", "blocking", "detection", "restart"};
+  if (kind == "checkpoint-restart") keys.push_back("checkpoint_interval");
+  if (kind == "in-memory-checkpoint")
+    keys.insert(keys.end(), {"interval", "memory_write", "memory_reload", "replicas", "storage_interval"});
+  if (kind == "just-in-time-checkpoint") keys.insert(keys.end(), {"checkpoint_interval", "jit_cost"});
+  if (kind == "spares") keys.insert(keys.end(), {"checkpoint_interval", "spares", "swap", "repair"});
+  return keys;
+}
+
 void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
   rec.detection = Seconds(DEFAULT_DETECTION_S);
   rec.restart = Seconds(DEFAULT_RESTART_S);
+  rec.memory_write = Seconds(DEFAULT_MEMORY_WRITE_S);
+  rec.jit_cost = Seconds(DEFAULT_JIT_COST_S);
+  rec.swap = Seconds(DEFAULT_SWAP_S);
+  rec.repair = Seconds(DEFAULT_REPAIR_S);
   if (!r) return;
   r->expect_object();
   auto k = r->at("kind");
   const std::string kind = k.as_string();
-  if (kind != "checkpoint-restart") {
+  const std::vector<std::string> built = {"checkpoint-restart", "in-memory-checkpoint", "just-in-time-checkpoint",
+                                          "spares"};
+  if (std::find(built.begin(), built.end(), kind) == built.end()) {
     if (std::find(RECOVERY_KINDS.begin(), RECOVERY_KINDS.end(), kind) != RECOVERY_KINDS.end())
-      k.fail("recovery strategy '" + kind + "' is not implemented in this version", "checkpoint-restart");
+      k.fail("recovery strategy '" + kind + "' is not implemented in this version", "one of " + join(built));
     k.fail(unknown("unknown recovery strategy", kind, RECOVERY_KINDS),
-           "checkpoint-restart (later: " + join({RECOVERY_KINDS.begin() + 1, RECOVERY_KINDS.end()}) + ")");
+           "one of " + join(built) + " (later: reconfigure, redundant, reroute, swarm)");
   }
-  r->expect_keys({"kind", "checkpoint_interval", "checkpoint_write", "reload", "blocking", "detection", "restart"});
-  rec.kind = RecoveryKind::CHECKPOINT_RESTART;
-  if (auto v = r->find("checkpoint_interval")) rec.checkpoint_interval = auto_seconds(*v);
+  const auto allowed = recovery_keys(kind);
+  for (const auto& key : r->keys()) {
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    for (const auto& other : built) {
+      const auto keys = recovery_keys(other);
+      if (std::find(keys.begin(), keys.end(), key) != keys.end())
+        r->at(key).fail("'" + key + "' does not apply to strategy '" + kind + "'", "one of " + join(allowed));
+    }
+  }
+  r->expect_keys(allowed);
+  rec.kind = kind == "in-memory-checkpoint"      ? RecoveryKind::IN_MEMORY_CHECKPOINT
+             : kind == "just-in-time-checkpoint" ? RecoveryKind::JUST_IN_TIME_CHECKPOINT
+             : kind == "spares"                  ? RecoveryKind::SPARES
+                                                 : RecoveryKind::CHECKPOINT_RESTART;
+  if (auto v = r->find("checkpoint_interval")) {
+    if (rec.kind == RecoveryKind::JUST_IN_TIME_CHECKPOINT && v->is_string() && v->as_string() == "none")
+      rec.checkpoint_interval = Seconds(std::numeric_limits<double>::infinity());
+    else
+      rec.checkpoint_interval = auto_seconds(*v);
+  }
+  if (rec.kind == RecoveryKind::IN_MEMORY_CHECKPOINT) {
+    rec.checkpoint_interval = Seconds(DEFAULT_STORAGE_INTERVAL_S);
+    if (auto v = r->find("storage_interval")) rec.checkpoint_interval = auto_seconds(*v);
+  }
   if (auto v = r->find("checkpoint_write")) rec.checkpoint_write = auto_seconds(*v);
   if (auto v = r->find("reload")) rec.reload = auto_seconds(*v);
   if (auto v = r->find("blocking")) rec.blocking = v->as_bool();
   if (auto v = r->find("detection")) rec.detection = v->as_seconds();
   if (auto v = r->find("restart")) rec.restart = v->as_seconds();
+  if (auto v = r->find("interval")) {
+    if (!(v->is_string() && v->as_string() == "step")) rec.memory_interval = v->as_seconds();
+  }
+  if (auto v = r->find("memory_write")) rec.memory_write = v->as_seconds();
+  if (auto v = r->find("memory_reload")) rec.memory_reload = auto_seconds(*v);
+  if (auto v = r->find("replicas")) rec.replicas = v->as_count(1, MAX_REPLICAS);
+  if (auto v = r->find("jit_cost")) rec.jit_cost = v->as_seconds();
+  if (auto v = r->find("spares")) {
+    if (!(v->is_string() && v->as_string() == "auto")) rec.spares = v->as_count(0, int64_t{1} << 17);
+  }
+  if (auto v = r->find("swap")) rec.swap = v->as_seconds();
+  if (auto v = r->find("repair")) rec.repair = v->as_seconds();
 }
 
 }  // namespace
@@ -428,5 +512,7 @@ ReliabilitySpec ReliabilitySpec::parse(const ParamReader& failures, const std::o
   parse_recovery(s.recovery, recovery);
   return s;
 }
+
+int64_t spare_pool(const RecoverySpec& r, int64_t nodes) { return r.spares.value_or((nodes * 5 + 99) / 100); }
 
 }  // namespace sim

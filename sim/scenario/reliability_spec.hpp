@@ -22,14 +22,14 @@ const char* to_string(FailureScope s);
 
 // One cause of failures, with its share of the node failure rate.
 struct FailureComponent {
-  std::string name;    // "faulty-gpu", "gpu-hbm3", "software-bug", ...
+  std::string name;         // "faulty-gpu", "gpu-hbm3", "software-bug", ...
   double per_node_day = 0;  // this cause's rate per node per day (> 0)
   FailureScope scope = FailureScope::NODE;
 };
 
 // A failure read from a trace file (CSV: time, component, location).
 struct TracedFailure {
-  Seconds time;          // since the start of the job, non-decreasing
+  Seconds time;  // since the start of the job, non-decreasing
   std::string component;
   std::string location;  // a node name or index, free text
 };
@@ -54,20 +54,35 @@ struct FailureSpec {
   // Planned maintenance: one interruption every `planned_every` lasting `planned_duration` (0: none).
   Seconds planned_every;
   Seconds planned_duration;  // the stop itself; the recovery's restart and reload come on top
-  Seconds horizon;      // simulated wall-clock time per trial
-  int64_t trials = 0;   // Monte Carlo trials, at most MAX_TRIALS
+  Seconds horizon;           // simulated wall-clock time per trial
+  int64_t trials = 0;        // Monte Carlo trials, at most MAX_TRIALS
 };
 
-enum class RecoveryKind { CHECKPOINT_RESTART };  // the other strategies of DESIGN.md come later
+enum class RecoveryKind { CHECKPOINT_RESTART, IN_MEMORY_CHECKPOINT, JUST_IN_TIME_CHECKPOINT, SPARES };
+const char* to_string(RecoveryKind k);
 
 struct RecoverySpec {
   RecoveryKind kind = RecoveryKind::CHECKPOINT_RESTART;
-  std::optional<Seconds> checkpoint_interval;  // compute time between checkpoints; nullopt = "auto" (Daly)
-  std::optional<Seconds> checkpoint_write;     // blocking write time; nullopt = "auto" (size / storage bandwidth)
-  std::optional<Seconds> reload;               // checkpoint read at restart; nullopt = "auto" (size / bandwidth)
-  Seconds detection;                           // failure to detection
-  Seconds restart;                             // detection to the job running again (scheduling, init)
+  // Storage checkpoints. checkpoint_interval: compute time between them; nullopt = "auto" (Daly
+  // Eq. 37; for just-in-time-checkpoint against the failures it cannot cover, JOB scope), +infinity
+  // = "none" (just-in-time-checkpoint only). For in-memory-checkpoint it is `storage_interval`.
+  std::optional<Seconds> checkpoint_interval;
+  std::optional<Seconds> checkpoint_write;  // blocking write time; nullopt = "auto" (size / storage bandwidth)
+  std::optional<Seconds> reload;            // checkpoint read at restart; nullopt = "auto" (size / bandwidth)
+  Seconds detection;                        // failure to detection
+  Seconds restart;                          // detection to the job running again (scheduling, init)
   bool blocking = true;  // checkpoint writes stop training (false: a snapshot, then a background write)
+  // in-memory-checkpoint (Gemini): checkpoints to peers' CPU memory.
+  std::optional<Seconds> memory_interval;  // `interval`; nullopt = every step
+  Seconds memory_write;                    // blocking cost of one in-memory checkpoint
+  std::optional<Seconds> memory_reload;    // nullopt = "auto": a node's shard over its NICs
+  int64_t replicas = 2;                    // holders of each shard (the node and replicas − 1 peers)
+  // just-in-time-checkpoint (Gupta et al.): save + restore from a surviving data-parallel replica.
+  Seconds jit_cost;
+  // spares: a pool of hot spare nodes.
+  std::optional<int64_t> spares;  // nullopt = "auto": 5% of the nodes, rounded up
+  Seconds swap;                   // a spare joining the job after detection (replaces `restart`)
+  Seconds repair;                 // a failed node back in the pool
 };
 
 struct ReliabilitySpec {
@@ -78,6 +93,10 @@ struct ReliabilitySpec {
 };
 
 inline constexpr int64_t MAX_TRIALS = 100000;
+
+// The spare pool of `spares` recovery on a cluster of `nodes`: as given, or "auto" = 5 % of the
+// nodes rounded up (Delta/NCSA: "about 5% overprovisioning", reliability.md A3).
+int64_t spare_pool(const RecoverySpec& r, int64_t nodes);
 
 // The Llama 3 405B root causes (Grattafiori et al. 2024, Table 5): 18 rows, counts as
 // authoritative, per_node_day = count / (2048 nodes · 54 days).

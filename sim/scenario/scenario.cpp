@@ -137,8 +137,22 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
   auto recovery = r.find("recovery");
   if (failures) failures->expect_object();
   if (recovery) recovery->expect_object();
-  if (failures && !failures->keys().empty())
+  if (failures && !failures->keys().empty()) {
     s.reliability = ReliabilitySpec::parse(*failures, recovery);
+    // What only the cluster can decide: the pool and the replicas are nodes of it.
+    const RecoverySpec& rec = s.reliability->recovery;
+    const int64_t nodes = s.cluster.nodes();
+    const int64_t spares = spare_pool(rec, nodes);
+    if (rec.kind == RecoveryKind::SPARES && spares > nodes)
+      throw InputError(r.file(), "/recovery/spares",
+                       std::to_string(spares) + " spares for a cluster of " + std::to_string(nodes) + " nodes",
+                       "a pool no larger than the cluster");
+    if (rec.kind == RecoveryKind::IN_MEMORY_CHECKPOINT && rec.replicas > nodes)
+      throw InputError(r.file(), "/recovery/replicas",
+                       std::to_string(rec.replicas) + " replicas but the cluster has " + std::to_string(nodes) +
+                           " nodes",
+                       "at most one replica per node");
+  }
   else if (recovery && !recovery->keys().empty())
     recovery->fail("a recovery strategy needs a failures section",
                    "a \"failures\" object with a kind, or no recovery section");

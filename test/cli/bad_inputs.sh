@@ -246,12 +246,25 @@ case("unknown-component-mix", "/failures/components", "unknown component mix 'll
      failures(components="llama"))
 case("trials-beyond-limit", "/failures/trials", "1000000 trials is above the limit of 100000",
      failures(trials=10**6))
+# base.json is one node of 8 GPUs: a pool or a replica group larger than the cluster.
+case("spares-beyond-cluster", "/recovery/spares", "2 spares for a cluster of 1 nodes",
+     all_of(failures(), put("recovery", {"kind": "spares", "spares": 2})))
+case("replicas-beyond-cluster", "/recovery/replicas", "2 replicas but the cluster has 1 nodes",
+     all_of(failures(), put("recovery", {"kind": "in-memory-checkpoint"})))
 case("unknown-strategy", "/recovery/kind",
      "unknown recovery strategy 'checkpoint-restat' (did you mean 'checkpoint-restart'?)",
      all_of(failures(), put("recovery", {"kind": "checkpoint-restat"})))
 case("strategy-not-implemented", "/recovery/kind",
-     "recovery strategy 'in-memory-checkpoint' is not implemented in this version",
-     all_of(failures(), put("recovery", {"kind": "in-memory-checkpoint"})))
+     "recovery strategy 'reconfigure' is not implemented in this version",
+     all_of(failures(), put("recovery", {"kind": "reconfigure"})))
+case("unknown-strategy-parameter", "/recovery/replica", "unknown key 'replica' (did you mean 'replicas'?)",
+     all_of(failures(), put("recovery", {"kind": "in-memory-checkpoint", "replica": 2})))
+case("parameter-of-another-strategy", "/recovery/spares", "'spares' does not apply to strategy 'checkpoint-restart'",
+     all_of(failures(), put("recovery", {"kind": "checkpoint-restart", "spares": 4})))
+case("replicas-below-one", "/recovery/replicas", "0 is out of range",
+     all_of(failures(), put("recovery", {"kind": "in-memory-checkpoint", "replicas": 0})))
+case("negative-spares", "/recovery/spares", "-1 is out of range",
+     all_of(failures(), put("recovery", {"kind": "spares", "spares": -1})))
 case("recovery-without-failures", "/recovery", "a recovery strategy needs a failures section",
      put("recovery", {"kind": "checkpoint-restart"}))
 case("bad-tokens", "/training/tokens", "'15.6X' is not a token count", put("training.tokens", "15.6X"))

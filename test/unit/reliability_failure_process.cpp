@@ -102,7 +102,7 @@ TEST_CASE("trace: replays exactly its failures, then none", "[reliability]") {
   CHECK(a.time.value == 1000);
   CHECK(a.node == 12);
   CHECK(p.components()[static_cast<size_t>(a.component)].name == "faulty-gpu");
-  CHECK(a.scope == sim::FailureScope::NODE);
+  CHECK(a.scope == sim::FailureScope::GPU);  // a known name's scope (known_component_scope)
   CHECK(b.time.value == 1030);
   CHECK(b.node == -1);
   CHECK(b.scope == sim::FailureScope::NETWORK);

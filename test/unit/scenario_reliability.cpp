@@ -297,3 +297,68 @@ TEST_CASE("scenario: failures, recovery, training.tokens and cluster.storage_ban
     CHECK_THAT(msg, Contains(c.fragment));
   }
 }
+
+TEST_CASE("recovery strategies: in-memory, just-in-time and spares parameters, defaults, refusals", "[scenario]") {
+  const char* f = R"({"kind": "poisson"})";
+  // in-memory-checkpoint (Gemini, SOSP'23; reliability.md B1, B4): every step (nullopt), 0.04 s
+  // blocking (ByteRobust Table 8), reload "auto" (a node's shard over its NICs), 2 replicas,
+  // storage every 3 h (BLOOM's interval, Gemini's Strawman).
+  auto im = parse(f, R"({"kind": "in-memory-checkpoint"})").recovery;
+  CHECK(im.kind == sim::RecoveryKind::IN_MEMORY_CHECKPOINT);
+  CHECK(!im.memory_interval);
+  CHECK(im.memory_write.value == Approx(0.04));
+  CHECK(!im.memory_reload);
+  CHECK(im.replicas == 2);
+  CHECK(im.checkpoint_interval->value == Approx(3 * 3600));
+  auto im2 = parse(f, R"({"kind": "in-memory-checkpoint", "interval": "30 s", "memory_write": "0.5 s",
+                          "memory_reload": "3 s", "replicas": 3, "storage_interval": "auto"})")
+                 .recovery;
+  CHECK(im2.memory_interval->value == Approx(30));
+  CHECK(im2.memory_reload->value == Approx(3));
+  CHECK(im2.replicas == 3);
+  CHECK(!im2.checkpoint_interval);
+  // just-in-time-checkpoint (Gupta et al., EuroSys'24): "a few seconds per GPU" -> 5 s; storage
+  // checkpoints "auto" (Daly against job-scope failures) or "none".
+  auto jit = parse(f, R"({"kind": "just-in-time-checkpoint"})").recovery;
+  CHECK(jit.kind == sim::RecoveryKind::JUST_IN_TIME_CHECKPOINT);
+  CHECK(jit.jit_cost.value == Approx(5));
+  CHECK(!jit.checkpoint_interval);
+  auto none = parse(f, R"({"kind": "just-in-time-checkpoint", "checkpoint_interval": "none"})").recovery;
+  CHECK(std::isinf(none.checkpoint_interval->value));
+  // spares: pool "auto" (5% of nodes, Delta/NCSA), swap 60 s and repair 24 h (assumptions).
+  auto sp = parse(f, R"({"kind": "spares"})").recovery;
+  CHECK(sp.kind == sim::RecoveryKind::SPARES);
+  CHECK(!sp.spares);
+  CHECK(sp.swap.value == Approx(60));
+  CHECK(sp.repair.value == Approx(86400));
+  CHECK(*parse(f, R"({"kind": "spares", "spares": 0})").recovery.spares == 0);
+
+  struct Case {
+    const char* recovery;
+    const char* where;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {R"({"kind": "in-memory-checkpoint", "replicas": 0})", "/replicas", "0 is out of range"},
+      {R"({"kind": "in-memory-checkpoint", "replicas": 1.5})", "/replicas", "is not a whole number"},
+      {R"({"kind": "in-memory-checkpoint", "replica": 2})", "/replica", "did you mean 'replicas'?"},
+      {R"({"kind": "in-memory-checkpoint", "checkpoint_interval": "1 h"})", "/checkpoint_interval",
+       "'checkpoint_interval' does not apply to strategy 'in-memory-checkpoint'"},
+      {R"({"kind": "in-memory-checkpoint", "interval": "0 s"})", "/interval", "is not positive"},
+      {R"({"kind": "checkpoint-restart", "spares": 4})", "/spares",
+       "'spares' does not apply to strategy 'checkpoint-restart'"},
+      {R"({"kind": "checkpoint-restart", "checkpoint_interval": "none"})", "/checkpoint_interval", "does not parse"},
+      {R"({"kind": "spares", "spares": -1})", "/spares", "-1 is out of range"},
+      {R"({"kind": "spares", "swap": "fast"})", "/swap", "does not parse"},
+      {R"({"kind": "just-in-time-checkpoint", "jit_cost": "0 s"})", "/jit_cost", "is not positive"},
+      {R"({"kind": "just-in-time-checkpoint", "replicas": 2})", "/replicas",
+       "'replicas' does not apply to strategy 'just-in-time-checkpoint'"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.recovery);
+    auto msg = error_of([&] { parse(f, c.recovery); });
+    CHECK_THAT(msg, StartsWith(std::string("s.json: ") + c.where + ": "));
+    CHECK_THAT(msg, Contains(c.fragment));
+    CHECK(msg.find('\n') == std::string::npos);
+  }
+}
