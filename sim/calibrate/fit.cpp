@@ -404,8 +404,7 @@ Calibration calibrate(const Measurements& m, const DeviceSpec& base, const FitOp
       throw InputError("--exclude", "",
                        "'" + name + "' is no memory-bound kernel or attention implementation in " + m.file +
                            (guess.empty() ? "" : " (did you mean '" + guess + "'?)"),
-                       names.empty() ? std::string("no --exclude: these measurements have none")
-                                     : "one of " + list);
+                       names.empty() ? std::string("no --exclude: these measurements have none") : "one of " + list);
     }
   Calibration cal;
   cal.device = base;

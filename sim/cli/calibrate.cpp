@@ -121,9 +121,7 @@ int calibrate(const CalibrateArgs& a) {
   std::fputs(error_table(fit_check).c_str(), stdout);
   if (!a.csv.empty()) write_output(a.csv, predictions_csv(fit_check));
   if (!a.output.empty()) {
-    write_output(a.output,
-                      fitted_profile_json(base_file, c, m,
-                                          profile_name(a, base)));
+    write_output(a.output, fitted_profile_json(base_file, c, m, profile_name(a, base)));
     std::printf("\nwrote %s\n", a.output.c_str());
   }
   return 0;

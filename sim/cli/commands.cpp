@@ -10,8 +10,8 @@
 
 #include "sim/cli/options.hpp"
 #include "sim/cli/progress.hpp"
-#include "sim/core/error.hpp"
 #include "sim/core/data_files.hpp"
+#include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
@@ -61,10 +61,10 @@ int check(const std::string& config, const std::vector<std::string>& sets) {
   ComputeModel cm(s.cluster.device, s.training.precision);
   ResolvedPlan p = resolve_plan(s, cm);
   std::printf("%s: ok (%s on %lld x %s; micro_batch %lld, virtual_stages %lld; %s per GPU of %s)\n",
-              escape_for_terminal(config).c_str(),
-              s.model.name.c_str(), static_cast<long long>(s.cluster.gpus), s.cluster.device.name.c_str(),
-              static_cast<long long>(p.micro_batch), static_cast<long long>(p.virtual_stages),
-              format_bytes(p.memory.peak).c_str(), format_bytes(p.memory.capacity).c_str());
+              escape_for_terminal(config).c_str(), s.model.name.c_str(), static_cast<long long>(s.cluster.gpus),
+              s.cluster.device.name.c_str(), static_cast<long long>(p.micro_batch),
+              static_cast<long long>(p.virtual_stages), format_bytes(p.memory.peak).c_str(),
+              format_bytes(p.memory.capacity).c_str());
   return 0;
 }
 
@@ -90,8 +90,8 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
                        published_step_time(run.at("published").at("step_time_s")), 0,
                        parse_scenario(run.at("scenario"))});
   }
-  std::printf("%-22s %-26s %10s %10s %8s %6s %4s %4s\n", "run", "group", "published", "predicted", "error", "MFU",
-              "mb", "v");
+  std::printf("%-22s %-26s %10s %10s %8s %6s %4s %4s\n", "run", "group", "published", "predicted", "error", "MFU", "mb",
+              "v");
   for (auto& row : rows) {
     RunResult r = run_scenario(row.scenario, opt);
     row.predicted = r.step_time_s;
@@ -122,10 +122,12 @@ int list() {
     std::printf("%s:\n", what);
     for (const auto& n : names) std::printf("  %s\n", escape_for_terminal(n).c_str());
   };
-  print("schedules", {"gpipe        all forwards, then all backwards", "1f1b         one-forward-one-backward (PipeDream-Flush)",
-                      "interleaved  1F1B over virtual stages (Narayanan et al. 2021)"});
-  print("collectives", {"ring         NCCL ring: all-reduce, all-gather, reduce-scatter, send/recv",
-                        "nvls         NVLink SHARP all-reduce inside an NVSwitch node (devices with nvls_* constants)"});
+  print("schedules",
+        {"gpipe        all forwards, then all backwards", "1f1b         one-forward-one-backward (PipeDream-Flush)",
+         "interleaved  1F1B over virtual stages (Narayanan et al. 2021)"});
+  print("collectives",
+        {"ring         NCCL ring: all-reduce, all-gather, reduce-scatter, send/recv",
+         "nvls         NVLink SHARP all-reduce inside an NVSwitch node (devices with nvls_* constants)"});
   print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)", "full"});
   print("scale-up", {"nvswitch"});
   print("scale-out", {"fat-tree     rail-optimised, oversubscription above a pod"});
@@ -136,8 +138,7 @@ int list() {
   // recovery.kind may name, each with its mechanism and source.
   const auto registry = [](const std::vector<reliability::RegistryEntry>& entries) {
     std::vector<std::string> lines;
-    for (const auto& e : entries)
-      lines.push_back(fmt::format("{:<20} {} ({})", e.name, e.mechanism, e.source));
+    for (const auto& e : entries) lines.push_back(fmt::format("{:<20} {} ({})", e.name, e.mechanism, e.source));
     return lines;
   };
   print("failure models", registry(reliability::failure_models()));

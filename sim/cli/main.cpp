@@ -46,8 +46,9 @@ int main(int argc, char** argv) {
   r->add_option("config", run.config, "scenario JSON file")->required();
   r->add_option("-o,--output", run.output, "write the JSON report here");
   r->add_option("--trace", run.trace, "write a Chrome/Perfetto timeline of one step here");
-  r->add_option("--trials-csv", run.trials_csv,
-                "write one CSV row per reliability trial here (wall, useful, ETTR, interruptions, time lost per cause)");
+  r->add_option(
+      "--trials-csv", run.trials_csv,
+      "write one CSV row per reliability trial here (wall, useful, ETTR, interruptions, time lost per cause)");
   r->add_option("--set", run.sets, "override a scenario value, e.g. --set parallelism.tp=4");
   r->add_option("--fidelity", run.fidelity, "class: one simulated rank per rank class; full: every rank")
       ->check(CLI::IsMember({"class", "full"}));
@@ -71,7 +72,8 @@ int main(int argc, char** argv) {
   std::string vmax_memory;
   v->add_option("--max-memory", vmax_memory, max_memory_help)->check(bytes);
   sim::cli::CalibrateArgs cal;
-  auto* k = app.add_subcommand("calibrate", "fit a device profile to kernel measurements (sim/kernels), or --check one");
+  auto* k =
+      app.add_subcommand("calibrate", "fit a device profile to kernel measurements (sim/kernels), or --check one");
   k->add_option("measurements", cal.measurements,
                 "measurements JSON (the kernel suite's output, or calibration/published/*.json)")
       ->required();

@@ -1,15 +1,17 @@
 #include "sim/core/deadline.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace sim {
 
 Deadline::Deadline(double seconds, std::string what)
-    : set_(true), seconds_(seconds), what_(std::move(what)),
-      at_(std::chrono::steady_clock::now() +
-          std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(
-              std::min(seconds, 1e9)))) {}
+    : set_(true),
+      seconds_(seconds),
+      what_(std::move(what)),
+      at_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                 std::chrono::duration<double>(std::min(seconds, 1e9)))) {}
 
 int Deadline::remaining_ms() const {
   if (!set_) return -1;

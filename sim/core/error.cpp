@@ -1,9 +1,9 @@
 #include "sim/core/error.hpp"
 
-#include "sim/core/text_escape.hpp"
-
 #include <cstdio>
 #include <cstdlib>
+
+#include "sim/core/text_escape.hpp"
 
 namespace sim {
 
@@ -23,8 +23,7 @@ InputError::InputError(const std::string& file, const std::string& path, const s
     : std::runtime_error(compose(file, path, what, expected)) {}
 
 void assertion_failed(const char* cond, const char* file, int line, const std::string& msg) {
-  std::fprintf(stderr, "trainsim: internal error: %s:%d: assertion '%s' failed: %s\n", file, line, cond,
-               msg.c_str());
+  std::fprintf(stderr, "trainsim: internal error: %s:%d: assertion '%s' failed: %s\n", file, line, cond, msg.c_str());
   std::abort();
 }
 

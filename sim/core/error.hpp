@@ -25,7 +25,7 @@ class InputError : public std::runtime_error {
 
 }  // namespace sim
 
-#define SIM_ASSERT(cond, msg) \
-  do { \
+#define SIM_ASSERT(cond, msg)                                               \
+  do {                                                                      \
     if (!(cond)) ::sim::assertion_failed(#cond, __FILE__, __LINE__, (msg)); \
   } while (0)

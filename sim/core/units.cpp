@@ -1,8 +1,9 @@
 #include "sim/core/units.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace sim {
 namespace {
@@ -22,12 +23,12 @@ std::string_view trim(std::string_view s) {
 std::optional<Split> split(std::string_view text) {
   text = trim(text);
   size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
-                             text[i] == 'e' || text[i] == 'E' || text[i] == '+' || text[i] == '-')) {
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' || text[i] == 'e' ||
+                             text[i] == 'E' || text[i] == '+' || text[i] == '-')) {
     // An 'e' starts the exponent only when a digit or sign follows; otherwise it is a unit ("1 eb").
     if ((text[i] == 'e' || text[i] == 'E') &&
-        !(i + 1 < text.size() && (std::isdigit(static_cast<unsigned char>(text[i + 1])) ||
-                                  text[i + 1] == '-' || text[i + 1] == '+')))
+        !(i + 1 < text.size() &&
+          (std::isdigit(static_cast<unsigned char>(text[i + 1])) || text[i + 1] == '-' || text[i + 1] == '+')))
       break;
     ++i;
   }
@@ -42,10 +43,21 @@ std::optional<Split> split(std::string_view text) {
 // Decimal (k, M, G, T, P) and binary (Ki, Mi, Gi, Ti, Pi) prefixes; the rest of the unit is
 // returned in `base`.
 std::optional<double> prefix(std::string_view unit, std::string_view& base) {
-  static constexpr struct { std::string_view p; double f; } table[] = {
-      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-      {"Pi", 1125899906842624.0}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12},
-      {"P", 1e15}, {"E", 1e18}};
+  static constexpr struct {
+    std::string_view p;
+    double f;
+  } table[] = {{"Ki", 1024.0},
+               {"Mi", 1048576.0},
+               {"Gi", 1073741824.0},
+               {"Ti", 1099511627776.0},
+               {"Pi", 1125899906842624.0},
+               {"k", 1e3},
+               {"K", 1e3},
+               {"M", 1e6},
+               {"G", 1e9},
+               {"T", 1e12},
+               {"P", 1e15},
+               {"E", 1e18}};
   for (const auto& e : table)
     if (unit.size() > e.p.size() && unit.substr(0, e.p.size()) == e.p) {
       base = unit.substr(e.p.size());
@@ -60,10 +72,11 @@ std::optional<double> prefix(std::string_view unit, std::string_view& base) {
 std::optional<Seconds> parse_seconds(std::string_view text) {
   auto s = split(text);
   if (!s) return std::nullopt;
-  static constexpr struct { std::string_view u; double f; } table[] = {
-      {"ns", 1e-9}, {"us", 1e-6}, {"µs", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"sec", 1.0},
-      {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0}, {"day", 86400.0}, {"days", 86400.0},
-      {"w", 604800.0}};
+  static constexpr struct {
+    std::string_view u;
+    double f;
+  } table[] = {{"ns", 1e-9},  {"us", 1e-6},  {"µs", 1e-6},   {"ms", 1e-3},     {"s", 1.0},        {"sec", 1.0},
+               {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0}, {"day", 86400.0}, {"days", 86400.0}, {"w", 604800.0}};
   for (const auto& e : table)
     if (s->unit == e.u) return Seconds(s->number * e.f);
   return std::nullopt;

@@ -23,8 +23,14 @@ struct Quantity {
   constexpr explicit Quantity(double v) : value(v) {}
   constexpr Quantity operator+(Quantity o) const { return Quantity(value + o.value); }
   constexpr Quantity operator-(Quantity o) const { return Quantity(value - o.value); }
-  constexpr Quantity& operator+=(Quantity o) { value += o.value; return *this; }
-  constexpr Quantity& operator-=(Quantity o) { value -= o.value; return *this; }
+  constexpr Quantity& operator+=(Quantity o) {
+    value += o.value;
+    return *this;
+  }
+  constexpr Quantity& operator-=(Quantity o) {
+    value -= o.value;
+    return *this;
+  }
   constexpr Quantity operator*(double k) const { return Quantity(value * k); }
   constexpr Quantity operator/(double k) const { return Quantity(value / k); }
   constexpr double operator/(Quantity o) const { return value / o.value; }
@@ -36,7 +42,9 @@ struct Quantity {
   constexpr bool operator!=(Quantity o) const { return value != o.value; }
 };
 template <class Tag>
-constexpr Quantity<Tag> operator*(double k, Quantity<Tag> q) { return q * k; }
+constexpr Quantity<Tag> operator*(double k, Quantity<Tag> q) {
+  return q * k;
+}
 
 using Seconds = Quantity<struct SecondsTag>;
 using Bytes = Quantity<struct BytesTag>;

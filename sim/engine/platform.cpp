@@ -41,7 +41,8 @@ Platform::Platform(const ClusterSpec& c, const Placement& place) : place_(place)
   }
   std::vector<sg4::Link*> pod_links;
   if (oversubscribed) {
-    const double nics_per_pod = double(c.scale_out.pod_gpus) / double(c.gpus_per_node) * double(c.scale_out.nics_per_node);
+    const double nics_per_pod =
+        double(c.scale_out.pod_gpus) / double(c.gpus_per_node) * double(c.scale_out.nics_per_node);
     for (int64_t p = 0; p < pods; ++p)
       pod_links.push_back(port(zone, "pod-" + std::to_string(p), nics_per_pod * nic_bw / c.scale_out.oversubscription,
                                c.scale_out.latency.value));

@@ -12,11 +12,11 @@
 // registers and adds dQ into an fp32 buffer with atomics, then a last kernel rounds it to bf16.
 #pragma once
 
-#include <cstdint>
-#include <string>
-
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
 
 namespace sim::kernels {
 
@@ -36,8 +36,8 @@ std::string attention_unsupported(const AttentionDims& d, int64_t smem_optin);
 int64_t attention_fwd_smem_bytes(int64_t head_dim);
 int64_t attention_bwd_smem_bytes(int64_t head_dim);
 
-void attention_fwd(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o,
-                   float* lse, const AttentionDims& d, cudaStream_t stream);
+void attention_fwd(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* o, float* lse,
+                   const AttentionDims& d, cudaStream_t stream);
 
 struct AttentionBwdArgs {
   const __nv_bfloat16 *q, *k, *v, *o, *dout;

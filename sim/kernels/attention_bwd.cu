@@ -97,9 +97,9 @@ __device__ __forceinline__ void store_rows(bf16* dst, int64_t row_stride, const 
 template <int D>
 __global__ void __launch_bounds__(kThreads)
     attention_bwd_kernel(const bf16* __restrict__ q, const bf16* __restrict__ k, const bf16* __restrict__ v,
-                         const bf16* __restrict__ dout, const float* __restrict__ lse,
-                         const float* __restrict__ delta, float* __restrict__ dq_accum, bf16* __restrict__ dk,
-                         bf16* __restrict__ dv, int S, int H, float scale, bool causal) {
+                         const bf16* __restrict__ dout, const float* __restrict__ lse, const float* __restrict__ delta,
+                         float* __restrict__ dq_accum, bf16* __restrict__ dk, bf16* __restrict__ dv, int S, int H,
+                         float scale, bool causal) {
   using L = Ld<D>;
   using M = BwdSmem<D>;
   extern __shared__ __align__(128) unsigned char smem[];
@@ -242,16 +242,14 @@ void launch_bwd(const AttentionBwdArgs& a, const AttentionDims& d, cudaStream_t 
 
   const int64_t rows = d.batch * d.seq_len * d.heads;
   const unsigned delta_blocks = static_cast<unsigned>((rows * 32 + 255) / 256);
-  attention_bwd_delta_kernel<D><<<delta_blocks, 256, 0, stream>>>(a.o, a.dout, a.delta, rows,
-                                                                  static_cast<int>(d.seq_len),
-                                                                  static_cast<int>(d.heads));
+  attention_bwd_delta_kernel<D><<<delta_blocks, 256, 0, stream>>>(
+      a.o, a.dout, a.delta, rows, static_cast<int>(d.seq_len), static_cast<int>(d.heads));
   CUDA_CHECK_LAUNCH();
 
   const dim3 grid(static_cast<unsigned>((d.seq_len + kBc - 1) / kBc), static_cast<unsigned>(d.batch * d.heads));
-  attention_bwd_kernel<D><<<grid, kThreads, smem, stream>>>(a.q, a.k, a.v, a.dout, a.lse, a.delta, a.dq_accum, a.dk,
-                                                            a.dv, static_cast<int>(d.seq_len),
-                                                            static_cast<int>(d.heads),
-                                                            1.0f / std::sqrt(static_cast<float>(D)), d.causal);
+  attention_bwd_kernel<D><<<grid, kThreads, smem, stream>>>(
+      a.q, a.k, a.v, a.dout, a.lse, a.delta, a.dq_accum, a.dk, a.dv, static_cast<int>(d.seq_len),
+      static_cast<int>(d.heads), 1.0f / std::sqrt(static_cast<float>(D)), d.causal);
   CUDA_CHECK_LAUNCH();
 
   const unsigned round_blocks = static_cast<unsigned>(std::min<size_t>((elements + 255) / 256, 65536));

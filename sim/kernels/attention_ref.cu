@@ -58,8 +58,8 @@ __global__ void ref_p_kernel(const bf16* q, const bf16* k, const bf16* v, const 
   const int j = idx % g.S, i = (idx / g.S) % g.S, h = (idx / (int64_t(g.S) * g.S)) % g.H;
   const int b = idx / (int64_t(g.S) * g.S * g.H);
   const bool masked = g.causal && j > i;
-  p[idx] = masked ? 0.0f
-                  : exp2f(dot(q + g.row(b, i, h), k + g.row(b, j, h), g.D) * g.scale_log2 - lse[g.stat(b, h, i)]);
+  p[idx] =
+      masked ? 0.0f : exp2f(dot(q + g.row(b, i, h), k + g.row(b, j, h), g.D) * g.scale_log2 - lse[g.stat(b, h, i)]);
   dp[idx] = dot(dout + g.row(b, i, h), v + g.row(b, j, h), g.D);
 }
 
@@ -94,8 +94,12 @@ __global__ void ref_grads_kernel(const bf16* q, const bf16* k, const bf16* dout,
 }
 
 RefGeometry geometry(const AttentionDims& d) {
-  return {static_cast<int>(d.batch), static_cast<int>(d.seq_len), static_cast<int>(d.heads),
-          static_cast<int>(d.head_dim), d.causal, kLog2e / std::sqrt(static_cast<float>(d.head_dim))};
+  return {static_cast<int>(d.batch),
+          static_cast<int>(d.seq_len),
+          static_cast<int>(d.heads),
+          static_cast<int>(d.head_dim),
+          d.causal,
+          kLog2e / std::sqrt(static_cast<float>(d.head_dim))};
 }
 
 unsigned blocks(int64_t threads) { return static_cast<unsigned>((threads + 127) / 128); }
@@ -116,7 +120,7 @@ void attention_ref_bwd(const bf16* q, const bf16* k, const bf16* v, const bf16* 
   ref_ds_kernel<<<blocks(d.rows()), 128, 0, stream>>>(p, ds, g);
   CUDA_CHECK_LAUNCH();
   ref_grads_kernel<<<blocks(d.elements()), 128, 0, stream>>>(q, k, dout, p, ds, dq, dk, dv, g,
-                                                              1.0f / std::sqrt(static_cast<float>(d.head_dim)));
+                                                             1.0f / std::sqrt(static_cast<float>(d.head_dim)));
   CUDA_CHECK_LAUNCH();
 }
 

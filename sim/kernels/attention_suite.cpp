@@ -22,8 +22,16 @@ using bf16 = __nv_bfloat16;
 
 struct AttentionBuffers {
   explicit AttentionBuffers(const AttentionDims& d)
-      : q(bytes(d)), k(bytes(d)), v(bytes(d)), o(bytes(d)), dout(bytes(d)), dq(bytes(d)), dk(bytes(d)), dv(bytes(d)),
-        lse(static_cast<size_t>(d.rows()) * 4), delta(static_cast<size_t>(d.rows()) * 4),
+      : q(bytes(d)),
+        k(bytes(d)),
+        v(bytes(d)),
+        o(bytes(d)),
+        dout(bytes(d)),
+        dq(bytes(d)),
+        dk(bytes(d)),
+        dv(bytes(d)),
+        lse(static_cast<size_t>(d.rows()) * 4),
+        delta(static_cast<size_t>(d.rows()) * 4),
         dq_accum(static_cast<size_t>(d.elements()) * 4) {}
   static size_t bytes(const AttentionDims& d) { return static_cast<size_t>(d.elements()) * 2; }
   static double footprint(const AttentionDims& d) { return 8.0 * bytes(d) + 8.0 * d.rows() + 4.0 * d.elements(); }
@@ -49,8 +57,8 @@ struct AttentionBuffers {
 std::string describe(const AttentionDims& d) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "batch %lld heads %lld seq %lld head_dim %lld%s", static_cast<long long>(d.batch),
-                static_cast<long long>(d.heads), static_cast<long long>(d.seq_len),
-                static_cast<long long>(d.head_dim), d.causal ? " causal" : "");
+                static_cast<long long>(d.heads), static_cast<long long>(d.seq_len), static_cast<long long>(d.head_dim),
+                d.causal ? " causal" : "");
   return buf;
 }
 
@@ -79,7 +87,8 @@ void check_case(const AttentionDims& d, cudaStream_t stream) {
   const std::string where = " (" + describe(d) + ")";
   require_close(buf.o.get(), DType::BF16, o_ref, n, 1e-2, "attention fwd O" + where);
   {  // log2-sum-exp of scores of order 1: fp32 sums, absolute 1e-3
-    const std::vector<double> g = download(buf.lse.get(), rows, DType::F32), w = download(lse_ref.get(), rows, DType::F32);
+    const std::vector<double> g = download(buf.lse.get(), rows, DType::F32),
+                              w = download(lse_ref.get(), rows, DType::F32);
     require(compare(g, w, 1e-3, 1e-4), "attention fwd lse" + where);
   }
   require_close(buf.dq.get(), DType::BF16, dq_ref, n, 1e-2, "attention bwd dQ" + where);

@@ -21,10 +21,10 @@ constexpr float kLog2e = 1.4426950408889634f;
 
 template <int D>
 struct Ld {
-  static constexpr int kTile = D + 8;    // bf16 [rows x D] tiles: Q, K, V, dO
-  static constexpr int kScore = kBc + 4; // fp32 [rows x kBc]: scores, dP
-  static constexpr int kProb = kBc + 8;  // bf16 [rows x kBc]: P, dS
-  static constexpr int kAcc = D + 4;     // fp32 [rows x D]: O, dQ, dK, dV staging
+  static constexpr int kTile = D + 8;     // bf16 [rows x D] tiles: Q, K, V, dO
+  static constexpr int kScore = kBc + 4;  // fp32 [rows x kBc]: scores, dP
+  static constexpr int kProb = kBc + 8;   // bf16 [rows x kBc]: P, dS
+  static constexpr int kAcc = D + 4;      // fp32 [rows x D]: O, dQ, dK, dV staging
 };
 
 using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major>;

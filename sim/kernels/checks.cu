@@ -1,10 +1,9 @@
-#include "sim/kernels/checks.hpp"
-
-#include <algorithm>
-
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 
+#include <algorithm>
+
+#include "sim/kernels/checks.hpp"
 #include "sim/kernels/cuda_check.hpp"
 #include "sim/kernels/host/dtype.hpp"
 
@@ -22,11 +21,17 @@ __device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
 template <class T>
 __device__ __forceinline__ T convert(float v);
 template <>
-__device__ __forceinline__ __nv_bfloat16 convert<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
+__device__ __forceinline__ __nv_bfloat16 convert<__nv_bfloat16>(float v) {
+  return __float2bfloat16(v);
+}
 template <>
-__device__ __forceinline__ __nv_fp8_e4m3 convert<__nv_fp8_e4m3>(float v) { return __nv_fp8_e4m3(v); }
+__device__ __forceinline__ __nv_fp8_e4m3 convert<__nv_fp8_e4m3>(float v) {
+  return __nv_fp8_e4m3(v);
+}
 template <>
-__device__ __forceinline__ float convert<float>(float v) { return v; }
+__device__ __forceinline__ float convert<float>(float v) {
+  return v;
+}
 
 template <class T>
 __global__ void fill_uniform_kernel(T* data, size_t count, uint64_t seed, float lo, float span) {
@@ -42,9 +47,7 @@ __global__ void fill_rank_pattern_kernel(__nv_bfloat16* data, size_t count, int 
     data[i] = __float2bfloat16(static_cast<float>((i + static_cast<size_t>(rank)) % 3));
 }
 
-unsigned grid_for(size_t count) {
-  return static_cast<unsigned>(std::clamp<size_t>((count + 255) / 256, 1, 65536));
-}
+unsigned grid_for(size_t count) { return static_cast<unsigned>(std::clamp<size_t>((count + 255) / 256, 1, 65536)); }
 
 }  // namespace
 

@@ -5,11 +5,11 @@
 // same seed gives the same data on every GPU and every run.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#include <cuda_runtime.h>
 
 namespace sim::kernels {
 

@@ -90,8 +90,12 @@ Count count_for(Op op, size_t size, int n) {
 class Communicator {
  public:
   explicit Communicator(const std::vector<int>& devices, size_t buffer_bytes)
-      : devices_(devices), comms_(devices.size()), streams_(devices.size()), send_(devices.size()),
-        recv_(devices.size()), bytes_(buffer_bytes) {
+      : devices_(devices),
+        comms_(devices.size()),
+        streams_(devices.size()),
+        send_(devices.size()),
+        recv_(devices.size()),
+        bytes_(buffer_bytes) {
     NCCL_CHECK(ncclCommInitAll(comms_.data(), static_cast<int>(devices.size()), devices.data()));
     for (size_t r = 0; r < devices.size(); ++r) {
       CUDA_CHECK(cudaSetDevice(devices[r]));
@@ -134,10 +138,10 @@ class Communicator {
           break;
         case Op::ALL_TO_ALL:
           for (int peer = 0; peer < n; ++peer) {
-            NCCL_CHECK(ncclSend(static_cast<char*>(s) + peer * count * 2, count, ncclBfloat16, peer, comms_[r],
-                                streams_[r]));
-            NCCL_CHECK(ncclRecv(static_cast<char*>(d) + peer * count * 2, count, ncclBfloat16, peer, comms_[r],
-                                streams_[r]));
+            NCCL_CHECK(
+                ncclSend(static_cast<char*>(s) + peer * count * 2, count, ncclBfloat16, peer, comms_[r], streams_[r]));
+            NCCL_CHECK(
+                ncclRecv(static_cast<char*>(d) + peer * count * 2, count, ncclBfloat16, peer, comms_[r], streams_[r]));
           }
           break;
         case Op::SEND_RECV:  // a ring, as nccl-tests' sendrecv: to r+1, from r-1
@@ -210,8 +214,8 @@ void sweep(Communicator& comm, Op op, const std::string& algo, MeasurementWriter
     std::vector<double> samples;
     for (int i = 0; i < reps; ++i) samples.push_back(comm.run(op, c.count, iters));
     const Stats s = summarize(samples);
-    const std::string label = std::string(name(op)) + " ranks " + std::to_string(n) + " " + std::to_string(c.bytes) +
-                              " bytes";
+    const std::string label =
+        std::string(name(op)) + " ranks " + std::to_string(n) + " " + std::to_string(c.bytes) + " bytes";
     if (op == Op::ALL_REDUCE) comm.check_all_reduce(c.count, "collectives " + label);
     out.add(Section::COLLECTIVES, collective_record(name(op), n, static_cast<int64_t>(c.bytes), algo, s));
     const double algbw = static_cast<double>(c.bytes) / s.median / 1e9;

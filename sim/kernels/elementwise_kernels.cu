@@ -15,9 +15,7 @@ constexpr int kThreads = 256;
 constexpr float kGeluC = 0.7978845608028654f;  // sqrt(2/pi)
 constexpr float kGeluA = 0.044715f;
 
-__device__ __forceinline__ float gelu(float x) {
-  return 0.5f * x * (1.0f + tanhf(kGeluC * (x + kGeluA * x * x * x)));
-}
+__device__ __forceinline__ float gelu(float x) { return 0.5f * x * (1.0f + tanhf(kGeluC * (x + kGeluA * x * x * x))); }
 
 __device__ __forceinline__ float gelu_grad(float x) {
   const float t = tanhf(kGeluC * (x + kGeluA * x * x * x));
@@ -140,7 +138,7 @@ void swiglu_bwd(const bf16* x, const bf16* dy, bf16* dx, int64_t rows, int64_t h
 void copy_sm(const void* src, void* dst, size_t bytes, int sms, cudaStream_t stream) {
   const size_t vecs = bytes / sizeof(uint4);
   copy_kernel<<<grid_for(vecs, sms), kThreads, 0, stream>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst),
-                                                           vecs);
+                                                            vecs);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -22,7 +22,7 @@ namespace sim::kernels {
 namespace {
 
 constexpr size_t kWorkspaceBytes = size_t(32) << 20;  // cuBLAS's recommendation for Hopper
-constexpr double kNoFlushFlops = 1e9;                  // above this, L2 state hardly matters (§1.2)
+constexpr double kNoFlushFlops = 1e9;                 // above this, L2 state hardly matters (§1.2)
 
 class LtMatmul {
  public:
@@ -49,15 +49,17 @@ class LtMatmul {
     cublasLtMatmulPreference_t pref = nullptr;
     CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
     const uint64_t ws = kWorkspaceBytes;
-    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-                                                              sizeof ws);
+    cublasStatus_t st =
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
     algos_.assign(static_cast<size_t>(count), {});
     int returned = 0;
     if (st == CUBLAS_STATUS_SUCCESS)
       st = cublasLtMatmulAlgoGetHeuristic(lt_, op_, a_, b_, d_, d_, pref, count, algos_.data(), &returned);
     cublasLtMatmulPreferenceDestroy(pref);
-    if (st == CUBLAS_STATUS_NOT_SUPPORTED) returned = 0;
-    else CUBLAS_CHECK(st);
+    if (st == CUBLAS_STATUS_NOT_SUPPORTED)
+      returned = 0;
+    else
+      CUBLAS_CHECK(st);
     algos_.resize(static_cast<size_t>(returned));
     return returned;
   }
@@ -164,8 +166,8 @@ void run_shape(Harness& harness, cublasLtHandle_t lt, const GemmShape& s, bool f
   };
   auto record = [&](const Stats& t, const char* algo) {
     out.add(Section::GEMM, gemm_record(s, dtype, algo, t));
-    progress("%s %s: %s (%.1f TFLOP/s, %d reps)", label, algo, format_time(t.median).c_str(),
-             flops / t.median / 1e12, t.reps);
+    progress("%s %s: %s (%.1f TFLOP/s, %d reps)", label, algo, format_time(t.median).c_str(), flops / t.median / 1e12,
+             t.reps);
   };
 
   const Stats top1 = timed(0);

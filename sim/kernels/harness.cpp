@@ -24,9 +24,7 @@ Harness::~Harness() {
   if (stream_) cudaStreamDestroy(stream_);
 }
 
-void Harness::flush_l2() {
-  CUDA_CHECK(cudaMemsetAsync(flush_buffer_.get(), 0, flush_buffer_.bytes(), stream_));
-}
+void Harness::flush_l2() { CUDA_CHECK(cudaMemsetAsync(flush_buffer_.get(), 0, flush_buffer_.bytes(), stream_)); }
 
 double Harness::elapsed_s(int i) const {
   float ms = 0.0f;

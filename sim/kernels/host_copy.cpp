@@ -77,8 +77,8 @@ void run_host_copy_suite(Harness& harness, MeasurementWriter& out) {
             },
             plan);
         CUDA_CHECK(cudaStreamSynchronize(harness.stream()));
-        const std::string label = std::string(direction) + (is_pinned ? " pinned " : " pageable ") +
-                                  std::to_string(size >> 10) + " KiB";
+        const std::string label =
+            std::string(direction) + (is_pinned ? " pinned " : " pageable ") + std::to_string(size >> 10) + " KiB";
         check_copy(host, device.get(), size, h2d, "host_copy " + label);
         s.median /= loops;
         s.p10 /= loops;

@@ -12,11 +12,11 @@
 // grid-stride loops over 16-byte vectors. All launches are asynchronous on `stream`.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
 
 namespace sim::kernels {
 

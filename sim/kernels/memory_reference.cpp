@@ -41,8 +41,8 @@ void rmsnorm_bwd(const Vec& dy, const Vec& x, const Vec& w, const Vec& rstd, int
   }
 }
 
-void layernorm_fwd(const Vec& x, const Vec& gamma, const Vec& beta, int64_t n, int64_t h, double eps, Vec& y,
-                   Vec& mean, Vec& rstd) {
+void layernorm_fwd(const Vec& x, const Vec& gamma, const Vec& beta, int64_t n, int64_t h, double eps, Vec& y, Vec& mean,
+                   Vec& rstd) {
   y.assign(x.size(), 0.0);
   mean.assign(static_cast<size_t>(n), 0.0);
   rstd.assign(static_cast<size_t>(n), 0.0);

@@ -11,8 +11,8 @@ using Vec = std::vector<double>;
 
 void rmsnorm_fwd(const Vec& x, const Vec& w, int64_t n, int64_t h, double eps, Vec& y, Vec& rstd);
 void rmsnorm_bwd(const Vec& dy, const Vec& x, const Vec& w, const Vec& rstd, int64_t n, int64_t h, Vec& dx, Vec& dw);
-void layernorm_fwd(const Vec& x, const Vec& gamma, const Vec& beta, int64_t n, int64_t h, double eps, Vec& y,
-                   Vec& mean, Vec& rstd);
+void layernorm_fwd(const Vec& x, const Vec& gamma, const Vec& beta, int64_t n, int64_t h, double eps, Vec& y, Vec& mean,
+                   Vec& rstd);
 void layernorm_bwd(const Vec& dy, const Vec& x, const Vec& gamma, const Vec& mean, const Vec& rstd, int64_t n,
                    int64_t h, Vec& dx, Vec& dgamma, Vec& dbeta);
 void softmax_fwd(const Vec& x, int64_t n, int64_t h, Vec& y);

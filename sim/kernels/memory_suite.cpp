@@ -59,14 +59,17 @@ constexpr Role IN = Role::IN, OUT = Role::OUT, SCRATCH = Role::SCRATCH;
 const std::vector<MemoryKernel>& memory_kernels() {
   using E = Extent;
   static const std::vector<MemoryKernel> table = {
-      {"rmsnorm_fwd", "read x 2Nh + w 2h; write y 2Nh + rstd 4N",
+      {"rmsnorm_fwd",
+       "read x 2Nh + w 2h; write y 2Nh + rstd 4N",
        {{"x", E::NH, BF, IN}, {"w", E::H, BF, IN}, {"y", E::NH, BF, OUT}, {"rstd", E::N, F32, OUT}},
-       [](double n, double h) { return 4 * n * h + 2 * h + 4 * n; }, true,
+       [](double n, double h) { return 4 * n * h + 2 * h + 4 * n; },
+       true,
        [](const Ptrs& t, const Problem& p, cudaStream_t s) {
          rmsnorm_fwd(B(t[0]), B(t[1]), B(t[2]), F(t[3]), p.n, p.h, kEps, s);
        },
        [](const Host& t, const Problem& p, Host& w) { ref::rmsnorm_fwd(t[0], t[1], p.n, p.h, kEps, w[2], w[3]); }},
-      {"rmsnorm_bwd", "read dy 2Nh + x 2Nh + w 2h + rstd 4N; write dx 2Nh + dw 2h",
+      {"rmsnorm_bwd",
+       "read dy 2Nh + x 2Nh + w 2h + rstd 4N; write dx 2Nh + dw 2h",
        {{"dy", E::NH, BF, IN},
         {"x", E::NH, BF, IN},
         {"w", E::H, BF, IN},
@@ -74,26 +77,32 @@ const std::vector<MemoryKernel>& memory_kernels() {
         {"dx", E::NH, BF, OUT},
         {"dw", E::H, BF, OUT},
         {"partials", E::PARTIALS, F32, SCRATCH}},
-       [](double n, double h) { return 6 * n * h + 4 * h + 4 * n; }, true,
+       [](double n, double h) { return 6 * n * h + 4 * h + 4 * n; },
+       true,
        [](const Ptrs& t, const Problem& p, cudaStream_t s) {
          rmsnorm_bwd(B(t[0]), B(t[1]), B(t[2]), F(t[3]), B(t[4]), B(t[5]), F(t[6]), p.n, p.h, p.blocks, s);
        },
-       [](const Host& t, const Problem& p, Host& w) { ref::rmsnorm_bwd(t[0], t[1], t[2], t[3], p.n, p.h, w[4], w[5]); }},
-      {"layernorm_fwd", "read x 2Nh + gamma 2h + beta 2h; write y 2Nh + mean 4N + rstd 4N",
+       [](const Host& t, const Problem& p, Host& w) {
+         ref::rmsnorm_bwd(t[0], t[1], t[2], t[3], p.n, p.h, w[4], w[5]);
+       }},
+      {"layernorm_fwd",
+       "read x 2Nh + gamma 2h + beta 2h; write y 2Nh + mean 4N + rstd 4N",
        {{"x", E::NH, BF, IN},
         {"gamma", E::H, BF, IN},
         {"beta", E::H, BF, IN},
         {"y", E::NH, BF, OUT},
         {"mean", E::N, F32, OUT},
         {"rstd", E::N, F32, OUT}},
-       [](double n, double h) { return 4 * n * h + 4 * h + 8 * n; }, true,
+       [](double n, double h) { return 4 * n * h + 4 * h + 8 * n; },
+       true,
        [](const Ptrs& t, const Problem& p, cudaStream_t s) {
          layernorm_fwd(B(t[0]), B(t[1]), B(t[2]), B(t[3]), F(t[4]), F(t[5]), p.n, p.h, kEps, s);
        },
        [](const Host& t, const Problem& p, Host& w) {
          ref::layernorm_fwd(t[0], t[1], t[2], p.n, p.h, kEps, w[3], w[4], w[5]);
        }},
-      {"layernorm_bwd", "read dy 2Nh + x 2Nh + gamma 2h + mean 4N + rstd 4N; write dx 2Nh + dgamma 2h + dbeta 2h",
+      {"layernorm_bwd",
+       "read dy 2Nh + x 2Nh + gamma 2h + mean 4N + rstd 4N; write dx 2Nh + dgamma 2h + dbeta 2h",
        {{"dy", E::NH, BF, IN},
         {"x", E::NH, BF, IN},
         {"gamma", E::H, BF, IN},
@@ -103,7 +112,8 @@ const std::vector<MemoryKernel>& memory_kernels() {
         {"dgamma", E::H, BF, OUT},
         {"dbeta", E::H, BF, OUT},
         {"partials", E::PARTIALS2, F32, SCRATCH}},
-       [](double n, double h) { return 6 * n * h + 6 * h + 8 * n; }, true,
+       [](double n, double h) { return 6 * n * h + 6 * h + 8 * n; },
+       true,
        [](const Ptrs& t, const Problem& p, cudaStream_t s) {
          layernorm_bwd(B(t[0]), B(t[1]), B(t[2]), F(t[3]), F(t[4]), B(t[5]), B(t[6]), B(t[7]), F(t[8]), p.n, p.h,
                        p.blocks, s);
@@ -111,40 +121,57 @@ const std::vector<MemoryKernel>& memory_kernels() {
        [](const Host& t, const Problem& p, Host& w) {
          ref::layernorm_bwd(t[0], t[1], t[2], t[3], t[4], p.n, p.h, w[5], w[6], w[7]);
        }},
-      {"softmax_fwd", "read x 2Nh; write y 2Nh (rows of h)", {{"x", E::NH, BF, IN, -4.0f, 4.0f}, {"y", E::NH, BF, OUT}},
-       [](double n, double h) { return 4 * n * h; }, true,
+      {"softmax_fwd",
+       "read x 2Nh; write y 2Nh (rows of h)",
+       {{"x", E::NH, BF, IN, -4.0f, 4.0f}, {"y", E::NH, BF, OUT}},
+       [](double n, double h) { return 4 * n * h; },
+       true,
        [](const Ptrs& t, const Problem& p, cudaStream_t s) { softmax_fwd(B(t[0]), B(t[1]), p.n, p.h, s); },
        [](const Host& t, const Problem& p, Host& w) { ref::softmax_fwd(t[0], p.n, p.h, w[1]); }},
-      {"softmax_bwd", "read y 2Nh + dy 2Nh; write dx 2Nh",
+      {"softmax_bwd",
+       "read y 2Nh + dy 2Nh; write dx 2Nh",
        {{"y", E::NH, BF, IN, 0.0f, 1.0f}, {"dy", E::NH, BF, IN}, {"dx", E::NH, BF, OUT}},
-       [](double n, double h) { return 6 * n * h; }, true,
+       [](double n, double h) { return 6 * n * h; },
+       true,
        [](const Ptrs& t, const Problem& p, cudaStream_t s) { softmax_bwd(B(t[0]), B(t[1]), B(t[2]), p.n, p.h, s); },
        [](const Host& t, const Problem& p, Host& w) { ref::softmax_bwd(t[0], t[1], p.n, p.h, w[2]); }},
-      {"gelu_fwd", "read x 2Nh; write y 2Nh", {{"x", E::NH, BF, IN, -3.0f, 3.0f}, {"y", E::NH, BF, OUT}},
-       [](double n, double h) { return 4 * n * h; }, false,
+      {"gelu_fwd",
+       "read x 2Nh; write y 2Nh",
+       {{"x", E::NH, BF, IN, -3.0f, 3.0f}, {"y", E::NH, BF, OUT}},
+       [](double n, double h) { return 4 * n * h; },
+       false,
        [](const Ptrs& t, const Problem& p, cudaStream_t s) { gelu_fwd(B(t[0]), B(t[1]), p.n * p.h, p.sms, s); },
        [](const Host& t, const Problem&, Host& w) { ref::gelu_fwd(t[0], w[1]); }},
-      {"gelu_bwd", "read x 2Nh + dy 2Nh; write dx 2Nh",
+      {"gelu_bwd",
+       "read x 2Nh + dy 2Nh; write dx 2Nh",
        {{"x", E::NH, BF, IN, -3.0f, 3.0f}, {"dy", E::NH, BF, IN}, {"dx", E::NH, BF, OUT}},
-       [](double n, double h) { return 6 * n * h; }, false,
+       [](double n, double h) { return 6 * n * h; },
+       false,
        [](const Ptrs& t, const Problem& p, cudaStream_t s) {
          gelu_bwd(B(t[0]), B(t[1]), B(t[2]), p.n * p.h, p.sms, s);
        },
        [](const Host& t, const Problem&, Host& w) { ref::gelu_bwd(t[0], t[1], w[2]); }},
-      {"swiglu_fwd", "read x [gate|up] 4Nh; write y 2Nh (h = output width)",
-       {{"x", E::N2H, BF, IN, -3.0f, 3.0f}, {"y", E::NH, BF, OUT}}, [](double n, double h) { return 6 * n * h; },
-       false, [](const Ptrs& t, const Problem& p, cudaStream_t s) { swiglu_fwd(B(t[0]), B(t[1]), p.n, p.h, p.sms, s); },
+      {"swiglu_fwd",
+       "read x [gate|up] 4Nh; write y 2Nh (h = output width)",
+       {{"x", E::N2H, BF, IN, -3.0f, 3.0f}, {"y", E::NH, BF, OUT}},
+       [](double n, double h) { return 6 * n * h; },
+       false,
+       [](const Ptrs& t, const Problem& p, cudaStream_t s) { swiglu_fwd(B(t[0]), B(t[1]), p.n, p.h, p.sms, s); },
        [](const Host& t, const Problem& p, Host& w) { ref::swiglu_fwd(t[0], p.n, p.h, w[1]); }},
-      {"swiglu_bwd", "read x 4Nh + dy 2Nh; write dx 4Nh",
+      {"swiglu_bwd",
+       "read x 4Nh + dy 2Nh; write dx 4Nh",
        {{"x", E::N2H, BF, IN, -3.0f, 3.0f}, {"dy", E::NH, BF, IN}, {"dx", E::N2H, BF, OUT}},
-       [](double n, double h) { return 10 * n * h; }, false,
+       [](double n, double h) { return 10 * n * h; },
+       false,
        [](const Ptrs& t, const Problem& p, cudaStream_t s) {
          swiglu_bwd(B(t[0]), B(t[1]), B(t[2]), p.n, p.h, p.sms, s);
        },
        [](const Host& t, const Problem& p, Host& w) { ref::swiglu_bwd(t[0], t[1], p.n, p.h, w[2]); }},
-      {"residual_add", "read a 2Nh + b 2Nh; write out 2Nh",
+      {"residual_add",
+       "read a 2Nh + b 2Nh; write out 2Nh",
        {{"a", E::NH, BF, IN}, {"b", E::NH, BF, IN}, {"out", E::NH, BF, OUT}},
-       [](double n, double h) { return 6 * n * h; }, false,
+       [](double n, double h) { return 6 * n * h; },
+       false,
        [](const Ptrs& t, const Problem& p, cudaStream_t s) {
          residual_add(B(t[0]), B(t[1]), B(t[2]), p.n * p.h, p.sms, s);
        },
@@ -239,7 +266,8 @@ void run_memory_suite(Harness& harness, const DeviceInfo& device, const std::vec
     DeviceBuffer a(count * 2), b(count * 2), c(count * 2);
     fill_uniform(a.get(), count, DType::BF16, 1, -1.0f, 1.0f, harness.stream());
     fill_uniform(b.get(), count, DType::BF16, 2, -1.0f, 1.0f, harness.stream());
-    harness.ramp([&](cudaStream_t st) { residual_add(a.as<bf16>(), b.as<bf16>(), c.as<bf16>(), count, device.sms, st); });
+    harness.ramp(
+        [&](cudaStream_t st) { residual_add(a.as<bf16>(), b.as<bf16>(), c.as<bf16>(), count, device.sms, st); });
   }
   for (const MemoryKernel& k : memory_kernels()) {
     for (int64_t h : hidden_sizes) {

@@ -4,11 +4,10 @@
 // to kRowVecs 16-byte vectors at indices threadIdx.x + k * blockDim.x, so global accesses of a warp
 // are contiguous. The backward kernels keep x and dy packed (uint4) to stay within the 128
 // registers per thread that 512-thread blocks allow.
-#include "sim/kernels/memory_kernels.hpp"
-
 #include <algorithm>
 
 #include "sim/kernels/cuda_check.hpp"
+#include "sim/kernels/memory_kernels.hpp"
 #include "sim/kernels/row_launch.hpp"
 #include "sim/kernels/vec_bf16.cuh"
 
@@ -236,22 +235,22 @@ int norm_bwd_blocks(int64_t rows, int sms) { return static_cast<int>(std::clamp<
 void rmsnorm_fwd(const bf16* x, const bf16* w, bf16* y, float* rstd, int64_t rows, int64_t hidden, float eps,
                  cudaStream_t stream) {
   rmsnorm_fwd_kernel<<<static_cast<unsigned>(rows), row_threads(hidden), 0, stream>>>(x, w, y, rstd,
-                                                                                     static_cast<int>(hidden), eps);
+                                                                                      static_cast<int>(hidden), eps);
   CUDA_CHECK_LAUNCH();
 }
 
 void rmsnorm_bwd(const bf16* dy, const bf16* x, const bf16* w, const float* rstd, bf16* dx, bf16* dw, float* partials,
                  int64_t rows, int64_t hidden, int blocks, cudaStream_t stream) {
-  rmsnorm_bwd_kernel<<<static_cast<unsigned>(blocks), row_threads(hidden), 0, stream>>>(
-      dy, x, w, rstd, dx, partials, rows, static_cast<int>(hidden));
+  rmsnorm_bwd_kernel<<<static_cast<unsigned>(blocks), row_threads(hidden), 0, stream>>>(dy, x, w, rstd, dx, partials,
+                                                                                        rows, static_cast<int>(hidden));
   CUDA_CHECK_LAUNCH();
   reduce_partials(partials, blocks, hidden, dw, stream);
 }
 
 void layernorm_fwd(const bf16* x, const bf16* gamma, const bf16* beta, bf16* y, float* mean, float* rstd, int64_t rows,
                    int64_t hidden, float eps, cudaStream_t stream) {
-  layernorm_fwd_kernel<<<static_cast<unsigned>(rows), row_threads(hidden), 0, stream>>>(
-      x, gamma, beta, y, mean, rstd, static_cast<int>(hidden), eps);
+  layernorm_fwd_kernel<<<static_cast<unsigned>(rows), row_threads(hidden), 0, stream>>>(x, gamma, beta, y, mean, rstd,
+                                                                                        static_cast<int>(hidden), eps);
   CUDA_CHECK_LAUNCH();
 }
 

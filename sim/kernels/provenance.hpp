@@ -11,9 +11,9 @@
 namespace sim::kernels {
 
 struct RunFacts {
-  std::string profile;     // "" when not given
-  std::string git_commit;  // "" when unknown
-  std::string groups;      // "gemm,memory,..." that ran
+  std::string profile;               // "" when not given
+  std::string git_commit;            // "" when unknown
+  std::string groups;                // "gemm,memory,..." that ran
   double sm_clock_before_mhz = 0.0;  // measured before the first kernel (idle clocks)
   double sm_clock_after_mhz = 0.0;   // measured right after the last kernel
   double wall_s = 0.0;

@@ -64,8 +64,8 @@ void run_suites(const Options& options, const ShapeList& shapes, const std::stri
   out.set_provenance(make_provenance(device, facts));
   if (out.size() == 0) throw std::runtime_error("no measurement was taken, so no file was written");
   out.write(options.output);
-  progress("wrote %zu measurements to %s in %.1f s (SM clock %.0f MHz at the end)", out.size(),
-           options.output.c_str(), facts.wall_s, facts.sm_clock_after_mhz);
+  progress("wrote %zu measurements to %s in %.1f s (SM clock %.0f MHz at the end)", out.size(), options.output.c_str(),
+           facts.wall_s, facts.sm_clock_after_mhz);
 }
 
 }  // namespace sim::kernels

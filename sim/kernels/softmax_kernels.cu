@@ -91,7 +91,7 @@ void softmax_fwd(const bf16* x, bf16* y, int64_t rows, int64_t hidden, cudaStrea
 
 void softmax_bwd(const bf16* y, const bf16* dy, bf16* dx, int64_t rows, int64_t hidden, cudaStream_t stream) {
   softmax_bwd_kernel<<<static_cast<unsigned>(rows), row_threads(hidden), 0, stream>>>(y, dy, dx,
-                                                                                     static_cast<int>(hidden));
+                                                                                      static_cast<int>(hidden));
   CUDA_CHECK_LAUNCH();
 }
 

@@ -55,11 +55,13 @@ __device__ __forceinline__ float block_reduce(float v, float* scratch, WarpReduc
 }
 
 __device__ __forceinline__ float block_sum(float v, float* scratch) {
-  return block_reduce(v, scratch, [](float x) { return warp_sum(x); }, 0.0f);
+  return block_reduce(
+      v, scratch, [](float x) { return warp_sum(x); }, 0.0f);
 }
 
 __device__ __forceinline__ float block_max(float v, float* scratch) {
-  return block_reduce(v, scratch, [](float x) { return warp_max(x); }, -INFINITY);
+  return block_reduce(
+      v, scratch, [](float x) { return warp_max(x); }, -INFINITY);
 }
 
 __device__ __forceinline__ float2 block_sum2(float2 v, float2* scratch) {

@@ -52,8 +52,9 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   c.scale_out.pod_gpus = out.has("pod_gpus") ? out.count("pod_gpus", 1, MAX_GPUS) : c.gpus;
   if (auto l = out.find("latency")) c.scale_out.latency = l->as_seconds();
   if (c.gpus_per_node % c.scale_out.nics_per_node != 0 && c.scale_out.nics_per_node % c.gpus_per_node != 0)
-    out.at("nics_per_node").fail("does not pair evenly with gpus_per_node=" + std::to_string(c.gpus_per_node),
-                                 "a divisor or multiple of gpus_per_node");
+    out.at("nics_per_node")
+        .fail("does not pair evenly with gpus_per_node=" + std::to_string(c.gpus_per_node),
+              "a divisor or multiple of gpus_per_node");
   // Llama 3's 2 TB/s sustained over 16,384 GPUs (reliability.md A1, B3), per GPU.
   constexpr double STORAGE_BYTES_PER_S_PER_GPU = 2e12 / 16384;
   c.storage_bandwidth = r.has("storage_bandwidth") ? r.at("storage_bandwidth").as_bandwidth()

@@ -30,9 +30,9 @@ struct SaturatingCurve {
 // NCCL's alpha-beta constants (NVIDIA/nccl src/graph/tuning.cc) and the achieved fraction of
 // line rate on each tier (busbw / nominal).
 struct CollectiveConstants {
-  Seconds base_latency;           // per collective
-  Seconds scale_up_step_latency;  // per algorithm step over NVLink
-  Seconds scale_out_step_latency; // per algorithm step over the network
+  Seconds base_latency;            // per collective
+  Seconds scale_up_step_latency;   // per algorithm step over NVLink
+  Seconds scale_out_step_latency;  // per algorithm step over the network
   double scale_up_efficiency = 1.0;
   double scale_out_efficiency = 1.0;
   // NVLink SHARP (NVLS): the NVSwitch reduces an all-reduce in the network, so each GPU sends
@@ -47,8 +47,8 @@ struct DeviceSpec {
   std::map<Precision, FlopsPerSecond> dense_peak;  // tensor-core dense peak per precision
   Bytes hbm_capacity;
   BytesPerSecond hbm_bandwidth;
-  SaturatingCurve gemm;      // x = FLOPs of one GEMM
-  SaturatingCurve memory;    // x = bytes moved by one memory-bound kernel
+  SaturatingCurve gemm;    // x = FLOPs of one GEMM
+  SaturatingCurve memory;  // x = bytes moved by one memory-bound kernel
   CollectiveConstants collectives;
   // FlashAttention forward+backward efficiency against the sequence length (FA FLOP convention:
   // causal counts half); eta_max == 0 when the profile has no published figure.

@@ -47,8 +47,8 @@ ModelSpec ModelSpec::parse(const ParamReader& r) {
     r.at("heads").fail("hidden=" + std::to_string(m.hidden) + " is not divisible by heads=" + std::to_string(m.heads),
                        "heads dividing hidden");
   if (m.heads % m.kv_heads != 0)
-    r.at("kv_heads").fail(std::to_string(m.kv_heads) + " does not divide heads=" + std::to_string(m.heads),
-                          "a divisor of heads");
+    r.at("kv_heads")
+        .fail(std::to_string(m.kv_heads) + " does not divide heads=" + std::to_string(m.heads), "a divisor of heads");
   if (auto moe = r.find("moe")) {
     moe->expect_keys({"experts", "top_k", "expert_ffn_hidden"});
     MoeSpec s;

@@ -70,7 +70,8 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
 // 405B's pre-training), from 1 to 1e18.
 static int64_t token_count(const ParamReader& r) {
   constexpr double MAX_TOKENS = 1e18;
-  const std::string expected = "a token count: a whole number or a string such as \"15.6T\", \"300B\", \"50M\" (at most 1e18)";
+  const std::string expected =
+      "a token count: a whole number or a string such as \"15.6T\", \"300B\", \"50M\" (at most 1e18)";
   double v = 0;
   if (r.is_number()) {
     v = static_cast<double>(r.as_count(1, static_cast<int64_t>(MAX_TOKENS)));
@@ -86,8 +87,7 @@ static int64_t token_count(const ParamReader& r) {
     const bool digits = !number.empty() && number.find_first_not_of("0123456789.") == std::string::npos &&
                         std::isdigit(static_cast<unsigned char>(number.front()));
     v = digits ? std::strtod(number.c_str(), &end) : 0;
-    if (!digits || end != number.c_str() + number.size())
-      r.fail("'" + text + "' is not a token count", expected);
+    if (!digits || end != number.c_str() + number.size()) r.fail("'" + text + "' is not a token count", expected);
     v *= at == 0 ? 1e12 : at == 1 ? 1e9 : 1e6;
     if (!(v >= 1 && v <= MAX_TOKENS)) r.fail("'" + text + "' is out of range", expected);
   }

@@ -1,6 +1,5 @@
 #include "sim/scenario/scenario.hpp"
 
-
 #include "sim/core/data_files.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
@@ -18,8 +17,8 @@ ParamReader resolve(const ParamReader& ref, const std::string& base_dir, const s
   const std::string name = ref.as_string();
   const std::string path = find_data_file(name, folder, data_dir, base_dir);
   if (path.empty())
-    ref.fail("cannot find '" + name + "' (looked for " + data_file_candidates(name, folder, data_dir, base_dir).front() +
-                 ")",
+    ref.fail("cannot find '" + name + "' (looked for " +
+                 data_file_candidates(name, folder, data_dir, base_dir).front() + ")",
              "the name of a file in " + folder + "/ or a path to a JSON file");
   return ParamReader::load_file(path);
 }
@@ -45,9 +44,10 @@ void resolve_dp(Scenario& s, const ParamReader& r) {
   if (!p.dp_auto) return;
   const int64_t others = p.tp * p.pp * p.cp;  // each at most 2^20, so 2^60 at most
   if (s.cluster.gpus % others != 0)
-    r.at("parallelism").at("dp").fail("\"auto\" needs tp*pp*cp = " + i2s(others) + " to divide the cluster's " +
-                                          i2s(s.cluster.gpus) + " GPUs",
-                                      "tp*pp*cp a divisor of cluster.gpus, or a number");
+    r.at("parallelism")
+        .at("dp")
+        .fail("\"auto\" needs tp*pp*cp = " + i2s(others) + " to divide the cluster's " + i2s(s.cluster.gpus) + " GPUs",
+              "tp*pp*cp a divisor of cluster.gpus, or a number");
   p.dp = s.cluster.gpus / others;
 }
 
@@ -85,8 +85,8 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     par.at("cp").fail("seq_len=" + i2s(s.training.seq_len) + " does not split into 2*cp chunks",
                       "seq_len divisible by 2*cp");
   if (p.sequence_parallel && s.training.seq_len % p.tp != 0)
-    par.at("sequence_parallel").fail("seq_len=" + i2s(s.training.seq_len) + " is not divisible by tp=" + i2s(p.tp),
-                                     "seq_len divisible by tp");
+    par.at("sequence_parallel")
+        .fail("seq_len=" + i2s(s.training.seq_len) + " is not divisible by tp=" + i2s(p.tp), "seq_len divisible by tp");
   auto tr = r.at("training");
   const auto& t = s.training;
   int64_t mb = t.micro_batch.is_auto() ? 1 : t.micro_batch.value;
@@ -95,30 +95,34 @@ void cross_check(const Scenario& s, const ParamReader& r) {
         .fail("global_batch=" + i2s(t.global_batch) + " is not divisible by dp*micro_batch=" + i2s(p.dp * mb),
               "global_batch divisible by dp*micro_batch");
   if (s.cluster.device.dense_peak.count(t.precision) == 0)
-    tr.at("precision").fail("device " + s.cluster.device.name + " has no " + to_string(t.precision) + " peak",
-                            "a precision the device supports");
+    tr.at("precision")
+        .fail("device " + s.cluster.device.name + " has no " + to_string(t.precision) + " peak",
+              "a precision the device supports");
   if (t.attention == Attention::FLASH && s.cluster.device.flash_attention.eta_max <= 0)
-    tr.at("attention").fail("device " + s.cluster.device.name + " has no flash_attention efficiency in its profile",
-                            "\"unfused\", or a device profile with published FlashAttention figures");
+    tr.at("attention")
+        .fail("device " + s.cluster.device.name + " has no flash_attention efficiency in its profile",
+              "\"unfused\", or a device profile with published FlashAttention figures");
   if (p.virtual_stages.value > 1 && p.pp == 1)
     par.at("virtual_stages").fail("virtual stages need pipeline parallelism (pp = 1)", "1 or \"auto\" when pp = 1");
   if (p.schedule_given && p.virtual_stages.value > 1 && p.schedule != Schedule::INTERLEAVED)
-    par.at("schedule").fail(std::string("'") + to_string(p.schedule) + "' cannot run virtual stages",
-                            "\"interleaved\" when virtual_stages > 1");
+    par.at("schedule")
+        .fail(std::string("'") + to_string(p.schedule) + "' cannot run virtual stages",
+              "\"interleaved\" when virtual_stages > 1");
   if (p.schedule_given && p.schedule == Schedule::INTERLEAVED && p.virtual_stages.value == 1)
     par.at("schedule").fail("'interleaved' needs virtual_stages > 1", "\"1f1b\", or virtual_stages > 1");
   if (!p.virtual_stages.is_auto() && p.virtual_stages.value > 1 && !t.micro_batch.is_auto() &&
       (t.global_batch / (p.dp * mb)) % p.pp != 0)
-    par.at("virtual_stages").fail("the interleaved schedule needs the microbatch count (" +
-                                      i2s(t.global_batch / (p.dp * mb)) + ") to be a multiple of pp=" + i2s(p.pp),
-                                  "global_batch/(dp*micro_batch) divisible by pp");
+    par.at("virtual_stages")
+        .fail("the interleaved schedule needs the microbatch count (" + i2s(t.global_batch / (p.dp * mb)) +
+                  ") to be a multiple of pp=" + i2s(p.pp),
+              "global_batch/(dp*micro_batch) divisible by pp");
 }
 
 }  // namespace
 
 Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_dir) {
-  r.expect_keys({"kind", "name", "description", "seed", "model", "cluster", "parallelism", "training", "failures",
-                 "recovery"});
+  r.expect_keys(
+      {"kind", "name", "description", "seed", "model", "cluster", "parallelism", "training", "failures", "recovery"});
   if (auto k = r.find("kind")) k->as_choice({"scenario"});
   const std::string base_dir = r.directory();
   Scenario s;
@@ -148,12 +152,11 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
                        std::to_string(spares) + " spares for a cluster of " + std::to_string(nodes) + " nodes",
                        "a pool no larger than the cluster");
     if (rec.kind == RecoveryKind::IN_MEMORY_CHECKPOINT && rec.replicas > nodes)
-      throw InputError(r.file(), "/recovery/replicas",
-                       std::to_string(rec.replicas) + " replicas but the cluster has " + std::to_string(nodes) +
-                           " nodes",
-                       "at most one replica per node");
-  }
-  else if (recovery && !recovery->keys().empty())
+      throw InputError(
+          r.file(), "/recovery/replicas",
+          std::to_string(rec.replicas) + " replicas but the cluster has " + std::to_string(nodes) + " nodes",
+          "at most one replica per node");
+  } else if (recovery && !recovery->keys().empty())
     recovery->fail("a recovery strategy needs a failures section",
                    "a \"failures\" object with a kind, or no recovery section");
   return s;
@@ -166,7 +169,8 @@ Scenario parse_scenario(const ParamReader& r, const std::string& data_dir) {
   return s;
 }
 
-ParamReader scenario_reader(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides) {
+ParamReader scenario_reader(const std::string& path,
+                            const std::vector<std::pair<std::string, std::string>>& overrides) {
   auto r = ParamReader::load_file(path);
   r.expect_object();
   for (const auto& [key, value] : overrides) r = r.with_value(key, value);

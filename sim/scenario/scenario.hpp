@@ -38,8 +38,7 @@ struct Scenario {
 std::string default_data_dir();
 
 // `overrides` are --set pairs ("parallelism.tp", "4") applied before parsing.
-Scenario load_scenario(const std::string& path,
-                       const std::vector<std::pair<std::string, std::string>>& overrides = {},
+Scenario load_scenario(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides = {},
                        const std::string& data_dir = default_data_dir());
 // The scenario file with `overrides` applied, not yet parsed.
 ParamReader scenario_reader(const std::string& path,

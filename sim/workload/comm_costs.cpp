@@ -45,8 +45,7 @@ Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
   BytesPerSecond bw = out ? c.scale_out.nic_bandwidth * c.device.collectives.scale_out_efficiency
                           : c.scale_up.bandwidth * c.device.collectives.scale_up_efficiency;
   // GPUs of a class that share one NIC share its bandwidth.
-  if (out)
-    bw = bw / double(std::max(place_.class_peers_on_nic(from_rank, a), place_.class_peers_on_nic(to_rank, b)));
+  if (out) bw = bw / double(std::max(place_.class_peers_on_nic(from_rank, a), place_.class_peers_on_nic(to_rank, b)));
   Seconds step = out ? c.device.collectives.scale_out_step_latency : c.device.collectives.scale_up_step_latency;
   return c.device.collectives.base_latency + step + bytes / bw;
 }

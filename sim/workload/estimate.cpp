@@ -39,7 +39,8 @@ Estimate estimate_step(const Scenario& /*s*/, const Pipeline& p, const CommCosts
     Seconds& channel = dp_free[static_cast<size_t>(t.rank)];
     const double pieces = static_cast<double>(t.dp_buckets.size());
     for (size_t k = 0; k < t.dp_buckets.size(); ++k)
-      channel = std::max(channel, start + t.compute * (double(k + 1) / pieces)) + comm.dp_transfer(t.rank, t.dp_buckets[k]);
+      channel =
+          std::max(channel, start + t.compute * (double(k + 1) / pieces)) + comm.dp_transfer(t.rank, t.dp_buckets[k]);
     Seconds dur = t.compute + task_collective_time(p, v, comm);
     if (t.kind == TaskKind::DP_REDUCE) {
       start = std::max(start, channel);  // overlapped buckets still in flight

@@ -48,8 +48,7 @@ double in_flight_microbatches(const Scenario& s, const StageLayout& layout, int6
   const int64_t pp = layout.pp;
   const int64_t v = layout.virtual_stages;
   switch (s.plan.schedule) {
-    case Schedule::GPIPE:
-      return static_cast<double>(m);
+    case Schedule::GPIPE: return static_cast<double>(m);
     case Schedule::INTERLEAVED:
       if (v > 1) {
         // Megatron's interleaved schedule runs 2*(pp-rank-1) + (v-1)*pp warm-up chunk forwards,
@@ -60,8 +59,7 @@ double in_flight_microbatches(const Scenario& s, const StageLayout& layout, int6
         return static_cast<double>(chunks) / static_cast<double>(v);
       }
       [[fallthrough]];
-    case Schedule::ONE_F_ONE_B:
-      return static_cast<double>(std::min(pp - rank, m));
+    case Schedule::ONE_F_ONE_B: return static_cast<double>(std::min(pp - rank, m));
   }
   return static_cast<double>(m);
 }
@@ -79,12 +77,9 @@ Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
   // FlashAttention keeps no s x s tensors: only the Table 2 terms without 5as/h remain.
   const double attention = s.training.attention == Attention::FLASH ? 0.0 : 5.0 * a * seq / (h * t);
   switch (s.training.recompute) {
-    case Recompute::NONE:
-      return Bytes(sbh * ((sp ? 34.0 / t : 10.0 + 24.0 / t) + attention));
-    case Recompute::SELECTIVE:
-      return Bytes(sbh * (sp ? 34.0 / t : 10.0 + 24.0 / t));
-    case Recompute::FULL:
-      return Bytes(2.0 * sbh / (sp ? t : 1.0));
+    case Recompute::NONE: return Bytes(sbh * ((sp ? 34.0 / t : 10.0 + 24.0 / t) + attention));
+    case Recompute::SELECTIVE: return Bytes(sbh * (sp ? 34.0 / t : 10.0 + 24.0 / t));
+    case Recompute::FULL: return Bytes(2.0 * sbh / (sp ? t : 1.0));
   }
   return Bytes(0.0);
 }

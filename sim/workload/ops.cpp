@@ -66,15 +66,19 @@ Op coll(std::string name, CollectiveKind kind, double bytes, CommGroup group = C
 void tp_in(std::vector<Op>& ops, const Dims& x, const char* name, bool backward) {
   if (x.t <= 1) return;
   double buf = E * x.tokens * x.h;
-  if (x.sp) ops.push_back(coll(name, backward ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_GATHER, buf));
-  else if (backward) ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, buf));
+  if (x.sp)
+    ops.push_back(coll(name, backward ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_GATHER, buf));
+  else if (backward)
+    ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, buf));
 }
 
 void tp_out(std::vector<Op>& ops, const Dims& x, const char* name, bool backward) {
   if (x.t <= 1) return;
   double buf = E * x.tokens * x.h;
-  if (x.sp) ops.push_back(coll(name, backward ? CollectiveKind::ALL_GATHER : CollectiveKind::REDUCE_SCATTER, buf));
-  else if (!backward) ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, buf));
+  if (x.sp)
+    ops.push_back(coll(name, backward ? CollectiveKind::ALL_GATHER : CollectiveKind::REDUCE_SCATTER, buf));
+  else if (!backward)
+    ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, buf));
 }
 
 // A GEMM's backward: the input gradient dX[m x k] = dY[m x n] W^T and the weight gradient
@@ -102,7 +106,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const double ffn = x.f / x.t;
   const double norm_bytes = 2.0 * E * x.tokens_sp * x.h;
   const double bda_bytes = x.tokens_sp * x.h * (3.0 * E + 1.0);  // bias-dropout-add: x, residual, out, mask
-  const double probs = x.b * heads * x.s * x.s_kv;                // attention probability elements
+  const double probs = x.b * heads * x.s * x.s_kv;               // attention probability elements
 
   Op qkv = gemm("qkv", x.tokens, qkv_out, x.h);
   Op scores = gemm("attn_scores", x.s, x.s_kv, x.d, x.b * heads, true);
@@ -201,8 +205,8 @@ PassOps embedding_ops(const Scenario& sc, int64_t micro_batch) {
   // Vocab-parallel lookup (+ learned positions for GPT), then the TP reduction and dropout.
   p.forward.push_back(mem("embedding", 3.0 * E * x.tokens * x.h));
   if (x.t > 1)
-    p.forward.push_back(coll("tp_embedding", x.sp ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_REDUCE,
-                             E * x.tokens * x.h));
+    p.forward.push_back(
+        coll("tp_embedding", x.sp ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_REDUCE, E * x.tokens * x.h));
   p.forward.push_back(mem("embedding_dropout", x.tokens_sp * x.h * (2.0 * E + 1.0)));
   p.backward.push_back(mem("embedding_bwd", 3.0 * E * x.tokens * x.h));
   if (x.sp) p.backward.push_back(coll("tp_embedding_bwd", CollectiveKind::ALL_GATHER, E * x.tokens * x.h));

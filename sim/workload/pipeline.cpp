@@ -60,8 +60,8 @@ struct Accumulator {
   }
   void finish() {
     for (const auto& [key, count] : collectives)
-      task.collectives.push_back({static_cast<CommGroup>(std::get<0>(key)), static_cast<CollectiveKind>(std::get<1>(key)),
-                                  Bytes(std::get<2>(key)), count});
+      task.collectives.push_back({static_cast<CommGroup>(std::get<0>(key)),
+                                  static_cast<CollectiveKind>(std::get<1>(key)), Bytes(std::get<2>(key)), count});
   }
 };
 
@@ -117,7 +117,8 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
   p.virtual_stages = v;
   p.program.resize(static_cast<size_t>(pp));
 
-  const PassOps layer = layer_ops(s, micro_batch), emb = embedding_ops(s, micro_batch), out = output_ops(s, micro_batch);
+  const PassOps layer = layer_ops(s, micro_batch), emb = embedding_ops(s, micro_batch),
+                out = output_ops(s, micro_batch);
   auto make_task = [&](bool fwd, int64_t r, int64_t c, int64_t mb) {
     Task t;
     t.kind = fwd ? TaskKind::FORWARD : TaskKind::BACKWARD;
@@ -169,8 +170,10 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
         int64_t j = c * pp + r;  // virtual stage
         if (j + 1 < pp * v) {
           int64_t nr = (j + 1) % pp, nc = (j + 1) / pp;
-          boost::add_edge(where.at({r, c, mb, true}), where.at({nr, nc, mb, true}), Dependency{EdgeKind::DATA, act}, p.graph);
-          boost::add_edge(where.at({nr, nc, mb, false}), where.at({r, c, mb, false}), Dependency{EdgeKind::DATA, act}, p.graph);
+          boost::add_edge(where.at({r, c, mb, true}), where.at({nr, nc, mb, true}), Dependency{EdgeKind::DATA, act},
+                          p.graph);
+          boost::add_edge(where.at({nr, nc, mb, false}), where.at({r, c, mb, false}), Dependency{EdgeKind::DATA, act},
+                          p.graph);
         }
       }
   SIM_ASSERT(where.size() == static_cast<size_t>(2 * m * v * pp), "every unit scheduled once");

@@ -37,13 +37,13 @@ struct CollectiveUse {
 struct Task {
   TaskKind kind = TaskKind::FORWARD;
   int64_t rank = 0, chunk = 0, microbatch = 0;
-  Seconds compute;  // GEMMs and memory-bound kernels: the sum of the three below
-  Seconds gemm;       // linear layers (QKV, projection, MLP, logits)
-  Seconds attention;  // the attention core (score matmuls, softmax, dropout; or FlashAttention)
+  Seconds compute;      // GEMMs and memory-bound kernels: the sum of the three below
+  Seconds gemm;         // linear layers (QKV, projection, MLP, logits)
+  Seconds attention;    // the attention core (score matmuls, softmax, dropout; or FlashAttention)
   Seconds elementwise;  // norms, activations, residuals, embedding, loss, optimizer
   Flops model_flops, hardware_flops;
   std::vector<CollectiveUse> collectives;  // TP and CP collectives, run between the task's kernels
-  Bytes dp_bytes;                 // DP_REDUCE: the gradient buffer all-reduced over dp (0 when overlapped)
+  Bytes dp_bytes;                          // DP_REDUCE: the gradient buffer all-reduced over dp (0 when overlapped)
   // overlap_grad_reduce: gradient buckets whose all-reduce over dp starts as this task's compute
   // passes each of them (the task is split into equal pieces, one per bucket); the rank's
   // DP_REDUCE task then waits for them.

@@ -137,11 +137,12 @@ Input scenario(Draw& d, uint64_t hash) {
                     {"oversubscription", std::to_string(d.in(1, 4))},
                     {"latency", quoted("1 us")}};
   if (d.flag()) scale_out["pod_gpus"] = std::to_string(d.in(1, 64));
-  Section cluster{{"gpu", quoted(d.pick<std::string>({"a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200"}))},
-                  {"gpus", std::to_string(gpus)},
-                  {"gpus_per_node", std::to_string(per_node)},
-                  {"scale_up", R"({"kind": "nvswitch", "bandwidth": "300 GB/s", "latency": "1 us"})"},
-                  {"scale_out", object(scale_out)}};
+  Section cluster{
+      {"gpu", quoted(d.pick<std::string>({"a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200"}))},
+      {"gpus", std::to_string(gpus)},
+      {"gpus_per_node", std::to_string(per_node)},
+      {"scale_up", R"({"kind": "nvswitch", "bandwidth": "300 GB/s", "latency": "1 us"})"},
+      {"scale_out", object(scale_out)}};
   Section plan{{"tp", std::to_string(tp)},
                {"pp", std::to_string(pp)},
                {"dp", std::to_string(dp)},
@@ -152,7 +153,10 @@ Input scenario(Draw& d, uint64_t hash) {
   int64_t virtual_stages = 1;
   switch (d.in(0, 3)) {
     case 0: break;
-    case 1: plan["virtual_stages"] = quoted("auto"); virtual_stages = 0; break;
+    case 1:
+      plan["virtual_stages"] = quoted("auto");
+      virtual_stages = 0;
+      break;
     default: virtual_stages = d.in(1, 4); plan["virtual_stages"] = std::to_string(virtual_stages);
   }
   if (virtual_stages > 0 && d.in(0, 3) == 0) {  // an explicit layer split; the model gets its sum
@@ -199,8 +203,9 @@ std::pair<double, double> task_bounds(const Scenario& s) {
   const bool auto_b = s.training.micro_batch.is_auto();
   const double b = static_cast<double>(s.training.micro_batch.value);
   const double most_m = auto_b ? per_replica : per_replica / b, fewest_m = auto_b ? per_replica / 64 : most_m;
-  const double most_v = s.plan.virtual_stages.is_auto() ? static_cast<double>(std::max<int64_t>(1, s.model.layers / s.plan.pp))
-                                                        : static_cast<double>(s.plan.virtual_stages.value);
+  const double most_v = s.plan.virtual_stages.is_auto()
+                            ? static_cast<double>(std::max<int64_t>(1, s.model.layers / s.plan.pp))
+                            : static_cast<double>(s.plan.virtual_stages.value);
   const double pp = static_cast<double>(s.plan.pp);
   return {2 * most_m * pp * most_v, 2 * fewest_m * pp};
 }
@@ -219,9 +224,9 @@ void check_plan_space(const Scenario& s, const std::string& text) {
     check(s.model.heads % c.tp == 0 && s.model.kv_heads % c.tp == 0 && c.pp <= s.model.layers &&
               s.training.global_batch % c.dp == 0,
           "a searched plan breaks a divisibility rule", text);
-    own = own || (c.tp == s.plan.tp && c.pp == s.plan.pp && c.dp == s.plan.dp &&
-                  c.sequence_parallel == (s.plan.sequence_parallel && s.plan.tp > 1) &&
-                  c.recompute == s.training.recompute);
+    own = own ||
+          (c.tp == s.plan.tp && c.pp == s.plan.pp && c.dp == s.plan.dp &&
+           c.sequence_parallel == (s.plan.sequence_parallel && s.plan.tp > 1) && c.recompute == s.training.recompute);
   }
   // (A plan of more stages than layers parses; the planner rejects it.)
   if (s.cluster.gpus_per_node % s.plan.tp == 0 && s.plan.pp <= s.model.layers)

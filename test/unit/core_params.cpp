@@ -5,7 +5,6 @@
 // numbers in a range, quantities are positive strings with a unit, a value may be wrapped as
 // {"value": ..., "source": "..."}.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "sim/core/error.hpp"
@@ -18,7 +17,6 @@ using Catch::Matchers::StartsWith;
 namespace {
 
 sim::ParamReader read(const std::string& text) { return sim::ParamReader::from_text(text, "x.json"); }
-
 
 }  // namespace
 
@@ -85,7 +83,8 @@ TEST_CASE("reader: missing key and wrong type", "[core]") {
   CHECK_THAT(error_of([&] { r.at("tp").as_number(); }), StartsWith("x.json: /tp: is string (expected a number)"));
   CHECK_THAT(error_of([&] { r.at("tp").as_bool(); }), Contains("(expected true or false)"));
   CHECK_THAT(error_of([&] { r.at("bw").as_string(); }), StartsWith("x.json: /bw: is number (expected a string)"));
-  CHECK_THAT(error_of([&] { r.at("bw").as_bandwidth(); }), StartsWith("x.json: /bw: is number (expected a positive quantity"));
+  CHECK_THAT(error_of([&] { r.at("bw").as_bandwidth(); }),
+             StartsWith("x.json: /bw: is number (expected a positive quantity"));
   CHECK_THAT(error_of([&] { r.at("o").size(); }), StartsWith("x.json: /o: is object (expected an array)"));
   CHECK_THAT(error_of([&] { r.at("tp").at("x"); }), StartsWith("x.json: /tp: is string (expected an object)"));
   CHECK_THAT(error_of([&] { read("[1]").expect_object(); }), StartsWith("x.json: /: is array (expected an object)"));
@@ -93,7 +92,7 @@ TEST_CASE("reader: missing key and wrong type", "[core]") {
 
 TEST_CASE("reader: counts are whole numbers in range", "[core]") {
   auto r = read(R"({"neg": -1, "zero": 0, "big": 5, "half": 2.5, "huge": 1e30, "whole": 4.0, "max": 3})");
-  CHECK(r.count("whole") == 4);  // 4.0 is a whole number
+  CHECK(r.count("whole") == 4);      // 4.0 is a whole number
   CHECK(r.count("max", 0, 3) == 3);  // the range is inclusive
   CHECK(r.count("zero", 0) == 0);
   CHECK(error_of([&] { r.count("neg"); }) == "x.json: /neg: -1 is out of range (expected a whole number >= 1)");
@@ -197,9 +196,10 @@ TEST_CASE("reader: directory() of the source file", "[core]") {
 TEST_CASE("reader: merged_with replaces keys one level deep", "[core]") {
   // params.hpp: overlay keys replace the base's; nested objects are merged one level deep.
   auto base = sim::ParamReader::from_text(R"({"gpus": 4480, "gpu": "a100", "scale_up": {"kind": "nvswitch",
-                                              "bandwidth": "300 GB/s"}})", "base.json");
-  auto overlay = sim::ParamReader::from_text(R"({"gpus": 16, "scale_up": {"bandwidth": "600 GB/s"}, "new": 1})",
-                                             "scenario.json");
+                                              "bandwidth": "300 GB/s"}})",
+                                          "base.json");
+  auto overlay =
+      sim::ParamReader::from_text(R"({"gpus": 16, "scale_up": {"bandwidth": "600 GB/s"}, "new": 1})", "scenario.json");
   auto m = base.merged_with(overlay);
   CHECK(m.count("gpus") == 16);
   CHECK(m.string("gpu") == "a100");
@@ -238,7 +238,8 @@ TEST_CASE("reader: with_value sets dotted paths (--set)", "[core]") {
   CHECK(r.with_value("a.b.c", "1").at("a").at("b").count("c") == 1);
   CHECK(s.file() == "x.json");
   // Paths that do not lead through objects are user errors naming --set.
-  CHECK_THAT(error_of([&] { r.with_value("parallelism.tp.x", "1"); }), StartsWith("--set: /parallelism/tp/x: cannot set"));
+  CHECK_THAT(error_of([&] { r.with_value("parallelism.tp.x", "1"); }),
+             StartsWith("--set: /parallelism/tp/x: cannot set"));
   CHECK_THAT(error_of([&] { r.with_value("", "1"); }), StartsWith("--set: "));
   CHECK_THAT(error_of([&] { r.with_value("parallelism..tp", "1"); }), StartsWith("--set: "));
 }

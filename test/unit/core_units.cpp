@@ -7,7 +7,6 @@
 
 #include "sim/core/units.hpp"
 
-
 namespace {
 
 // Relative tolerance for values built from decimal literals ("2.5 us" is not exact in binary).

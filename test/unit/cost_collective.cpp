@@ -109,8 +109,8 @@ TEST_CASE("the A100 FlashAttention curve reproduces FlashAttention-2's published
   // Dao-AILab/flash-attention@0251105 assets/flash2_a100_fwd_bwd_benchmark.png (calibration.md
   // §2.2): A100 80GB, causal, head dim 128, TFLOP/s in the FA convention (fwd = 4 B s^2 H D / 2,
   // fwd+bwd = 3.5 x fwd). Time the kernel for one fwd+bwd and turn it back into TFLOP/s.
-  const auto device = sim::DeviceSpec::parse(
-      sim::ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/a100-sxm-80gb.json"));
+  const auto device =
+      sim::DeviceSpec::parse(sim::ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/a100-sxm-80gb.json"));
   const sim::ComputeModel cm(device, sim::Precision::BF16);
   const struct { double seq, tflops; } published[] = {{512, 99}, {2048, 155}, {4096, 173}, {8192, 182}, {16384, 189}};
   for (const auto& row : published) {

@@ -8,8 +8,6 @@
 #include <string>
 #include <utility>
 
-#include "test/unit/input_error_of.hpp"
-#include "test/unit/text_fill.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/collective.hpp"
 #include "sim/cost/compute_model.hpp"
@@ -20,6 +18,8 @@
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/planner.hpp"
 #include "sim/workload/stage_layout.hpp"
+#include "test/unit/input_error_of.hpp"
+#include "test/unit/text_fill.hpp"
 
 using namespace sim;
 
@@ -35,7 +35,6 @@ struct Setup {
   const char* cluster = "dgx-a100-superpod";
   const char* scale_up = "";  // a whole scale_up object to replace the cluster's, or ""
 };
-
 
 // DGX A100 nodes (topologies/dgx-a100-superpod.json) with the shipped A100 profile.
 Scenario scenario(const Setup& u) {
@@ -277,5 +276,6 @@ TEST_CASE("full fidelity beyond 65,536 GPUs is an input error naming the limit",
   const Scenario s = scenario(u);
   const Pipeline p = build(s);
   const std::string what = error_of([&] { simulate_step(s, p, EngineOptions{true, {}}); });
-  CHECK_THAT(what, Catch::Contains("/cluster/gpus: --fidelity full would simulate 65600 GPUs, more than the limit of 65536"));
+  CHECK_THAT(what,
+             Catch::Contains("/cluster/gpus: --fidelity full would simulate 65600 GPUs, more than the limit of 65536"));
 }

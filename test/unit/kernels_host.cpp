@@ -5,7 +5,6 @@
 // Expected values are worked out by hand in comments: nearest-rank percentiles take the sample of
 // 1-based rank ceil(p/100 * n); bf16 is the top half of an IEEE float; fp8 E4M3 has bias 7.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -80,8 +79,8 @@ TEST_CASE("stats: repetition budget is target / estimate clamped to [min, max]",
   CHECK(rep_budget(1e-3, 0.1, 5, 100) == 100);  // 100 fits exactly
   CHECK(rep_budget(1e-4, 0.1, 5, 100) == 100);  // 1000, clamped
   CHECK(rep_budget(10e-3, 0.1, 5, 100) == 10);
-  CHECK(rep_budget(30e-3, 0.1, 5, 100) == 5);   // floor(3.3) = 3, raised to the minimum
-  CHECK(rep_budget(0.0, 0.1, 5, 100) == 100);   // too short to estimate
+  CHECK(rep_budget(30e-3, 0.1, 5, 100) == 5);  // floor(3.3) = 3, raised to the minimum
+  CHECK(rep_budget(0.0, 0.1, 5, 100) == 100);  // too short to estimate
 }
 
 TEST_CASE("shapes: gemm and attention lines, comments and blank lines", "[kernels]") {
@@ -114,8 +113,8 @@ TEST_CASE("shapes: a malformed line is reported with its file and line number", 
 }
 
 TEST_CASE("options: values, lists and errors", "[kernels]") {
-  Options o = parse_options({"-o", "out.json", "--only=gemm,memory", "--scale-up-bandwidth", "450 GB/s",
-                             "--profile", "h200-sxm", "--device=1", "--gemm-best-of-4"});
+  Options o = parse_options({"-o", "out.json", "--only=gemm,memory", "--scale-up-bandwidth", "450 GB/s", "--profile",
+                             "h200-sxm", "--device=1", "--gemm-best-of-4"});
   CHECK(o.output == "out.json");
   CHECK(o.runs("gemm"));
   CHECK(o.runs("memory"));
@@ -142,7 +141,7 @@ TEST_CASE("dtype: bf16 and fp8 e4m3 decoding", "[kernels]") {
   CHECK(float_to_bf16(1.01171875f) == 0x3f82);  // 1 + 3*2^-8: halfway, rounds to the even 1 + 2^-6
   CHECK(fp8_e4m3_to_float(0x38) == 1.0f);       // exponent 7 - bias 7, mantissa 0
   CHECK(fp8_e4m3_to_float(0xb8) == -1.0f);
-  CHECK(fp8_e4m3_to_float(0x7e) == 448.0f);     // 2^8 * 1.75, the largest finite value
+  CHECK(fp8_e4m3_to_float(0x7e) == 448.0f);                // 2^8 * 1.75, the largest finite value
   CHECK(fp8_e4m3_to_float(0x01) == std::ldexp(1.0f, -9));  // smallest subnormal: 1/8 * 2^-6
   CHECK(std::isnan(fp8_e4m3_to_float(0x7f)));
 }
@@ -180,15 +179,21 @@ TEST_CASE("json writer: the suite's records load through Measurements::load", "[
   w.set_provenance(prov);
   w.set_scale_up_bandwidth("450 GB/s");
   // Times chosen so that 7 significant digits are needed: relative rounding stays below 1e-6.
-  w.add(Section::GEMM, gemm_record({8192, 8192, 8192, 1}, "bf16", "heuristic", stats(1.4123457e-3, 1.41e-3, 1.42e-3, 70)));
+  w.add(Section::GEMM,
+        gemm_record({8192, 8192, 8192, 1}, "bf16", "heuristic", stats(1.4123457e-3, 1.41e-3, 1.42e-3, 70)));
   w.add(Section::GEMM, gemm_record({2048, 128, 2048, 16}, "fp8", "heuristic", stats(12.345678e-6, 12e-6, 13e-6, 100)));
   w.add(Section::MEMORY, memory_record("rmsnorm_fwd", 268468224, 16384, 4096, stats(61.23456e-6, 60e-6, 63e-6, 100)));
   w.add(Section::MEMORY, memory_record("copy", 8589934592, 0, 0, stats(1.987654e-3, 1.98e-3, 1.99e-3, 25)));
-  w.add(Section::ATTENTION, attention_record({8, 16, 2048, 128, true}, "fwd", "trainsim-tiled", stats(2.5e-3, 2.4e-3, 2.6e-3, 40)));
-  w.add(Section::ATTENTION, attention_record({8, 16, 2048, 128, true}, "fwd_bwd", "trainsim-tiled", stats(9.1e-3, 9e-3, 9.2e-3, 11)));
-  w.add(Section::HOST_COPY, host_copy_record("h2d", true, 67108864, "cudaMemcpyAsync x4", stats(1.3421773e-3, 1.3e-3, 1.4e-3, 75)));
-  w.add(Section::HOST_COPY, host_copy_record("d2h", false, 65536, "cudaMemcpyAsync x16", stats(7.654321e-6, 7e-6, 8e-6, 100)));
-  w.add(Section::COLLECTIVES, collective_record("all_reduce", 8, 1048576, "default", stats(23.45678e-6, 23e-6, 24e-6, 20)));
+  w.add(Section::ATTENTION,
+        attention_record({8, 16, 2048, 128, true}, "fwd", "trainsim-tiled", stats(2.5e-3, 2.4e-3, 2.6e-3, 40)));
+  w.add(Section::ATTENTION,
+        attention_record({8, 16, 2048, 128, true}, "fwd_bwd", "trainsim-tiled", stats(9.1e-3, 9e-3, 9.2e-3, 11)));
+  w.add(Section::HOST_COPY,
+        host_copy_record("h2d", true, 67108864, "cudaMemcpyAsync x4", stats(1.3421773e-3, 1.3e-3, 1.4e-3, 75)));
+  w.add(Section::HOST_COPY,
+        host_copy_record("d2h", false, 65536, "cudaMemcpyAsync x16", stats(7.654321e-6, 7e-6, 8e-6, 100)));
+  w.add(Section::COLLECTIVES,
+        collective_record("all_reduce", 8, 1048576, "default", stats(23.45678e-6, 23e-6, 24e-6, 20)));
   w.add(Section::COLLECTIVES, collective_record("send_recv", 2, 8, "default", stats(9.876543e-6, 9e-6, 10e-6, 20)));
   REQUIRE(w.size() == 10);
 

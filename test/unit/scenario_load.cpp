@@ -6,7 +6,6 @@
 // Expected values come from those data files (each cites its source) and from DESIGN.md "Scenario
 // file", as stated at each check.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,9 +15,9 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "test/unit/input_error_of.hpp"
 #include "test/unit/temp_dir.hpp"
-#include "sim/scenario/scenario.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
@@ -49,7 +48,6 @@ const char* MINIMAL = R"({
   "parallelism": {"tp": 2, "pp": 2, "dp": 2},
   "training": {"seq_len": 1024, "global_batch": 16}
 })";
-
 
 }  // namespace
 
@@ -134,9 +132,8 @@ TEST_CASE("auto counts", "[scenario]") {
   auto path = dir.write("auto.json", MINIMAL);
   auto base = sim::ParamReader::load_file(path);
   // DESIGN.md: micro_batch and virtual_stages take "auto"; "auto" with pp = 1 means 1.
-  auto pp2 = sim::parse_scenario(base.with_value("parallelism.virtual_stages", "auto")
-                                     .with_value("training.micro_batch", "auto"),
-                                 DATA);
+  auto pp2 = sim::parse_scenario(
+      base.with_value("parallelism.virtual_stages", "auto").with_value("training.micro_batch", "auto"), DATA);
   CHECK(pp2.plan.virtual_stages.is_auto());
   CHECK(pp2.training.micro_batch.is_auto());
   auto pp1 = sim::parse_scenario(base.with_value("parallelism.pp", "1")
@@ -192,15 +189,17 @@ TEST_CASE("model and cluster by relative path, by name, and by name with overrid
 TEST_CASE("set overrides apply before parsing", "[scenario]") {
   TempDir dir;
   auto path = dir.write("s.json", MINIMAL);
-  auto s = sim::load_scenario(path, {{"parallelism.tp", "4"}, {"parallelism.dp", "1"}, {"seed", "42"},
-                                     {"training.recompute", "selective"}},
-                              DATA);
+  auto s = sim::load_scenario(
+      path, {{"parallelism.tp", "4"}, {"parallelism.dp", "1"}, {"seed", "42"}, {"training.recompute", "selective"}},
+      DATA);
   CHECK(s.plan.tp == 4);
   CHECK(s.plan.dp == 1);
   CHECK(s.seed == 42);
   CHECK(s.training.recompute == sim::Recompute::SELECTIVE);
   // An override that breaks a cross-check is reported like any other input error.
-  CHECK_THAT(error_of([&] { sim::load_scenario(path, {{"parallelism.tp", "4"}}, DATA); }),
+  CHECK_THAT(error_of([&] {
+               sim::load_scenario(path, {{"parallelism.tp", "4"}}, DATA);
+             }),
              StartsWith(path + ": /parallelism: tp*pp*dp*cp = 4*2*2*1 = 16 but the cluster has 8 GPUs"));
 }
 
@@ -210,19 +209,23 @@ TEST_CASE("rejections name the file and the JSON path", "[scenario]") {
   auto base = sim::ParamReader::load_file(path);
   struct Case {
     std::vector<std::pair<const char*, const char*>> sets;  // --set style changes to MINIMAL
-    const char* where;                                       // JSON path the message must name
-    const char* fragment;                                    // what the message must say
+    const char* where;                                      // JSON path the message must name
+    const char* fragment;                                   // what the message must say
   };
   // MINIMAL: 16 heads, hidden 1024, tp 2 pp 2 dp 2 on 8 A100-80GB, seq_len 1024, global_batch 16.
   // Each rule is from DESIGN.md "Scenario file" unless noted.
   const std::vector<Case> cases = {
       {{{"parallelism.dp", "4"}}, "/parallelism", "tp*pp*dp*cp = 2*2*4*1 = 16 but the cluster has 8 GPUs"},
       // Four degrees of 2^16 multiply to 2^64: reported, not wrapped around to 0.
-      {{{"parallelism.tp", "65536"}, {"parallelism.pp", "65536"}, {"parallelism.dp", "65536"},
+      {{{"parallelism.tp", "65536"},
+        {"parallelism.pp", "65536"},
+        {"parallelism.dp", "65536"},
         {"parallelism.cp", "65536"}},
-       "/parallelism", "= more than 2^63 but the cluster has 8 GPUs"},
+       "/parallelism",
+       "= more than 2^63 but the cluster has 8 GPUs"},
       {{{"model.heads", "4"}, {"parallelism.tp", "8"}, {"parallelism.pp", "1"}, {"parallelism.dp", "1"}},
-       "/parallelism/tp", "8 does not divide heads=4"},
+       "/parallelism/tp",
+       "8 does not divide heads=4"},
       {{{"model.kv_heads", "1"}}, "/parallelism/tp", "2 does not divide kv_heads=1"},
       {{{"model.kv_heads", "3"}}, "/model/kv_heads", "3 does not divide heads=16"},  // model.cpp: whole GQA groups
       {{{"model.heads", "6"}}, "/model/heads", "hidden=1024 is not divisible by heads=6"},  // model.cpp
@@ -230,17 +233,23 @@ TEST_CASE("rejections name the file and the JSON path", "[scenario]") {
       {{{"training.recompute", "partial"}}, "/training/recompute", "'partial' is not known"},
       {{{"training.precision", "fp8"}}, "/training/precision", "device a100-sxm-80gb has no fp8 peak"},
       // The message names micro_batch where the user wrote one, else global_batch.
-      {{{"training.global_batch", "7"}}, "/training/global_batch",
+      {{{"training.global_batch", "7"}},
+       "/training/global_batch",
        "global_batch=7 is not divisible by dp*micro_batch=2"},
-      {{{"training.micro_batch", "3"}}, "/training/micro_batch", "global_batch=16 is not divisible by dp*micro_batch=6"},
+      {{{"training.micro_batch", "3"}},
+       "/training/micro_batch",
+       "global_batch=16 is not divisible by dp*micro_batch=6"},
       {{{"training.micro_batch", "0"}}, "/training/micro_batch", "0 is out of range"},
-      {{{"training.seq_len", "1025"}, {"parallelism.sequence_parallel", "true"}}, "/parallelism/sequence_parallel",
+      {{{"training.seq_len", "1025"}, {"parallelism.sequence_parallel", "true"}},
+       "/parallelism/sequence_parallel",
        "seq_len=1025 is not divisible by tp=2"},
       {{{"parallelism.schedule", "interleaved"}}, "/parallelism/schedule", "'interleaved' needs virtual_stages > 1"},
-      {{{"parallelism.virtual_stages", "2"}, {"parallelism.schedule", "1f1b"}}, "/parallelism/schedule",
+      {{{"parallelism.virtual_stages", "2"}, {"parallelism.schedule", "1f1b"}},
+       "/parallelism/schedule",
        "'1f1b' cannot run virtual stages"},
       {{{"parallelism.pp", "1"}, {"parallelism.dp", "4"}, {"parallelism.virtual_stages", "2"}},
-       "/parallelism/virtual_stages", "virtual stages need pipeline parallelism"},
+       "/parallelism/virtual_stages",
+       "virtual stages need pipeline parallelism"},
       {{{"parallelism.ep", "2"}}, "/parallelism/ep", "expert parallelism needs an MoE model"},
       {{{"parallelism.zero", "4"}}, "/parallelism/zero", "4 is out of range"},
       {{{"parallelism.tp", "\"8\""}}, "/parallelism/tp", "is string"},
@@ -248,7 +257,8 @@ TEST_CASE("rejections name the file and the JSON path", "[scenario]") {
       {{{"parallelism.tpp", "2"}}, "/parallelism/tpp", "did you mean 'tp'?"},
       {{{"trainig", "{}"}}, "/trainig", "did you mean 'training'?"},
       {{{"kind", "model"}}, "/kind", "'model' is not known"},
-      {{{"cluster.gpu", "a100-sxm-80g"}}, "/cluster/gpu",
+      {{{"cluster.gpu", "a100-sxm-80g"}},
+       "/cluster/gpu",
        "unknown device 'a100-sxm-80g' (did you mean 'a100-sxm-80gb'?)"},
       {{{"cluster.gpus", "0"}}, "/cluster/gpus", "0 is out of range"},
       {{{"cluster.scale_up.bandwidth", "0 GB/s"}}, "/cluster/scale_up/bandwidth", "'0 GB/s' is not positive"},

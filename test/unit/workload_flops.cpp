@@ -24,13 +24,13 @@
 #include <string>
 #include <utility>
 
-#include "test/unit/text_fill.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/ops.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/stage_layout.hpp"
+#include "test/unit/text_fill.hpp"
 
 using namespace sim;
 
@@ -53,7 +53,6 @@ struct Plan {
   int64_t tp = 1, pp = 1, dp = 1, cp = 1, v = 1, micro_batch = 1, global_batch = 8;
   const char* recompute = "none";
 };
-
 
 Scenario gpt_scenario(const Gpt& m, const Plan& p) {
   const int64_t gpus = p.tp * p.pp * p.dp * p.cp;

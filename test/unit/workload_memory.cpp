@@ -1,7 +1,6 @@
 // Per-GPU memory estimate: every expectation below is derived here from the published formula it
 // cites, not from the implementation.
 #include <algorithm>
-
 #include <catch2/catch.hpp>
 
 #include "sim/scenario/scenario.hpp"

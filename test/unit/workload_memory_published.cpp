@@ -4,7 +4,6 @@
 // transcribed in Calculon's validation (calculon-ai/calculon calculon/llm/validation.py,
 // seqsel_fig1). The plans are the paper's Table 5 rows (tp 8; pp 1/8/35/64; interleaving 1/3/3/1).
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "sim/core/params.hpp"
@@ -89,7 +88,8 @@ TEST_CASE("checkpoint size: BLOOM-176B's 2.3 TB checkpoint", "[workload]") {
                 "scale_up": {"kind": "nvswitch", "bandwidth": "300 GB/s"},
                 "scale_out": {"kind": "fat-tree", "nics_per_node": 4, "nic_bandwidth": "200 Gb/s"}},
     "parallelism": {"tp": 4, "pp": 12, "dp": 8},
-    "training": {"seq_len": 2048, "global_batch": 2048, "micro_batch": 2}})", "bloom.json"));
+    "training": {"seq_len": 2048, "global_batch": 2048, "micro_batch": 2}})",
+                                                                          "bloom.json"));
   const double params = s.model.total_params();
   CHECK(params == Approx(176.2e9).epsilon(0.01));
   CHECK(sim::checkpoint_bytes(s).value == Approx(14 * params));

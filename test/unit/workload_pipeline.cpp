@@ -21,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-#include "test/unit/text_fill.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -29,11 +28,11 @@
 #include "sim/workload/estimate.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/stage_layout.hpp"
+#include "test/unit/text_fill.hpp"
 
 using namespace sim;
 
 namespace {
-
 
 // A 16-layer GPT-like model, 8 GPUs per node; tp = dp = 1 so each pipeline rank is one GPU.
 Scenario pipeline_scenario(int64_t pp, int64_t v, int64_t m, const char* schedule, const char* bandwidth = "300 GB/s") {
@@ -69,15 +68,9 @@ void unit_costs(Pipeline& p) {
     task.collectives.clear();
     task.dp_bytes = Bytes(0);
     switch (task.kind) {
-      case TaskKind::FORWARD:
-        task.compute = Seconds(1.0 / v);
-        break;
-      case TaskKind::BACKWARD:
-        task.compute = Seconds(2.0 / v);
-        break;
-      default:
-        task.compute = Seconds(0);
-        break;
+      case TaskKind::FORWARD: task.compute = Seconds(1.0 / v); break;
+      case TaskKind::BACKWARD: task.compute = Seconds(2.0 / v); break;
+      default: task.compute = Seconds(0); break;
     }
   }
 }
@@ -223,9 +216,9 @@ TEST_CASE("every task's compute is exactly its gemm + attention + elementwise pa
   // Invariant of the breakdown the report prints: the three kernel classes partition the compute.
   for (const char* attention : {"unfused", "flash"})
     for (const char* recompute : {"none", "selective", "full"}) {
-      Scenario s = load_scenario(TRAINSIM_SOURCE_DIR "/configs/quickstart.json",
-                                 {{"training.attention", attention}, {"training.recompute", recompute},
-                                  {"training.micro_batch", "1"}});
+      Scenario s = load_scenario(
+          TRAINSIM_SOURCE_DIR "/configs/quickstart.json",
+          {{"training.attention", attention}, {"training.recompute", recompute}, {"training.micro_batch", "1"}});
       ComputeModel cm(s.cluster.device, s.training.precision);
       const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
       const Pipeline p = build_pipeline(s, layout, 1, cm);

@@ -8,8 +8,7 @@ namespace sim::kernels {
 
 Comparison compare(const std::vector<double>& got, const std::vector<double>& want,
                    const std::vector<double>& tolerance) {
-  if (got.size() != want.size() || got.size() != tolerance.size())
-    throw std::invalid_argument("compare: sizes differ");
+  if (got.size() != want.size() || got.size() != tolerance.size()) throw std::invalid_argument("compare: sizes differ");
   Comparison c;
   c.count = got.size();
   double worst_ratio = -1.0;

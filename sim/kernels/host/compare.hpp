@@ -12,9 +12,9 @@
 namespace sim::kernels {
 
 struct Comparison {
-  size_t count = 0;      // elements compared
-  size_t failures = 0;   // elements outside tolerance
-  size_t worst = 0;      // index of the element with the largest |got - want| / tolerance
+  size_t count = 0;                               // elements compared
+  size_t failures = 0;                            // elements outside tolerance
+  size_t worst = 0;                               // index of the element with the largest |got - want| / tolerance
   double got = 0.0, want = 0.0, tolerance = 0.0;  // at `worst`
   double max_abs_error = 0.0;
 

@@ -32,8 +32,7 @@ struct AttentionShape {
   int64_t batch = 0, heads = 0, seq_len = 0, head_dim = 0;
   bool causal = false;
   bool operator==(const AttentionShape& o) const {
-    return batch == o.batch && heads == o.heads && seq_len == o.seq_len && head_dim == o.head_dim &&
-           causal == o.causal;
+    return batch == o.batch && heads == o.heads && seq_len == o.seq_len && head_dim == o.head_dim && causal == o.causal;
   }
 };
 
