@@ -23,9 +23,13 @@ EngineOptions engine_options(const std::string& fidelity, double max_wall, const
   EngineOptions o;
   o.full_fidelity = fidelity == "full";
   if (max_wall > 0) o.deadline = Deadline(max_wall, what);
-  if (!check_max_memory(max_memory).empty() && !max_memory.empty())
-    throw InputError("--max-memory", "", check_max_memory(max_memory));
-  o.max_memory = max_memory.empty() ? default_max_memory() : *parse_bytes(max_memory);
+  if (max_memory.empty()) {
+    o.max_memory = default_max_memory();
+  } else {
+    const std::string why = check_max_memory(max_memory);  // CLI11 checked it too; callers in tests may not
+    if (!why.empty()) throw InputError("--max-memory", "", why);
+    o.max_memory = *parse_bytes(max_memory);
+  }
   return o;
 }
 

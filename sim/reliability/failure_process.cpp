@@ -14,7 +14,6 @@ namespace {
 
 constexpr double SECONDS_PER_DAY = 86400.0;
 constexpr double INF = std::numeric_limits<double>::infinity();
-constexpr int64_t MAX_NODES = int64_t{1} << 17;
 
 std::vector<FailureComponent> causes_of(const FailureSpec& spec) {
   if (!spec.components.empty()) return spec.components;
@@ -59,7 +58,7 @@ Seconds job_mttf(const FailureSpec& spec, int64_t nodes) {
 
 FailureProcess::FailureProcess(const FailureSpec& spec, int64_t nodes, uint64_t seed)
     : law_(spec.law), nodes_(nodes), rng_(make_stream(seed, "failures")) {
-  if (nodes < 1 || nodes > MAX_NODES) throw std::logic_error("FailureProcess: nodes out of [1, 2^17]");
+  if (nodes < 1 || nodes > MAX_RELIABILITY_NODES) throw std::logic_error("FailureProcess: nodes out of [1, 2^17]");
   if (law_ == FailureLaw::TRACE) {
     for (const auto& f : spec.trace) {
       auto it = std::find_if(components_.begin(), components_.end(),

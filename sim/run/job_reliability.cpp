@@ -9,12 +9,6 @@
 #include "sim/workload/memory.hpp"
 
 namespace sim {
-namespace {
-
-// FailureProcess keeps one Weibull renewal stream per node (sim/reliability/failure_process.hpp).
-constexpr int64_t MAX_NODES = int64_t{1} << 17;
-
-}  // namespace
 
 Seconds uncovered_mttf(const FailureSpec& f, int64_t nodes, int64_t dp) {
   if (dp < 2 || f.law == FailureLaw::TRACE) return reliability::job_mttf(f, nodes);
@@ -32,10 +26,10 @@ JobReliability simulate_job_reliability(const Scenario& s, double step_time_s, d
   const FailureSpec& f = s.reliability->failures;
   const RecoverySpec& rec = s.reliability->recovery;
   const int64_t nodes = s.cluster.nodes();
-  if (nodes > MAX_NODES)
+  if (nodes > MAX_RELIABILITY_NODES)
     throw InputError(s.file, "/failures",
                      std::to_string(nodes) + " nodes are more than the reliability simulation's limit of " +
-                         std::to_string(MAX_NODES),
+                         std::to_string(MAX_RELIABILITY_NODES),
                      "a cluster of at most 131072 nodes");
   if (!rec.blocking)
     throw InputError(s.file, "/recovery/blocking", "asynchronous checkpoints are not implemented in this version",

@@ -93,6 +93,9 @@ struct ReliabilitySpec {
 };
 
 inline constexpr int64_t MAX_TRIALS = 100000;
+// The reliability simulation keeps one failure stream per node (Weibull renewal): at most this
+// many nodes.
+inline constexpr int64_t MAX_RELIABILITY_NODES = int64_t{1} << 17;
 
 // The spare pool of `spares` recovery on a cluster of `nodes`: as given, or "auto" = 5 % of the
 // nodes rounded up (Delta/NCSA: "about 5% overprovisioning", reliability.md A3).
