@@ -236,8 +236,9 @@ class Output:
                                  "other than the inputs: it would be replaced)")
 
     def write(self, text):
-        """Writes `text` (UTF-8) to a temporary file beside the target, syncs it, renames it onto
-        the target; on any failure or exception, removes the temporary file."""
+        """Writes `text` (str, as UTF-8; or bytes, as they are) to a temporary file beside the
+        target, syncs it, renames it onto the target; on any failure or exception, removes the
+        temporary file."""
         folder, base = os.path.split(self.real)
         try:
             mode = stat.S_IMODE(os.stat(self.real).st_mode)
@@ -251,7 +252,9 @@ class Output:
                     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o666)
                 except FileExistsError:
                     pass
-            f = os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="")  # argv's bytes kept
+            binary = isinstance(text, (bytes, bytearray))
+            f = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape",
+                                                             newline="")  # argv's bytes kept
             with f:
                 if mode is not None:
                     os.fchmod(f.fileno(), mode)

@@ -15,6 +15,33 @@
 // the fabric sees the whole collective), and steps the optimizer. Folded classes scale a
 // transfer by the number of class members sharing its NIC.
 //
+// Faults inside the step (the scenario's `step_faults`, sim/scenario/step_faults.hpp):
+// - A slow GPU (factor f): its host computes at 1/f of its speed at full fidelity. Folded, its
+//   rank class computes at the pace of its slowest member: the class's tensor-parallel members
+//   wait for each other at every collective and its data-parallel members at the gradient
+//   reduction, so to first order the whole class runs f times slower. Pipeline neighbours then
+//   wait on it (the step slows by about f times the slowed stage's share of the critical path).
+// - A slow NIC (factor f): its link carries 1/f of its bandwidth. Folded, a class transfer is
+//   simulated on its representative's NICs; when another member's NIC is the slow one, the
+//   transfer carries f times its bytes (the members wait for the slowest). Gradient-reduction
+//   rings launch every member's flows and see the slow link directly. Tensor- and
+//   context-parallel collectives keep the cost probed once on the first group (before faults
+//   matter: those groups normally stay inside a node, where no NIC is used).
+// - A failure at `at` (seconds after the step starts; at most one per step): a daemon actor turns
+//   the GPU's host off (SimGrid kills the actor on it at full fidelity and fails the transfers
+//   to or from it) or the NIC's link (failing the flows through it). From then on a rank whose
+//   receive, send, collective or gradient reduction needs the failed component -- a GPU among its
+//   peers in it, or the NIC on a path that leaves a node -- stalls: it waits for good, as NCCL
+//   does until its watchdog fires. SimGrid's NetworkFailureException / HostFailureException from
+//   a transfer in flight is caught and becomes the same stall. Folded, the class stalls at its
+//   first such operation when any member's needs the component (its other data-parallel replicas
+//   would run on to the gradient reduction; full fidelity splits the class and is exact, which is
+//   why sim/run simulates a failure at full fidelity whenever that fits the run's budget).
+//   When every surviving actor waits, SimGrid finds the deadlock and ends the run. The outcome:
+//   `stalled_at` = the latest start of a blocking operation among the unfinished ranks (never
+//   before the failure) and `detected_at` = stalled_at + nccl_timeout. When the step ends before
+//   the failure or never needs the failed component, `stalled` is false: no effect on the step.
+//
 // SimGrid keeps one engine per process, so each call runs in a forked child process, which the
 // parent stops (and reports as an InputError) when its resident memory passes `max_memory`.
 // Full fidelity is limited to 65,536 GPUs (an InputError beyond), for the actors' memory; what a
@@ -23,6 +50,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -33,6 +61,10 @@ namespace sim {
 
 struct Scenario;
 struct Pipeline;
+
+// One actor per GPU at full fidelity: 65,536 actors took 1.3 GB in a bare ring benchmark
+// (reference/simgrid.md §5.8), and ours each replay a whole rank program.
+constexpr int64_t MAX_FULL_FIDELITY_GPUS = 65536;
 
 struct EngineOptions {
   EngineOptions() = default;
@@ -57,11 +89,21 @@ struct TaskSpan {
   double dp = 0;    // data-parallel gradient reduction
 };
 
+// What a failure inside the step did; seconds from the step's start.
+struct StepFaultOutcome {
+  Seconds failed_at;     // the scenario's `at`
+  bool stalled = false;  // false: the step ended first, or never needed the failed component
+  Seconds stalled_at;    // when the job stalled (>= failed_at); when stalled
+  Seconds detected_at;   // stalled_at + nccl_timeout, the NCCL watchdog's abort; when stalled
+};
+
 struct EngineResult {
+  // With a stalling failure: the last task end before the stall (not a step time).
   Seconds step;
   std::vector<TaskSpan> spans;  // per task id, as seen by the class representative
   int64_t actors = 0;
-  int64_t transfers = 0;  // point-to-point and collective flows simulated
+  int64_t transfers = 0;                    // point-to-point and collective flows simulated
+  std::optional<StepFaultOutcome> failure;  // when the scenario's step_faults has a "fail" event
 };
 
 EngineResult simulate_step(const Scenario& s, const Pipeline& p, const EngineOptions& opt = {});

@@ -1,8 +1,10 @@
 #include "sim/engine/platform.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/scenario/cluster.hpp"
+#include "sim/scenario/step_faults.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -25,7 +27,8 @@ void attach(sg4::NetZone* zone, sg4::Host* h, std::vector<sg4::Link*> links) {
 
 }  // namespace
 
-Platform::Platform(const ClusterSpec& c, const Placement& place) : place_(place) {
+Platform::Platform(const ClusterSpec& c, const Placement& place, const StepFaults& faults, int64_t pipeline_ranks)
+    : place_(place) {
   auto* zone = sg4::create_star_zone("cluster");
   const auto& k = c.device.collectives;
   const double nvl_bw = c.scale_up.bandwidth.value * k.scale_up_efficiency;
@@ -34,11 +37,18 @@ Platform::Platform(const ClusterSpec& c, const Placement& place) : place_(place)
   const int64_t pods = (c.gpus + c.scale_out.pod_gpus - 1) / c.scale_out.pod_gpus;
   const bool oversubscribed = pods > 1 && c.scale_out.oversubscription > 1.0;
 
+  std::vector<double> class_slowdown(static_cast<size_t>(pipeline_ranks), 1.0);
   for (int64_t g = 0; g < c.gpus; ++g) {
-    auto* h = zone->create_host("gpu-" + std::to_string(g), 1e12);
+    const double slow = faults.slowdown(FaultTarget::GPU, g);
+    auto* h = zone->create_host("gpu-" + std::to_string(g), 1e12 / slow);
     attach(zone, h, {port(zone, "nvl-" + std::to_string(g), nvl_bw, c.scale_up.latency.value)});
     gpu_.push_back(h);
+    double& cls = class_slowdown[static_cast<size_t>(place.coord(g).pp)];
+    cls = std::max(cls, slow);
   }
+  for (int64_t r = 0; r < pipeline_ranks; ++r)
+    class_.push_back(zone->create_host("class-" + std::to_string(r), 1e12 / class_slowdown[static_cast<size_t>(r)]));
+  control_ = zone->create_host("control", 1e12);
   std::vector<sg4::Link*> pod_links;
   if (oversubscribed) {
     const double nics_per_pod =
@@ -48,7 +58,9 @@ Platform::Platform(const ClusterSpec& c, const Placement& place) : place_(place)
                                c.scale_out.latency.value));
   }
   for (int64_t n = 0; n < nics; ++n) {
-    auto* link = port(zone, "net-" + std::to_string(n), nic_bw, c.scale_out.latency.value);
+    auto* link = port(zone, "net-" + std::to_string(n), nic_bw / faults.slowdown(FaultTarget::NIC, n),
+                      c.scale_out.latency.value);
+    nic_link_.push_back(link);
     auto* h = zone->create_host("nic-" + std::to_string(n), 1e12);
     attach(zone, h, {link});
     nic_.push_back(h);

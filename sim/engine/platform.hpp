@@ -9,12 +9,20 @@
 namespace sim {
 
 struct ClusterSpec;
+struct StepFaults;
 
 class Platform {
  public:
-  Platform(const ClusterSpec& cluster, const Placement& place);
+  // `faults`' slow events set the speeds: a GPU's host computes at 1/factor of its speed, a NIC's
+  // link carries 1/factor of its bandwidth. Besides the GPUs' hosts, one host per pipeline rank
+  // (`pipeline_ranks` of them) runs a folded rank class, at the pace of its slowest member, and a
+  // control host runs the fault timer; neither is on any route.
+  Platform(const ClusterSpec& cluster, const Placement& place, const StepFaults& faults, int64_t pipeline_ranks);
 
   simgrid::s4u::Host* gpu_host(int64_t gpu) const { return gpu_[static_cast<size_t>(gpu)]; }
+  simgrid::s4u::Host* class_host(int64_t pp_rank) const { return class_[static_cast<size_t>(pp_rank)]; }
+  simgrid::s4u::Host* control_host() const { return control_; }
+  simgrid::s4u::Link* nic_link(int64_t nic) const { return nic_link_[static_cast<size_t>(nic)]; }
   // The endpoints of a transfer from GPU a to GPU b: NVLink ports inside a node, NIC ports (or
   // their pod-crossing twins) between nodes.
   std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*> endpoints(int64_t a, int64_t b) const;
@@ -22,7 +30,9 @@ class Platform {
 
  private:
   const Placement& place_;
-  std::vector<simgrid::s4u::Host*> gpu_, nic_, nic_cross_;
+  std::vector<simgrid::s4u::Host*> gpu_, nic_, nic_cross_, class_;
+  std::vector<simgrid::s4u::Link*> nic_link_;
+  simgrid::s4u::Host* control_ = nullptr;
 };
 
 }  // namespace sim

@@ -1,14 +1,19 @@
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <tuple>
 
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/engine/failure_watch.hpp"
+#include "sim/engine/folded_nic_penalty.hpp"
 #include "sim/engine/fork_call.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -35,9 +40,12 @@ namespace {
 
 using CollectiveKey = std::tuple<int, int, double>;  // (CommGroup, CollectiveKind, buffer bytes)
 
-// One actor per GPU at full fidelity: 65,536 actors took 1.3 GB in a bare ring benchmark
-// (reference/simgrid.md §5.8), and ours each replay a whole rank program.
-constexpr int64_t MAX_FULL_FIDELITY_GPUS = 65536;
+// A rank's gradient-reduction flows in flight; `broken` when a ring needed the failed component
+// (its flows were not started: the reduction can never finish).
+struct InFlight {
+  std::vector<sg4::CommPtr> comms;
+  bool broken = false;
+};
 
 struct Replay {
   const Scenario& s;
@@ -50,10 +58,48 @@ struct Replay {
   std::vector<sg4::BarrierPtr> stage_barrier;
   double t0 = 0;
   std::map<std::tuple<size_t, size_t, int64_t, int64_t, int64_t>, sg4::SemaphorePtr> ready_;
+  FailureWatch watch;
+  // Per rank actor, outside its stack: a stalled or killed actor leaves flows unwaited, and
+  // destroying those SimGrid reports as a bug (the Replay is never destroyed: run()). A deque:
+  // actors hold references to theirs while others are added.
+  std::deque<InFlight> in_flight_;
+  sg4::SemaphorePtr never_ = sg4::Semaphore::create(0);  // what a stalled actor waits on
+  FoldedNicPenalty nic_penalty;
 
   Replay(const Scenario& sc, const Pipeline& pl, const EngineOptions& o)
-      : s(sc), p(pl), opt(o), place(sc.cluster, sc.plan), plat(sc.cluster, place) {
+      : s(sc),
+        p(pl),
+        opt(o),
+        place(sc.cluster, sc.plan),
+        plat(sc.cluster, place, sc.step_faults, sc.plan.pp),
+        watch(place, sc.plan, o.full_fidelity, sc.step_faults.failure()),
+        nic_penalty(place, sc.plan, sc.step_faults) {
     result.spans.assign(boost::num_vertices(p.graph), TaskSpan{});
+  }
+
+  double now() const { return sg4::Engine::get_clock(); }
+
+  // The actor can no longer progress: it waits for good (SimGrid then finds the deadlock, ends
+  // the run and kills the waiting actors; run() reads the times from `watch`).
+  void stall(int actor) {
+    watch.block(actor, now());
+    never_->acquire();
+  }
+
+  // Runs a blocking network operation; when SimGrid fails it (a link or an endpoint host was
+  // turned off), the actor stalls right here: unwinding would destroy comms still in flight, which
+  // SimGrid reports as freed before completion.
+  template <class F>
+  void or_stall(int actor, F&& op) {
+    bool failed = false;
+    try {
+      op();
+    } catch (const simgrid::NetworkFailureException&) {
+      failed = true;
+    } catch (const simgrid::HostFailureException&) {
+      failed = true;
+    }
+    if (failed) stall(actor);
   }
 
   // NCCL ring channels over `members` (in rank order): one channel per member on a node when the
@@ -68,6 +114,7 @@ struct Replay {
         for (size_t i = 0; i < nd.size(); ++i) ring.push_back(nd[(i + static_cast<size_t>(ch)) % nd.size()]);
       for (size_t i = 0; i < ring.size(); ++i) {
         auto [a, b] = plat.endpoints(ring[i], ring[(i + 1) % ring.size()]);
+        SIM_ASSERT(a->is_on() && b->is_on(), "a flow from or to a failed GPU was started");  // SimGrid would abort
         out.push_back(sg4::Comm::sendto_async(a, b, static_cast<uint64_t>(per_rank.value / double(channels))));
         ++result.transfers;
       }
@@ -106,7 +153,7 @@ struct Replay {
 
   // Starts the gradient all-reduce of `buffer` over dp for every tp/cp index of pipeline rank r;
   // returns whether the rings leave their nodes.
-  bool launch_dp(int64_t r, Bytes buffer, std::vector<sg4::CommPtr>& comms) {
+  bool launch_dp(int64_t r, Bytes buffer, InFlight& in_flight) {
     bool out = false;
     for (int64_t c = 0; c < s.plan.cp; ++c)
       for (int64_t t = 0; t < s.plan.tp; ++t) {
@@ -114,19 +161,24 @@ struct Replay {
         for (int64_t d = 0; d < s.plan.dp; ++d) members.push_back(place.gpu({t, c, r, d}));
         const bool leaves = crosses_nodes(members);
         out = out || leaves;
+        if (watch.touches(members)) {
+          in_flight.broken = true;
+          continue;
+        }
         const CollectiveAlgo algo = choose_algo(CollectiveKind::ALL_REDUCE, s.plan.dp, leaves, s.cluster.nvls());
         ring_flows(members,
                    link_bytes(algo, CollectiveKind::ALL_REDUCE, buffer, s.plan.dp, s.cluster.device.collectives),
-                   comms);
+                   in_flight.comms);
       }
     return out;
   }
 
   // The rank's gradient reduction: `buffer` now, plus the overlapped buckets already in flight.
-  void dp_reduce(int64_t r, Bytes buffer, std::vector<sg4::CommPtr>& in_flight) {
+  void dp_reduce(int64_t r, Bytes buffer, InFlight& in_flight, int actor) {
     const bool out = launch_dp(r, buffer, in_flight);  // a zero buffer only tells which tier the rings use
-    sg4::Comm::wait_all(in_flight);
-    in_flight.clear();
+    if (in_flight.broken) stall(actor);
+    or_stall(actor, [&] { sg4::Comm::wait_all(in_flight.comms); });
+    in_flight.comms.clear();
     const CollectiveAlgo algo = choose_algo(CollectiveKind::ALL_REDUCE, s.plan.dp, out, s.cluster.nvls());
     sg4::this_actor::sleep_for(
         algo_latency(algo, CollectiveKind::ALL_REDUCE, s.plan.dp, out, s.cluster.device.collectives).value);
@@ -134,7 +186,7 @@ struct Replay {
 
   // Runs a task's kernels; with overlapped gradient buckets, in one piece per bucket, starting
   // each bucket's reduction as its piece ends.
-  void compute(const Task& t, int64_t r, bool launches, std::vector<sg4::CommPtr>& in_flight) {
+  void compute(const Task& t, int64_t r, bool launches, InFlight& in_flight) {
     if (t.compute.value <= 0) return;
     if (t.dp_buckets.empty()) {
       sg4::this_actor::execute(t.compute.value * 1e12);
@@ -155,37 +207,48 @@ struct Replay {
     return *sem;
   }
 
-  // Returns the seconds the transfer itself took (after the sender was ready).
-  double receive(size_t u, size_t v, Bytes bytes, const RankCoord& me) {
+  // Returns the seconds the transfer itself took (after the sender was ready). The receiver blocks
+  // from the moment it waits; a transfer that needs the failed component never ends.
+  double receive(size_t u, size_t v, Bytes bytes, const RankCoord& me, int actor) {
+    const int64_t from_pp = p.graph[u].rank;
+    watch.block(actor, now());
+    if (watch.transfer_blocked(me, from_pp)) stall(actor);
     data_ready(u, v, me).acquire();
     ready_.erase({u, v, me.tp, me.cp, me.dp});  // each edge signals once
+    if (watch.transfer_blocked(me, from_pp)) stall(actor);
     double begin = sg4::Engine::get_clock();
     RankCoord from = me;
-    from.pp = p.graph[u].rank;
+    from.pp = from_pp;
     int64_t src = place.gpu(from), dst = place.gpu(me);
     const auto& c = s.cluster;
     double share = 1.0;
     bool out = !place.same_node(src, dst);
     if (out && !opt.full_fidelity)
-      share = double(std::max(place.class_peers_on_nic(from.pp, src), place.class_peers_on_nic(me.pp, dst)));
+      share = double(std::max(place.class_peers_on_nic(from.pp, src), place.class_peers_on_nic(me.pp, dst))) *
+              nic_penalty(from_pp, me.pp);
     auto [a, b] = plat.endpoints(src, dst);
-    sg4::Comm::sendto(a, b, static_cast<uint64_t>(bytes.value * share));
+    SIM_ASSERT(a->is_on() && b->is_on(), "a transfer from or to a failed GPU was started");  // SimGrid would abort
+    const auto flow = static_cast<uint64_t>(bytes.value * share);
+    or_stall(actor, [&] { sg4::Comm::sendto(a, b, flow); });
     ++result.transfers;
     const auto& k = c.device.collectives;
     sg4::this_actor::sleep_for((k.base_latency + (out ? k.scale_out_step_latency : k.scale_up_step_latency)).value);
+    watch.unblock(actor);
     return sg4::Engine::get_clock() - begin;
   }
 
-  void run_rank(const RankCoord& me) {
+  // A rank actor walks its program; it stalls where an operation needs the failed component or
+  // SimGrid fails one of its transfers.
+  void run_rank(const RankCoord& me, int actor) {
     const bool rep = me.tp == 0 && me.cp == 0 && me.dp == 0;
     const auto& g = p.graph;
-    std::vector<sg4::CommPtr> dp_in_flight;  // overlapped gradient buckets (launched by the representative)
+    InFlight& dp_in_flight = in_flight_[static_cast<size_t>(actor)];  // overlapped gradient buckets
     for (TaskId v : p.program[static_cast<size_t>(me.pp)]) {
       const Task& t = g[v];
       double ready = sg4::Engine::get_clock();
       TaskSpan span;
       for (auto [it, end] = boost::in_edges(v, g); it != end; ++it)
-        if (g[*it].kind == EdgeKind::DATA) span.p2p += receive(boost::source(*it, g), v, g[*it].bytes, me);
+        if (g[*it].kind == EdgeKind::DATA) span.p2p += receive(boost::source(*it, g), v, g[*it].bytes, me, actor);
       span.start = sg4::Engine::get_clock();
       span.wait = span.start - ready;
       compute(t, me.pp, rep, dp_in_flight);
@@ -193,27 +256,44 @@ struct Replay {
         double cost = collective_cost.at({static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value});
         (use.group == CommGroup::TP ? span.tp : span.cp) += cost * double(use.count);
       }
-      if (span.tp + span.cp > 0) sg4::this_actor::sleep_for(span.tp + span.cp);
+      if (span.tp + span.cp > 0) {
+        auto blocked = [&] {
+          return (span.tp > 0 && watch.collective_blocked(me, CommGroup::TP)) ||
+                 (span.cp > 0 && watch.collective_blocked(me, CommGroup::CP));
+        };
+        watch.block(actor, now());
+        if (blocked()) stall(actor);
+        sg4::this_actor::sleep_for(span.tp + span.cp);
+        if (blocked()) stall(actor);  // the failure came while the collectives ran
+        watch.unblock(actor);
+      }
       if (t.kind == TaskKind::DP_REDUCE) {
         double begin = sg4::Engine::get_clock();
+        watch.block(actor, begin);
         if (opt.full_fidelity) {
           stage_barrier[static_cast<size_t>(me.pp)]->wait();
-          if (rep) dp_reduce(me.pp, t.dp_bytes, dp_in_flight);
+          if (rep) dp_reduce(me.pp, t.dp_bytes, dp_in_flight, actor);
           stage_barrier[static_cast<size_t>(me.pp)]->wait();
         } else {
-          dp_reduce(me.pp, t.dp_bytes, dp_in_flight);
+          dp_reduce(me.pp, t.dp_bytes, dp_in_flight, actor);
         }
+        watch.unblock(actor);
         span.dp = sg4::Engine::get_clock() - begin;
       }
       span.end = sg4::Engine::get_clock();
       for (auto [it, end] = boost::out_edges(v, g); it != end; ++it)
-        if (g[*it].kind == EdgeKind::DATA) data_ready(v, boost::target(*it, g), me).release();
+        if (g[*it].kind == EdgeKind::DATA) {
+          // A send to a peer behind the failed component never completes (NCCL send/recv pair up).
+          if (watch.transfer_blocked(me, g[boost::target(*it, g)].rank)) stall(actor);
+          data_ready(v, boost::target(*it, g), me).release();
+        }
       if (rep) {
         span.start -= t0, span.end -= t0;
         result.spans[v] = span;
       }
       result.step = std::max(result.step, Seconds(sg4::Engine::get_clock() - t0));
     }
+    watch.finish(actor);
   }
 
   void start() {
@@ -226,11 +306,26 @@ struct Replay {
         for (int64_t c = 0; c < (opt.full_fidelity ? pl.cp : 1); ++c)
           for (int64_t t = 0; t < (opt.full_fidelity ? pl.tp : 1); ++t) {
             RankCoord me{t, c, r, d};
-            sg4::Actor::create("rank-" + std::to_string(place.gpu(me)), plat.gpu_host(place.gpu(me)),
-                               [this, me] { run_rank(me); });
+            const int actor = watch.add_actor();
+            in_flight_.emplace_back();
+            sg4::Actor::create("rank-" + std::to_string(place.gpu(me)),
+                               opt.full_fidelity ? plat.gpu_host(place.gpu(me)) : plat.class_host(r),
+                               [this, me, actor] { run_rank(me, actor); });
             ++result.actors;
           }
     }
+    // The failure: at its time, SimGrid turns the GPU's host off (killing the actor on it, at
+    // full fidelity, and failing the transfers from or to it) or the NIC's link (failing the
+    // flows through it). A daemon: it dies with the step when the step ends first.
+    if (auto f = s.step_faults.failure())
+      sg4::Actor::create("fault", plat.control_host(), [this, ev = *f] {
+        sg4::this_actor::sleep_for(ev.at.value);
+        watch.fail(now());
+        if (ev.target == FaultTarget::GPU)
+          plat.gpu_host(ev.index)->turn_off();
+        else
+          plat.nic_link(ev.index)->turn_off();
+      })->daemonize();
   }
 };
 
@@ -258,6 +353,9 @@ std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) 
 #endif
   int argc = static_cast<int>(sizeof argv / sizeof argv[0]) - 1;
   xbt_log_control_set("root.thresh:critical");
+  // A failure ends the run in what SimGrid calls a deadlock (the stalled actors wait for good),
+  // which it reports as a critical line on stderr before ending the run normally: expected here.
+  if (s.step_faults.failure()) xbt_log_control_set("ker_engine.app:file:/dev/null");
   // Engine and replay are left to the process's exit: this runs in a child that exits right after
   // sending its result, and tearing down 10^5 activities' state would only cost time.
   auto& e = *new sg4::Engine(&argc, argv);
@@ -267,13 +365,25 @@ std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) 
   auto& replay = *new Replay(s, p, opt);
   sg4::Actor::create("driver", replay.plat.gpu_host(0), [&replay] { replay.start(); });
   e.run();
-  const EngineResult& r = replay.result;
+  EngineResult& r = replay.result;
+  if (auto f = s.step_faults.failure()) {
+    StepFaultOutcome o;
+    o.failed_at = f->at;
+    if (auto stalled = replay.watch.stalled_at()) {
+      o.stalled = true;
+      o.stalled_at = Seconds(std::max(f->at.value, *stalled - replay.t0));  // t0 + at - t0 may round below at
+      o.detected_at = o.stalled_at + s.step_faults.nccl_timeout;
+    }
+    r.failure = o;
+  }
   std::string out;
   put(out, r.step.value);
   put(out, r.actors);
   put(out, r.transfers);
   put(out, static_cast<uint64_t>(r.spans.size()));
   for (const auto& sp : r.spans) put(out, sp);
+  put(out, r.failure.has_value());
+  if (r.failure) put(out, *r.failure);
   return out;
 }
 
@@ -294,6 +404,7 @@ EngineResult simulate_step(const Scenario& s, const Pipeline& p, const EngineOpt
   auto n = take<uint64_t>(data, pos);
   r.spans.resize(n);
   for (auto& sp : r.spans) sp = take<TaskSpan>(data, pos);
+  if (take<bool>(data, pos)) r.failure = take<StepFaultOutcome>(data, pos);
   return r;
 }
 

@@ -34,6 +34,22 @@ int64_t node_of(const std::string& location) {
   return std::strtoll(location.c_str(), nullptr, 10);
 }
 
+// The aligned group of `takes` nodes holding `node` (FailureComponent::takes_nodes): sets e.node to
+// its first node and e.nodes to its size, clipped at the job's last node. A node outside the job
+// (unknown, -1, or a trace index beyond it) is left as is, with the whole group's size.
+void take_group(FailureEvent& e, int64_t takes, int64_t nodes) {
+  e.nodes = takes;
+  if (e.node < 0 || e.node >= nodes) return;
+  e.node = e.node / takes * takes;
+  e.nodes = std::min(takes, nodes - e.node);
+}
+
+// Pending detections: a min-heap on (detection time, draw order) through std::*_heap, which keep
+// a max-heap, hence "later".
+bool later(const FailureEvent& a, uint64_t a_order, const FailureEvent& b, uint64_t b_order) {
+  return a.time.value != b.time.value ? a.time.value > b.time.value : a_order > b_order;
+}
+
 }  // namespace
 
 double exponential_from(double u, double mean) { return -std::log(u) * mean; }
@@ -59,6 +75,10 @@ Seconds job_mttf(const FailureSpec& spec, int64_t nodes) {
 FailureProcess::FailureProcess(const FailureSpec& spec, int64_t nodes, uint64_t seed)
     : law_(spec.law), nodes_(nodes), rng_(make_stream(seed, "failures")) {
   if (nodes < 1 || nodes > MAX_RELIABILITY_NODES) throw std::logic_error("FailureProcess: nodes out of [1, 2^17]");
+  for (const auto& c : spec.components) {
+    if (c.takes_nodes < 1) throw std::logic_error("FailureProcess: takes_nodes < 1 (a \"pod\" left unresolved?)");
+    if (!(c.silent_latency.value >= 0)) throw std::logic_error("FailureProcess: negative silent_latency");
+  }
   if (law_ == FailureLaw::TRACE) {
     for (const auto& f : spec.trace) {
       auto it = std::find_if(components_.begin(), components_.end(),
@@ -70,11 +90,16 @@ FailureProcess::FailureProcess(const FailureSpec& spec, int64_t nodes, uint64_t 
         components_.push_back(c);
         it = components_.end() - 1;
       }
-      trace_.push_back({f.time, static_cast<int>(it - components_.begin()), it->scope, node_of(f.location)});
+      FailureEvent e{f.time, static_cast<int>(it - components_.begin()), it->scope, node_of(f.location)};
+      if (it->takes_nodes > 1) take_group(e, it->takes_nodes, nodes);
+      // The row's time is the detection; a silent cause's corruption is dated its mean latency earlier.
+      e.corrupted_at = Seconds(std::max(0.0, f.time.value - it->silent_latency.value));
+      trace_.push_back(e);
     }
     return;
   }
   components_ = causes_of(spec);
+  for (const auto& c : components_) any_silent_ = any_silent_ || c.silent_latency.value > 0;
   const bool all_zero = total_rate(components_) <= 0;
   double sum = 0;
   for (const auto& c : components_) cumulative_.push_back(sum += all_zero ? 1.0 : c.per_node_day);
@@ -99,15 +124,33 @@ int FailureProcess::draw_component() {
 }
 
 FailureEvent FailureProcess::next() {
+  FailureEvent none;
+  none.time = none.corrupted_at = Seconds(INF);
+  if (law_ == FailureLaw::TRACE) return trace_next_ < trace_.size() ? trace_[trace_next_++] : none;
+  const auto cmp = [](const Pending& a, const Pending& b) { return later(a.event, a.order, b.event, b.order); };
+  // Draw until the earliest pending detection comes no later than the latest corruption drawn: every
+  // undrawn event is corrupted, hence detected, at or after that.
+  while (pending_.empty() || pending_.front().event.time.value > last_corruption_) {
+    const FailureEvent e = draw();
+    if (std::isinf(e.time.value)) break;  // no failures at all (rate 0)
+    last_corruption_ = e.corrupted_at.value;
+    pending_.push_back({e, drawn_++});
+    std::push_heap(pending_.begin(), pending_.end(), cmp);
+  }
+  if (pending_.empty()) return none;
+  std::pop_heap(pending_.begin(), pending_.end(), cmp);
+  const FailureEvent e = pending_.back().event;
+  pending_.pop_back();
+  return e;
+}
+
+FailureEvent FailureProcess::draw() {
   FailureEvent e;
   switch (law_) {
-    case FailureLaw::TRACE:
-      if (trace_next_ < trace_.size()) return trace_[trace_next_++];
-      e.time = Seconds(INF);
-      return e;
+    case FailureLaw::TRACE: throw std::logic_error("FailureProcess::draw: a trace is replayed, not drawn");
     case FailureLaw::POISSON:
       if (std::isinf(mean_gap_)) {
-        e.time = Seconds(INF);
+        e.time = e.corrupted_at = Seconds(INF);
         return e;
       }
       now_ += exponential_from(unit_open(rng_()), mean_gap_);
@@ -125,7 +168,14 @@ FailureEvent FailureProcess::next() {
     }
   }
   e.component = draw_component();
-  e.scope = components_[static_cast<size_t>(e.component)].scope;
+  const FailureComponent& c = components_[static_cast<size_t>(e.component)];
+  e.scope = c.scope;
+  if (c.takes_nodes > 1) take_group(e, c.takes_nodes, nodes_);
+  e.corrupted_at = e.time;
+  if (any_silent_) {  // one draw per event whether or not this one is silent: a fixed count
+    const double u = unit_open(rng_());
+    if (c.silent_latency.value > 0) e.time = Seconds(e.time.value + exponential_from(u, c.silent_latency.value));
+  }
   return e;
 }
 

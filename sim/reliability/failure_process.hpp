@@ -7,11 +7,22 @@
 //            merged through a min-heap of the nodes' next failure times; the component is drawn in
 //            proportion to the components' rates (equal shares when they are all 0);
 //   TRACE    the trace's failures in order, then none (time = +infinity).
+// Correlated failures: a component with takes_nodes = K takes down the aligned group of K nodes
+// holding the drawn node (first = (node / K) · K, count = min(K, nodes − first)); its rate is still
+// per node-day, so the number of events is unchanged, only each event's reach.
+// Silent data corruption: for a component with silent_latency = m, the drawn time is the corruption
+// c; the job sees the event at its detection c + L, L exponential of mean m. Detections can overtake
+// one another, so next() draws ahead into a min-heap of pending detections and releases the
+// earliest once every undrawn event (corrupted no earlier than the last drawn, so detected no
+// earlier either) cannot precede it. Without silent components each draw is released at once.
 // Planned maintenance is not a failure: the job timeline schedules it (job_timeline.hpp).
 //
 // Determinism (STYLE.md §8): all draws come from make_stream(seed, "failures") (sim/core/rng.hpp,
 // a standardised mt19937_64) through our own transforms below, never std::*_distribution, whose
 // algorithms differ between standard libraries: the same seed gives the same failures everywhere.
+// Each event costs a fixed number of draws: POISSON gap, node, component; WEIBULL the node's next
+// gap, component; plus one latency draw for every event (silent or not) when any component is
+// silent, so a spec without silent components draws exactly as before.
 #pragma once
 
 #include <cstdint>
@@ -32,10 +43,14 @@ double exponential_from(double u, double mean);             // mean · (−ln u)
 double weibull_from(double u, double shape, double scale);  // scale · (−ln u)^(1/shape)
 
 struct FailureEvent {
-  Seconds time;       // since the start of the job; +infinity when no failure is left
+  Seconds time;       // when the job sees it (detection), since its start; +infinity when none is left
   int component = 0;  // index into FailureProcess::components()
   FailureScope scope = FailureScope::NODE;
-  int64_t node = -1;  // the failed node, -1 when unknown (a trace location that is not a number)
+  // The failed node, the first of a group's; -1 when unknown (a trace location that is not a number).
+  int64_t node = -1;
+  int64_t nodes = 1;  // consecutive nodes from `node` taken down together (a switch, a pod)
+  // When the work began to go wrong: == time except for silent failures (time − latency).
+  Seconds corrupted_at{};
 };
 
 // The job's mean time between failures: POISSON 86400 s / (nodes · Σ per-node-day rates);
@@ -48,16 +63,24 @@ class FailureProcess {
   // nodes in [1, 2^17]; the spec is copied where needed, not referenced.
   FailureProcess(const FailureSpec& spec, int64_t nodes, uint64_t seed);
 
-  // The next failure, strictly in time order (equal times possible).
+  // The next failure, strictly in order of detection time (equal times possible; ties in the order
+  // drawn).
   FailureEvent next();
 
   // The causes: the spec's components, or one "node" cause of scope NODE when it has none; for a
   // trace, its component names in order of first appearance (scope from the spec's component of
-  // the same name, else known_component_scope's, else NODE).
+  // the same name, else known_component_scope's, else NODE; takes_nodes and silent_latency likewise
+  // from the spec's component, else 1 and 0).
   const std::vector<FailureComponent>& components() const { return components_; }
 
  private:
   int draw_component();
+  FailureEvent draw();  // the next corruption in time order (POISSON, WEIBULL), dated at its detection
+
+  struct Pending {  // a drawn event waiting for its detection
+    FailureEvent event;
+    uint64_t order;  // draw order, to break ties in time deterministically
+  };
 
   FailureLaw law_;
   int64_t nodes_;
@@ -69,7 +92,11 @@ class FailureProcess {
   std::vector<std::pair<double, int64_t>> heap_;  // WEIBULL: (next failure time, node), min-heap
   std::vector<FailureEvent> trace_;               // TRACE
   size_t trace_next_ = 0;
-  double now_ = 0;  // POISSON: time of the last failure
+  double now_ = 0;                // POISSON: time of the last failure drawn (its corruption, when silent)
+  bool any_silent_ = false;       // draw a latency for every event
+  std::vector<Pending> pending_;  // min-heap on (event.time, order)
+  uint64_t drawn_ = 0;            // events drawn so far
+  double last_corruption_ = 0;    // the latest drawn corruption time: no undrawn event is earlier
 };
 
 }  // namespace sim::reliability

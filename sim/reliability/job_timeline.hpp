@@ -37,22 +37,43 @@
 //       stops every replica) and dp = 1 fall back to the last storage checkpoint. A second failure
 //       during the recovery is assumed not to take out the other replicas.
 //   SPARES  a GPU, NODE or NETWORK failure takes a spare from the pool (swap, counted as restart,
-//       instead of the restart); the failed node returns to the pool `repair` after it failed; an
-//       empty pool waits for the next return. JOB failures need no spare: restart as usual. Lost
-//       work and reloads are checkpoint-restart's.
+//       instead of the restart); the failed node is repaired `repair` after it failed and refills
+//       the pool (up to its size); a failure the pool cannot cover restarts as checkpoint-restart
+//       does (the scheduler finds a node). JOB failures need no spare: restart as usual. Lost work
+//       and reloads are checkpoint-restart's.
+//   CONTINUING (reconfigure, redundant, reroute, swarm; degradation.hpp)  a GPU, NODE or NETWORK
+//       failure that leaves the strategy able to go on costs detection (none with a `warning`, a
+//       preemption notice: Parcae) and `pause` (less the warning), and the step in flight when
+//       `loses_step` (not with a warning); the failed nodes are then down until `repair` after the
+//       failure, each return costing `rejoin` (a stall), and the job runs at the DownSet's rate:
+//       the rest of its time is booked as degraded. A failure that the strategy cannot survive
+//       (DownSet::fatal), a JOB failure or silent corruption restarts from storage like
+//       checkpoint-restart, and the restart brings every node back. A failure of a node that is
+//       already down changes nothing and is not counted.
 // A planned stop saves the state as part of the stop (no work lost, not priced separately) and
 // reloads from storage, for every strategy.
+//
+// Asynchronous storage checkpoints (async): the job blocks for `snapshot` (to host memory), then
+// the write runs in the background for `write` while the job computes at (1 − background_slowdown)
+// of its rate (the loss booked as checkpoint writes); the checkpoint exists once the write ends. A
+// snapshot that falls due while the previous write runs waits for it. The last checkpoint of a WORK
+// stop is blocking.
+//
+// Silent data corruption (FailureEvent::corrupted_at < time): every checkpoint taken after the
+// corruption is bad, so the job rolls back to the last storage checkpoint taken before it (in-memory
+// and just-in-time checkpoints are newer, hence bad) and restarts from storage, any strategy.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/reliability/degradation.hpp"
 #include "sim/reliability/failure_process.hpp"
 
 namespace sim::reliability {
 
-enum class Strategy { CHECKPOINT_RESTART, IN_MEMORY_CHECKPOINT, JUST_IN_TIME_CHECKPOINT, SPARES };
+enum class Strategy { CHECKPOINT_RESTART, IN_MEMORY_CHECKPOINT, JUST_IN_TIME_CHECKPOINT, SPARES, CONTINUING };
 
 struct JobParams {
   int64_t nodes = 1;
@@ -75,7 +96,18 @@ struct JobParams {
   // SPARES: a pool of `spares` nodes; a spare joins in `swap` (in place of the restart); a failed
   // node returns to the pool `repair` after its failure.
   int64_t spares = 0;
-  Seconds swap, repair;
+  Seconds swap, repair;  // repair: also CONTINUING's
+  // CONTINUING: the tables of what the job keeps (not owned; must outlive the trial), and the costs.
+  const Degradation* degradation = nullptr;
+  Seconds pause, rejoin, warning;
+  bool loses_step = true;
+  // Asynchronous storage checkpoints.
+  bool async = false;
+  Seconds snapshot;
+  double background_slowdown = 0;  // in [0, 1)
+  // The strategy's failure-free throughput over the baseline plan's (< 1 when the strategy slows
+  // the healthy step, as redundant computation does): scales goodput, not the timeline.
+  double goodput_scale = 1;
 };
 
 enum class StopMode { HORIZON, WORK };
@@ -91,13 +123,14 @@ struct TimeLost {
   Seconds lost_work;          // compute and partial checkpoint writes thrown away by failures
   Seconds checkpoint_writes;  // completed writes (and the one in progress at the horizon)
   Seconds planned;            // planned maintenance itself (its restart and reload count above)
-  Seconds total() const { return detection + restart + reload + lost_work + checkpoint_writes + planned; }
+  Seconds degraded;           // CONTINUING: the throughput lost while running with nodes down
+  Seconds total() const { return detection + restart + reload + lost_work + checkpoint_writes + planned + degraded; }
   TimeLost& operator+=(const TimeLost& o);
 };
 
 struct TrialResult {
   Seconds wall;                     // HORIZON: the horizon; WORK: time of the last checkpoint (or wall_cap)
-  Seconds useful;                   // compute kept
+  Seconds useful;                   // compute kept, in seconds of the failure-free step
   bool finished = true;             // WORK: the work was done before wall_cap
   int64_t unexpected = 0;           // failures before the stop, while running or down
   int64_t planned = 0;              // planned maintenance taken

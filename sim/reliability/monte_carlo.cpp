@@ -106,7 +106,7 @@ MonteCarloResult run_monte_carlo(const FailureSpec& spec, const JobParams& job, 
   if (trials < 1) throw std::logic_error("run_monte_carlo: trials < 1");
   MonteCarloResult out;
   out.interval = effective_interval(job);
-  std::vector<double> ettr, interruptions, planned, wall;
+  std::vector<double> ettr, goodput, interruptions, planned, wall;
   Durations recoveries;
   double total_wall = 0, total_failures = 0;
   for (int64_t i = 0; i < trials; ++i) {
@@ -119,7 +119,8 @@ MonteCarloResult run_monte_carlo(const FailureSpec& spec, const JobParams& job, 
       sum += d.value;
     }
     if (!r.recoveries.empty()) row.mean_recovery = Seconds(sum / static_cast<double>(r.recoveries.size()));
-    ettr.push_back(r.wall.value > 0 ? r.useful / r.wall : 0.0);
+    ettr.push_back(r.wall.value > 0 ? (r.useful + r.lost.degraded) / r.wall : 0.0);
+    goodput.push_back(r.wall.value > 0 ? r.useful / r.wall * job.goodput_scale : 0.0);
     interruptions.push_back(static_cast<double>(r.unexpected));
     planned.push_back(static_cast<double>(r.planned));
     wall.push_back(r.wall.value);
@@ -130,11 +131,12 @@ MonteCarloResult run_monte_carlo(const FailureSpec& spec, const JobParams& job, 
     if (progress) progress(i + 1, trials);
   }
   const double n = static_cast<double>(trials);
-  out.lost = TimeLost{out.lost.detection / n, out.lost.restart / n,           out.lost.reload / n,
-                      out.lost.lost_work / n, out.lost.checkpoint_writes / n, out.lost.planned / n};
+  out.lost =
+      TimeLost{out.lost.detection / n,         out.lost.restart / n, out.lost.reload / n,  out.lost.lost_work / n,
+               out.lost.checkpoint_writes / n, out.lost.planned / n, out.lost.degraded / n};
   out.mttf = Seconds(total_failures > 0 ? total_wall / total_failures : std::numeric_limits<double>::infinity());
   out.ettr = stat_of(ettr);
-  out.goodput = out.ettr;
+  out.goodput = stat_of(std::move(goodput));
   out.interruptions = stat_of(std::move(interruptions));
   out.planned = stat_of(std::move(planned));
   out.wall = stat_of(std::move(wall));
@@ -144,13 +146,14 @@ MonteCarloResult run_monte_carlo(const FailureSpec& spec, const JobParams& job, 
 
 void write_trials_csv(std::ostream& out, const std::vector<TrialRow>& rows) {
   out << "trial,wall_s,useful_s,ettr,finished,unexpected,planned,mean_recovery_s,detection_s,restart_s,reload_s,"
-         "lost_work_s,checkpoint_writes_s,planned_s\n";
+         "lost_work_s,checkpoint_writes_s,planned_s,degraded_s\n";
   for (const auto& r : rows) {
-    const double ettr = r.wall.value > 0 ? r.useful / r.wall : 0.0;
-    out << fmt::format("{},{:.9g},{:.9g},{:.9g},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", r.trial,
-                       r.wall.value, r.useful.value, ettr, r.finished ? 1 : 0, r.unexpected, r.planned,
+    const double ettr = r.wall.value > 0 ? (r.useful + r.lost.degraded) / r.wall : 0.0;
+    out << fmt::format("{},{:.9g},{:.9g},{:.9g},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n",
+                       r.trial, r.wall.value, r.useful.value, ettr, r.finished ? 1 : 0, r.unexpected, r.planned,
                        r.mean_recovery.value, r.lost.detection.value, r.lost.restart.value, r.lost.reload.value,
-                       r.lost.lost_work.value, r.lost.checkpoint_writes.value, r.lost.planned.value);
+                       r.lost.lost_work.value, r.lost.checkpoint_writes.value, r.lost.planned.value,
+                       r.lost.degraded.value);
   }
 }
 

@@ -39,9 +39,10 @@ struct TrialRow {
 struct MonteCarloResult {
   Seconds interval;            // the checkpoint interval the trials used (effective_interval)
   Seconds mttf;                // total wall time / total unexpected failures; +infinity when none
-  Stat ettr;                   // useful / wall per trial
-  Stat goodput;                // useful tokens/s over the failure-free rate: equals ETTR for checkpoint-restart
-                               // (no degraded running); strategies that run degraded will scale it
+  Stat ettr;                   // time training (useful + degraded) / wall per trial
+  Stat goodput;                // useful / wall × JobParams::goodput_scale: tokens trained over what the
+                               // failure-free baseline plan would train; equals ETTR without degraded
+                               // running or a slower healthy plan
   Stat interruptions;          // unexpected, per trial
   Stat planned;                // planned, per trial
   Stat wall;                   // seconds per trial (the time to finish in WORK mode)

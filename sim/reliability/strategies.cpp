@@ -24,9 +24,35 @@ const std::vector<RegistryEntry>& recovery_strategies() {
       {"spares",
        "checkpoint-restart, but a GPU/node/network failure takes a hot spare from a pool of `spares` nodes (default "
        "5% of the nodes, Delta/NCSA's overprovisioning) after detection: `swap` (default 60 s, an assumption) "
-       "instead of `restart`; the failed node rejoins the pool after `repair` (default 24 h, an assumption); an "
-       "empty pool waits for a repair; software (job-scope) failures restart as usual",
+       "instead of `restart`; the failed node rejoins the pool after `repair` (default 24 h, an assumption); a "
+       "failure the empty pool cannot cover restarts as checkpoint-restart does; software failures restart as usual",
        "hot spares: BLOOM-176B (4 spare nodes), OPT-175B logbook; Cui et al. arXiv:2503.11901"},
+      {"reconfigure",
+       "after a GPU/node/network failure the broken pipeline is re-instantiated from the template with one unit "
+       "fewer (its step time from the step simulator; 0 when it does not fit in memory) and the job goes on: "
+       "detection, `pause` (default 20 s re-initialisation, an assumption after TrainMover's ~20 s, plus a node's "
+       "share of the state over its NICs) and the iteration in flight are lost; failed nodes rejoin after `repair` "
+       "(default: the restart time, the scheduler finding a node) at another pause; with `warning` (Parcae's "
+       "preemption notice) no work is lost and the pause "
+       "overlaps the notice; software failures and losing every replica restart from storage",
+       "Jang et al., Oobleck, SOSP'23; Duan et al., Parcae, NSDI'24"},
+      {"redundant",
+       "each stage also runs its successor's forward (first in its bubble, the rest added to the step: priced from "
+       "the simulated step); a failed unit's layers run on its predecessor (the merged plan, simulated), the job at "
+       "its pace until `repair`; two adjacent failures in one pipeline restart from storage; pause 20 s (an "
+       "assumption); needs one stage per node group and no interleaving",
+       "Thorpe et al., Bamboo, NSDI'23"},
+      {"reroute",
+       "a failed unit's micro-batches run on the same unit of the other data-parallel replicas: the job runs at the "
+       "simulated step of dp - d replicas carrying the whole batch (d: copies of the most-hit unit down) until "
+       "`repair`; detection, pause 20 s (an assumption) and the iteration in flight are lost; every copy of a unit "
+       "down restarts from storage",
+       "Gandhi et al., ReCycle, SOSP'24 (SlipStream, arXiv:2405.14009)"},
+      {"swarm",
+       "every pipeline unit is a pool of dp peers wired stochastically: a failure costs detection only (no pause, no "
+       "lost iteration), the thinnest pool sets the throughput, (dp - d) / dp, until `repair`; an empty pool "
+       "restarts from storage; SWARM's compression and asynchrony are not modelled (the healthy step is the plan's)",
+       "Ryabinin et al., SWARM parallelism, ICML'23"},
   };
   return entries;
 }

@@ -1,7 +1,7 @@
 // The registries of the reliability layer, for `trainsim list` and for naming things in errors:
 // recovery strategies and failure models, each with its one-line mechanism and its source. Adding
-// an entry is one line in strategies.cpp; checkpoint-restart, in-memory-checkpoint, just-in-time-checkpoint and spares
-// are simulated (job_timeline.hpp).
+// an entry is one line in strategies.cpp; every strategy listed is simulated (job_timeline.hpp,
+// degradation.hpp).
 #pragma once
 
 #include <string_view>

@@ -46,13 +46,59 @@ ojson reliability_json(const JobReliability& rel) {
                  {"reload", l.reload.value},
                  {"lost_work", l.lost_work.value},
                  {"checkpoint_writes", l.checkpoint_writes.value},
-                 {"planned", l.planned.value}};
-  j["distribution"] = {{"ettr", stat_json(h.ettr)}, {"interruptions", stat_json(h.interruptions)}};
+                 {"planned", l.planned.value},
+                 {"degraded", l.degraded.value}};
+  j["distribution"] = {
+      {"ettr", stat_json(h.ettr)}, {"goodput", stat_json(h.goodput)}, {"interruptions", stat_json(h.interruptions)}};
+  if (rel.snapshot) {
+    j["snapshot_s"] = rel.snapshot->value;
+    j["background_slowdown"] = *rel.background_slowdown;
+  }
+  if (rel.continuing) {
+    j["strategy_step_time_s"] = rel.continuing->step.value;
+    j["one_node_down_throughput"] = rel.continuing->one_down_rate;
+    j["pause_s"] = rel.continuing->pause.value;
+  }
   j["horizon_s"] = rel.horizon_s.value;
   j["trials"] = rel.trials;
   if (rel.train_days_failure_free)
     j["time_to_train_days"] = {{"failure_free", *rel.train_days_failure_free},
                                {"with_failures", stat_json(*rel.train_days)}};
+  return j;
+}
+
+// The scenario's step_faults: the healthy step when a component is slow, and what a failure did
+// (README "Report"). A failure with no effect has null stall and detection times and lost_s 0.
+ojson step_faults_json(const RunResult& r) {
+  const StepFaultsResult& f = *r.step_faults;
+  ojson j;
+  j["nccl_timeout_s"] = f.nccl_timeout.value;
+  ojson events = ojson::array();
+  for (const auto& e : r.scenario.step_faults.events) {
+    ojson ev;
+    ev["kind"] = e.kind == StepFaultKind::SLOW ? "slow" : "fail";
+    ev[e.target == FaultTarget::GPU ? "gpu" : "nic"] = e.index;
+    if (e.kind == StepFaultKind::SLOW)
+      ev["factor"] = e.factor;
+    else
+      ev["at_s"] = e.at.value;
+    events.push_back(ev);
+  }
+  j["events"] = events;
+  if (f.healthy_step_time_s) {
+    j["healthy_step_time_s"] = *f.healthy_step_time_s;
+    j["slowdown"] = r.step_time_s / *f.healthy_step_time_s;
+  }
+  if (f.failure) {
+    const StepFaultOutcome& o = *f.outcome;
+    j["failed_component"] = to_string(f.failure->target, f.failure->index);
+    j["failed_at_s"] = o.failed_at.value;
+    j["failure_fidelity"] = f.full_fidelity ? "full" : "class";
+    j["failure_effect"] = o.stalled ? "stall" : "none";
+    j["stalled_at_s"] = o.stalled ? ojson(o.stalled_at.value) : ojson(nullptr);
+    j["detected_at_s"] = o.stalled ? ojson(o.detected_at.value) : ojson(nullptr);
+    j["lost_s"] = f.lost_s;
+  }
   return j;
 }
 
@@ -102,6 +148,7 @@ std::string report_json(const RunResult& r) {
                      {"transfers", r.engine.transfers},
                      {"estimated_step_time_s", r.plan.estimated_step.value}};
   if (r.reliability) j["reliability"] = reliability_json(*r.reliability);
+  if (r.step_faults) j["step_faults"] = step_faults_json(r);
   return j.dump(2) + "\n";
 }
 

@@ -39,6 +39,24 @@ std::string summary_text(const RunResult& r) {
   out += row("pp comm", b.pp_comm_s);
   out += row("dp comm", b.dp_comm_s);
   out += row("bubble/idle", b.bubble_s);
+  if (r.step_faults) {
+    const StepFaultsResult& f = *r.step_faults;
+    if (f.healthy_step_time_s)
+      out += fmt::format("  stragglers  step {:.3f} s against {:.3f} s healthy ({:+.1f}%)\n", r.step_time_s,
+                         *f.healthy_step_time_s, 100 * (r.step_time_s / *f.healthy_step_time_s - 1));
+    if (f.failure) {
+      const StepFaultOutcome& o = *f.outcome;
+      const std::string what = to_string(f.failure->target, f.failure->index);
+      if (o.stalled)
+        out += fmt::format(
+            "  failure     {} fails at {:.3f} s: the step stalls at {:.3f} s, the NCCL timeout ({}) detects it at "
+            "{:.3f} s; {:.3f} s lost\n",
+            what, o.failed_at.value, o.stalled_at.value, format_seconds(f.nccl_timeout), o.detected_at.value, f.lost_s);
+      else
+        out += fmt::format("  failure     {} fails at {:.3f} s: no effect (the step never needs it afterwards)\n", what,
+                           o.failed_at.value);
+    }
+  }
   if (r.reliability) {
     const auto& rel = *r.reliability;
     const auto& h = rel.horizon;
@@ -49,6 +67,15 @@ std::string summary_text(const RunResult& r) {
                        format_seconds(h.interval), rel.interval_auto ? " (Daly)" : "",
                        format_bytes(rel.checkpoint_bytes), format_seconds(rel.checkpoint_write),
                        format_seconds(Seconds(h.recovery.mean)), format_seconds(Seconds(h.recovery.p99)));
+    if (rel.continuing)
+      out += fmt::format(
+          "  continuing  pause {} per membership change, {:.1f}% throughput with one node down, "
+          "failure-free step {}\n",
+          format_seconds(rel.continuing->pause), 100 * rel.continuing->one_down_rate,
+          format_seconds(rel.continuing->step));
+    if (rel.snapshot)
+      out += fmt::format("  async       snapshot {} blocking, then the write in the background at {:.2f}% slowdown\n",
+                         format_seconds(*rel.snapshot), 100 * *rel.background_slowdown);
     out += fmt::format("  ETTR        {:.1f}% (p50 {:.1f}%, p99 {:.1f}%)    goodput {:.1f}%\n", 100 * h.ettr.mean,
                        100 * h.ettr.p50, 100 * h.ettr.p99, 100 * h.goodput.mean);
     if (rel.train_days_failure_free)

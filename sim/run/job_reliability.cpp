@@ -1,27 +1,46 @@
 #include "sim/run/job_reliability.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "sim/core/error.hpp"
 #include "sim/reliability/closed_forms.hpp"
+#include "sim/run/degraded_plans.hpp"
+#include "sim/run/run.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/memory.hpp"
 
 namespace sim {
+namespace {
+
+// A continuing strategy's stop after detection, and a rejoin, when "auto": re-initialising the
+// process groups around the new membership, 20 s (TrainMover's ~20 s migration, reliability.md C
+// [S], unverified); reconfigure also copies a node's share of the state from a surviving replica
+// over the node's NICs. SWARM rewires its next micro-batches at once (no stop).
+constexpr double REINIT_S = 20;
+// Asynchronous checkpoints: staging to host memory at 0.68 GB/s per GPU, Meta and Crusoe's PyTorch
+// DCP measurement (reliability.md B3 [P]: Llama3-70B on 1,856 H200, GPU blocked 0.78 s; 70e9 ·
+// 14 B / 1,856 GPUs / 0.78 s).
+constexpr double STAGING_BYTES_PER_S = 70e9 * 14 / 1856 / 0.78;
+constexpr double MAX_AUTO_SLOWDOWN = 0.5;
+
+}  // namespace
 
 Seconds uncovered_mttf(const FailureSpec& f, int64_t nodes, int64_t dp) {
   if (dp < 2 || f.law == FailureLaw::TRACE) return reliability::job_mttf(f, nodes);
   double job_rate = 0;
   for (const auto& c : f.components)
-    if (c.scope == FailureScope::JOB) job_rate += c.per_node_day;
+    if (c.scope == FailureScope::JOB || c.silent_latency.value > 0) job_rate += c.per_node_day;
   if (!(job_rate > 0)) return Seconds(std::numeric_limits<double>::infinity());
   // Components' rates are shares of the node rate (also under Weibull: the mean rate).
   return Seconds(reliability::job_mttf(f, nodes).value * f.per_node_day / job_rate);
 }
 
-JobReliability simulate_job_reliability(const Scenario& s, double step_time_s, double tokens_per_s,
-                                        const reliability::Progress& progress) {
+JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOptions& opt) {
+  const Scenario& s = healthy.scenario;
+  const double step_time_s = healthy.step_time_s, tokens_per_s = healthy.tokens_per_s;
+  const reliability::Progress& progress = opt.trial_progress;
   SIM_ASSERT(s.reliability.has_value(), "no failures configured");
   const FailureSpec& f = s.reliability->failures;
   const RecoverySpec& rec = s.reliability->recovery;
@@ -31,10 +50,8 @@ JobReliability simulate_job_reliability(const Scenario& s, double step_time_s, d
                      std::to_string(nodes) + " nodes are more than the reliability simulation's limit of " +
                          std::to_string(MAX_RELIABILITY_NODES),
                      "a cluster of at most 131072 nodes");
-  if (!rec.blocking)
-    throw InputError(s.file, "/recovery/blocking", "asynchronous checkpoints are not implemented in this version",
-                     "true (blocking checkpoint writes)");
   JobReliability r;
+  std::optional<ContinuingPlan> continuing;  // the tables job.degradation points to
   r.strategy = to_string(rec.kind);
   r.checkpoint_bytes = checkpoint_bytes(s);
   const Seconds transfer(r.checkpoint_bytes.value / s.cluster.storage_bandwidth.value);
@@ -47,6 +64,18 @@ JobReliability simulate_job_reliability(const Scenario& s, double step_time_s, d
   reliability::JobParams job;
   job.nodes = nodes;
   job.step_time = Seconds(step_time_s);
+  // A node's share of the state over its NICs: in-memory reloads and reconfiguration copies.
+  const double node_bw = double(s.cluster.scale_out.nics_per_node) * s.cluster.scale_out.nic_bandwidth.value;
+  const Seconds node_share(r.checkpoint_bytes.value / double(nodes) / node_bw);
+  if (!rec.blocking) {
+    job.async = true;
+    job.snapshot =
+        rec.snapshot.value_or(Seconds(r.checkpoint_bytes.value / double(s.cluster.gpus) / STAGING_BYTES_PER_S));
+    const double write_per_node = s.cluster.storage_bandwidth.value / double(nodes);
+    job.background_slowdown = rec.background_slowdown.value_or(std::min(MAX_AUTO_SLOWDOWN, write_per_node / node_bw));
+    r.snapshot = job.snapshot;
+    r.background_slowdown = job.background_slowdown;
+  }
   job.interval = rec.checkpoint_interval.value_or(reliability::auto_interval(f, nodes, r.checkpoint_write));
   switch (rec.kind) {
     case RecoveryKind::CHECKPOINT_RESTART: break;
@@ -57,8 +86,7 @@ JobReliability simulate_job_reliability(const Scenario& s, double step_time_s, d
       job.memory_interval = rec.memory_interval.value_or(Seconds(step_time_s));
       job.memory_write = rec.memory_write;
       // A replacement node receives its shard from a peer over its NICs.
-      const double node_bw = double(s.cluster.scale_out.nics_per_node) * s.cluster.scale_out.nic_bandwidth.value;
-      job.memory_reload = rec.memory_reload.value_or(Seconds(r.checkpoint_bytes.value / double(nodes) / node_bw));
+      job.memory_reload = rec.memory_reload.value_or(node_share);
       break;
     }
     case RecoveryKind::JUST_IN_TIME_CHECKPOINT: {
@@ -75,6 +103,33 @@ JobReliability simulate_job_reliability(const Scenario& s, double step_time_s, d
       SIM_ASSERT(job.spares <= nodes, "the scenario parser checks the pool against the nodes");
       job.swap = rec.swap;
       job.repair = rec.repair;
+      break;
+    }
+    case RecoveryKind::RECONFIGURE:
+    case RecoveryKind::REDUNDANT:
+    case RecoveryKind::REROUTE:
+    case RecoveryKind::SWARM: {
+      job.strategy = reliability::Strategy::CONTINUING;
+      continuing = plan_continuing(healthy, opt);
+      job.degradation = &continuing->degradation;
+      job.step_time = Seconds(continuing->step_s);
+      job.goodput_scale = step_time_s / continuing->step_s;
+      const double fixed = rec.kind == RecoveryKind::SWARM ? 0.0 : REINIT_S;
+      job.pause = rec.pause.value_or(Seconds(fixed + (rec.kind == RecoveryKind::RECONFIGURE ? node_share.value : 0.0)));
+      job.rejoin = job.pause;
+      job.warning = rec.warning;
+      job.loses_step = rec.kind == RecoveryKind::RECONFIGURE || rec.kind == RecoveryKind::REROUTE;
+      job.repair = rec.repair;
+      // Daly's interval against what the strategy cannot ride through (software failures, silent
+      // corruption), at most the 3-h fallback: fatal combinations of hardware failures need a
+      // checkpoint too.
+      if (!rec.checkpoint_interval)
+        job.interval =
+            Seconds(std::min(FALLBACK_STORAGE_INTERVAL_S,
+                             reliability::daly_interval(r.checkpoint_write, uncovered_mttf(f, nodes, 2)).value));
+      reliability::DownSet one(continuing->degradation);
+      one.add(0);
+      r.continuing = JobReliability::Continuing{Seconds(continuing->step_s), one.rate(), job.pause};
       break;
     }
   }
@@ -96,7 +151,8 @@ JobReliability simulate_job_reliability(const Scenario& s, double step_time_s, d
   };
   r.horizon = reliability::run_monte_carlo(f, job, horizon, f.trials, seed, phase(0));
   if (s.training.tokens) {
-    const double compute_s = double(*s.training.tokens) / tokens_per_s;
+    // In seconds of the strategy's failure-free step (redundant computation makes it longer).
+    const double compute_s = double(*s.training.tokens) / tokens_per_s / job.goodput_scale;
     r.train_days_failure_free = compute_s / 86400;
     reliability::Stop work_stop;
     work_stop.mode = reliability::StopMode::WORK;

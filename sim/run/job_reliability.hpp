@@ -14,6 +14,8 @@
 namespace sim {
 
 struct Scenario;
+struct RunResult;
+struct EngineOptions;
 
 struct JobReliability {
   std::string strategy;                   // recovery.kind as written ("checkpoint-restart")
@@ -29,6 +31,16 @@ struct JobReliability {
   // mean over the trials of the time to checkpoint that much work).
   std::optional<double> train_days_failure_free;
   std::optional<reliability::Stat> train_days;
+  // Asynchronous checkpoints: the blocking snapshot and the step's slowdown during the write.
+  std::optional<Seconds> snapshot;
+  std::optional<double> background_slowdown;
+  // Continuing strategies (reconfigure, redundant, reroute, swarm).
+  struct Continuing {
+    Seconds step;          // the strategy's failure-free step (redundant: slower than the plan's)
+    double one_down_rate;  // throughput with one node down, over the failure-free one
+    Seconds pause;         // the stop after detection (and at each rejoin)
+  };
+  std::optional<Continuing> continuing;
 };
 
 // The mean time between the failures a just-in-time checkpoint cannot cover: JOB-scope ones when
@@ -36,9 +48,10 @@ struct JobReliability {
 // +infinity when there are none.
 Seconds uncovered_mttf(const FailureSpec& f, int64_t nodes, int64_t dp);
 
-// nodes: at most 2^17 (one failure stream per node for Weibull laws); an InputError beyond.
-// `progress` hears (trials done, trials in all), the time-to-train trials after the horizon's.
-JobReliability simulate_job_reliability(const Scenario& s, double step_time_s, double tokens_per_s,
-                                        const reliability::Progress& progress = {});
+// `healthy`: the run of the scenario (resolved plan, step time, tokens/s); degraded plans of the
+// continuing strategies are simulated with `opt` (sim/run/degraded_plans.hpp). nodes: at most
+// 2^17 (one failure stream per node for Weibull laws); an InputError beyond. opt.trial_progress
+// hears (trials done, trials in all), the time-to-train trials after the horizon's.
+JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOptions& opt);
 
 }  // namespace sim

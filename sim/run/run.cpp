@@ -1,8 +1,14 @@
 #include "sim/run/run.hpp"
 
 #include <algorithm>
+#include <utility>
 
+#include "sim/core/error.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/topology/placement.hpp"
+#include "sim/workload/comm_costs.hpp"
+#include "sim/workload/estimate.hpp"
+#include "sim/workload/resource_estimate.hpp"
 
 namespace sim {
 
@@ -21,7 +27,36 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   r.plan = resolve_plan(s, cm, opt.deadline, simulation_budget(opt));
   r.scenario = s;
   r.full_fidelity = opt.full_fidelity;
-  r.engine = simulate_step(s, *r.plan.pipeline, opt);
+  if (s.step_faults.empty()) {
+    r.engine = simulate_step(s, *r.plan.pipeline, opt);
+  } else {
+    const StepFaults& faults = s.step_faults;
+    auto simulate_with = [&](StepFaults f) {
+      Scenario variant = s;
+      variant.step_faults = std::move(f);
+      return simulate_step(variant, *r.plan.pipeline, opt);
+    };
+    r.engine = simulate_with(faults.slow_only());
+    StepFaultsResult f;
+    f.nccl_timeout = faults.nccl_timeout;
+    if (faults.has_slow()) f.healthy_step_time_s = simulate_with(faults.healthy()).step.value;
+    if ((f.failure = faults.failure())) {
+      // A failure splits the rank classes (DESIGN.md "Fidelity and scale"): every GPU is simulated
+      // when that fits the run's budget; folded classes otherwise (engine.hpp "Faults").
+      EngineOptions fail_opt = opt;
+      if (!opt.full_fidelity && s.cluster.gpus <= MAX_FULL_FIDELITY_GPUS) {
+        SimulationBudget full = simulation_budget(opt);
+        full.full_fidelity = true;
+        const Estimate timeline = estimate_step(s, *r.plan.pipeline, CommCosts(s));
+        fail_opt.full_fidelity = within(estimate_resources(s, engine_shape(s), *r.plan.pipeline, timeline, true), full);
+      }
+      f.full_fidelity = fail_opt.full_fidelity;
+      f.outcome = simulate_step(s, *r.plan.pipeline, fail_opt).failure;
+      SIM_ASSERT(f.outcome.has_value(), "the engine returned no outcome for a failure");
+      if (f.outcome->stalled) f.lost_s = f.outcome->detected_at.value;
+    }
+    r.step_faults = f;
+  }
   const auto& g = r.plan.pipeline->graph;
 
   const double replicas = double(s.plan.tp * s.plan.cp * s.plan.dp);
@@ -41,20 +76,29 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   r.hfu = hardware / r.step_time_s / gpus / peak;
 
   // Breakdown of the busiest pipeline rank: its own work, its exposed communication, and the rest
-  // of the step it spends idle.
+  // of the step it spends idle. A slow GPU's kernels count at the pace of its rank class (its
+  // slowest member, as the engine runs it: engine.hpp "Faults").
+  std::vector<double> pace(static_cast<size_t>(s.plan.pp), 1.0);
+  const Placement place(s.cluster, s.plan);
+  for (const auto& e : s.step_faults.events)
+    if (e.kind == StepFaultKind::SLOW && e.target == FaultTarget::GPU) {
+      double& p = pace[static_cast<size_t>(place.coord(e.index).pp)];
+      p = std::max(p, s.step_faults.slowdown(FaultTarget::GPU, e.index));
+    }
   std::vector<Breakdown> per(static_cast<size_t>(s.plan.pp));
   for (size_t v = 0; v < boost::num_vertices(g); ++v) {
     const Task& t = g[v];
     const TaskSpan& sp = r.engine.spans[v];
     Breakdown& b = per[static_cast<size_t>(t.rank)];
+    const double f = pace[static_cast<size_t>(t.rank)];
     b.rank = t.rank;
     if (t.kind == TaskKind::OPTIMIZER) {
-      b.optimizer_s += t.compute.value;
+      b.optimizer_s += t.compute.value * f;
     } else {
-      b.compute_s += t.compute.value;
-      b.gemm_s += t.gemm.value;
-      b.attention_s += t.attention.value;
-      b.elementwise_s += t.elementwise.value;
+      b.compute_s += t.compute.value * f;
+      b.gemm_s += t.gemm.value * f;
+      b.attention_s += t.attention.value * f;
+      b.elementwise_s += t.elementwise.value * f;
     }
     b.tp_comm_s += sp.tp;
     b.cp_comm_s += sp.cp;
@@ -70,7 +114,7 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   b.exposed_comm_s = b.tp_comm_s + b.cp_comm_s + b.pp_comm_s + b.dp_comm_s;
   b.bubble_s = std::max(0.0, r.step_time_s - b.compute_s - b.optimizer_s - b.exposed_comm_s);
   r.breakdown = b;
-  if (s.reliability) r.reliability = simulate_job_reliability(s, r.step_time_s, r.tokens_per_s, opt.trial_progress);
+  if (s.reliability) r.reliability = simulate_job_reliability(r, opt);
   return r;
 }
 

@@ -29,6 +29,20 @@ struct Breakdown {
   int64_t rank = 0;           // the pipeline rank the breakdown describes (the busiest)
 };
 
+// The scenario's `step_faults` (engine.hpp, "Faults"). The step itself (step_time_s and every
+// metric) is simulated with the slow events only: it is the step the job runs at, before and after
+// a failure's recovery. Each other simulation runs only when it differs from that one.
+struct StepFaultsResult {
+  Seconds nccl_timeout;
+  std::optional<double> healthy_step_time_s;  // without any fault; when there is a slow event
+  std::optional<StepFaultEvent> failure;      // the "fail" event
+  std::optional<StepFaultOutcome> outcome;    // what it did (failure only)
+  bool full_fidelity = false;                 // whether the failure was simulated for every GPU
+  // The step is redone after recovery, so every second of it up to detection is lost:
+  // detected_at when the failure stalled the step, 0 when it had no effect.
+  double lost_s = 0;
+};
+
 struct RunResult {
   Scenario scenario;  // with auto settings resolved
   ResolvedPlan plan;
@@ -41,7 +55,8 @@ struct RunResult {
   double mfu = 0, hfu = 0;
   Breakdown breakdown;
   bool full_fidelity = false;
-  std::optional<JobReliability> reliability;  // when the scenario has failures
+  std::optional<JobReliability> reliability;    // when the scenario has failures
+  std::optional<StepFaultsResult> step_faults;  // when the scenario's step_faults has events
 };
 
 RunResult run_scenario(Scenario s, const EngineOptions& opt = {});

@@ -5,7 +5,8 @@
 //                "shape": 0.8, "scale": "30 d",      weibull
 //                "trace": "traces/x.csv",            trace (required)
 //                "components": "llama3" | {"faulty-gpu": 0.001, "my-cause": {"per_node_day": 1e-4,
-//                              "scope": "gpu"}},     poisson, weibull
+//                              "scope": "gpu", "takes": "node" | "pod" | 4, "silent": "6 h"}},
+//                                                    poisson, weibull
 //                "planned": {"every": "1 d", "duration": "10 min"},
 //                "horizon": "54 d", "trials": 200}
 //   "recovery": {"kind": "checkpoint-restart", "checkpoint_interval": "auto" | "30 min",
@@ -16,6 +17,9 @@
 //   "recovery": {"kind": "just-in-time-checkpoint", "checkpoint_interval": "auto" | "none" | "6 h",
 //                "jit_cost": "5 s", ...}
 //   "recovery": {"kind": "spares", "spares": "auto" | 16, "swap": "1 min", "repair": "1 d", ...}
+//   "recovery": {"kind": "reconfigure" | "redundant" | "reroute" | "swarm", "pause": "auto" | "20 s",
+//                "repair": "5 min" (default: restart), "warning": "2 min" (reconfigure), ...}
+//   any strategy: "blocking": false, "snapshot": "auto" | "1 s", "background_slowdown": "auto" | 0.05
 //
 // Sources are in ../shared/reference/reliability.md (sections named below).
 #include "sim/scenario/reliability_spec.hpp"
@@ -39,8 +43,17 @@ const char* to_string(RecoveryKind k) {
     case RecoveryKind::IN_MEMORY_CHECKPOINT: return "in-memory-checkpoint";
     case RecoveryKind::JUST_IN_TIME_CHECKPOINT: return "just-in-time-checkpoint";
     case RecoveryKind::SPARES: return "spares";
+    case RecoveryKind::RECONFIGURE: return "reconfigure";
+    case RecoveryKind::REDUNDANT: return "redundant";
+    case RecoveryKind::REROUTE: return "reroute";
+    case RecoveryKind::SWARM: return "swarm";
   }
   return "checkpoint-restart";
+}
+
+bool is_continuing(RecoveryKind k) {
+  return k == RecoveryKind::RECONFIGURE || k == RecoveryKind::REDUNDANT || k == RecoveryKind::REROUTE ||
+         k == RecoveryKind::SWARM;
 }
 
 const char* to_string(FailureScope s) {
@@ -90,7 +103,7 @@ constexpr double DEFAULT_DETECTION_S = 150, DEFAULT_RESTART_S = 300;
 // overhead on training throughput", B4 [P]), so 0.04 s is the pessimistic side. Storage fallback
 // every 3 h: Gemini's "Strawman" baseline and BLOOM's interval (B3/B4, A3). Replicas: 2 (our
 // default: each shard in its node's memory and one peer's, the least that survives one node loss).
-constexpr double DEFAULT_MEMORY_WRITE_S = 0.04, DEFAULT_STORAGE_INTERVAL_S = 3 * 3600.0;
+constexpr double DEFAULT_MEMORY_WRITE_S = 0.04, DEFAULT_STORAGE_INTERVAL_S = FALLBACK_STORAGE_INTERVAL_S;
 constexpr int64_t MAX_REPLICAS = 64;
 // just-in-time-checkpoint (Gupta et al., EuroSys'24, B4 [P abstract]): "a few seconds per GPU" to
 // save from a surviving replica and restore; taken as 5 s (our reading of "a few").
@@ -101,6 +114,9 @@ constexpr double DEFAULT_JIT_COST_S = 5;
 // default, 5% of the nodes: Delta/NCSA's "about 5% overprovisioning is needed to handle GPU
 // failures" (A3 [P abstract]); BLOOM ran 4 spares for 48 nodes (8%, A3).
 constexpr double DEFAULT_SWAP_S = 60, DEFAULT_REPAIR_S = 86400;
+// Asynchronous checkpoints: the background write may slow the step by at most half (a larger
+// slowdown makes the write blocking in all but name).
+constexpr double MAX_BACKGROUND_SLOWDOWN = 0.5;
 // Trace files (format below).
 constexpr size_t MAX_TRACE_BYTES = size_t{64} << 20;
 constexpr size_t MAX_TRACE_ROWS = size_t{1} << 20;
@@ -155,6 +171,19 @@ std::vector<std::string> known_names() {
   return known;
 }
 
+// "takes": "node" (1), "pod" (TAKES_POD, resolved with the cluster) or N >= 1 consecutive nodes.
+int64_t read_takes(const ParamReader& t) {
+  const std::string expected = "\"node\", \"pod\" or a whole number of consecutive nodes >= 1";
+  if (t.is_string()) {
+    const std::string word = t.as_string();
+    if (word == "node") return 1;
+    if (word == "pod") return TAKES_POD;
+    t.fail(unknown("unknown group", word, {"node", "pod"}), expected);
+  }
+  if (!t.is_number()) t.fail("is not a string or a number", expected);
+  return t.as_count(1, MAX_RELIABILITY_NODES);
+}
+
 std::vector<FailureComponent> read_components(const ParamReader& c) {
   if (c.is_string()) {
     const std::string name = c.as_string();
@@ -170,8 +199,15 @@ std::vector<FailureComponent> read_components(const ParamReader& c) {
     f.name = name;
     if (name.empty() || escape_for_terminal(name) != name)
       v.fail("a component name must be printable text, not empty", "a name such as faulty-gpu");
-    if (v.is_object()) {  // {"per_node_day": r, "scope": "gpu"}: a cause of the user's own
-      v.expect_keys({"per_node_day", "scope"});
+    if (v.is_object()) {  // {"per_node_day": r, "scope": "gpu", "takes": .., "silent": ..}: a cause of the user's own
+      v.expect_keys({"per_node_day", "scope", "takes", "silent"});
+      if (auto t = v.find("takes")) f.takes_nodes = read_takes(*t);
+      if (auto l = v.find("silent")) {
+        f.silent_latency = l->as_seconds();  // refuses 0, negatives and non-durations
+        if (f.silent_latency.value > MAX_HORIZON_DAYS * DAY)
+          l->fail(format_seconds(f.silent_latency) + " is out of range",
+                  "a mean detection latency of at most " + g(MAX_HORIZON_DAYS) + " d");
+      }
       f.per_node_day = rate(v.at("per_node_day"));
       const auto known_scope = known_component_scope(name);
       if (v.has("scope")) {
@@ -316,12 +352,16 @@ void parse_failures(FailureSpec& f, const ParamReader& r) {
 
 // The keys each strategy takes; a key of another strategy is refused by name.
 std::vector<std::string> recovery_keys(const std::string& kind) {
-  std::vector<std::string> keys = {"kind", "checkpoint_write", "reload", "blocking", "detection", "restart"};
+  std::vector<std::string> keys = {"kind",      "checkpoint_write", "reload",   "blocking",
+                                   "detection", "restart",          "snapshot", "background_slowdown"};
   if (kind == "checkpoint-restart") keys.push_back("checkpoint_interval");
   if (kind == "in-memory-checkpoint")
     keys.insert(keys.end(), {"interval", "memory_write", "memory_reload", "replicas", "storage_interval"});
   if (kind == "just-in-time-checkpoint") keys.insert(keys.end(), {"checkpoint_interval", "jit_cost"});
   if (kind == "spares") keys.insert(keys.end(), {"checkpoint_interval", "spares", "swap", "repair"});
+  if (kind == "reconfigure" || kind == "redundant" || kind == "reroute" || kind == "swarm")
+    keys.insert(keys.end(), {"checkpoint_interval", "pause", "repair"});
+  if (kind == "reconfigure") keys.push_back("warning");
   return keys;
 }
 
@@ -332,18 +372,14 @@ void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
   rec.jit_cost = Seconds(DEFAULT_JIT_COST_S);
   rec.swap = Seconds(DEFAULT_SWAP_S);
   rec.repair = Seconds(DEFAULT_REPAIR_S);
+  rec.repair_given = false;
   if (!r) return;
   r->expect_object();
   auto k = r->at("kind");
   const std::string kind = k.as_string();
-  const std::vector<std::string> built = {"checkpoint-restart", "in-memory-checkpoint", "just-in-time-checkpoint",
-                                          "spares"};
-  if (std::find(built.begin(), built.end(), kind) == built.end()) {
-    if (std::find(RECOVERY_KINDS.begin(), RECOVERY_KINDS.end(), kind) != RECOVERY_KINDS.end())
-      k.fail("recovery strategy '" + kind + "' is not implemented in this version", "one of " + join(built));
-    k.fail(unknown("unknown recovery strategy", kind, RECOVERY_KINDS),
-           "one of " + join(built) + " (later: reconfigure, redundant, reroute, swarm)");
-  }
+  if (std::find(RECOVERY_KINDS.begin(), RECOVERY_KINDS.end(), kind) == RECOVERY_KINDS.end())
+    k.fail(unknown("unknown recovery strategy", kind, RECOVERY_KINDS), "one of " + join(RECOVERY_KINDS));
+  const std::vector<std::string>& built = RECOVERY_KINDS;
   const auto allowed = recovery_keys(kind);
   for (const auto& key : r->keys()) {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
@@ -357,6 +393,10 @@ void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
   rec.kind = kind == "in-memory-checkpoint"      ? RecoveryKind::IN_MEMORY_CHECKPOINT
              : kind == "just-in-time-checkpoint" ? RecoveryKind::JUST_IN_TIME_CHECKPOINT
              : kind == "spares"                  ? RecoveryKind::SPARES
+             : kind == "reconfigure"             ? RecoveryKind::RECONFIGURE
+             : kind == "redundant"               ? RecoveryKind::REDUNDANT
+             : kind == "reroute"                 ? RecoveryKind::REROUTE
+             : kind == "swarm"                   ? RecoveryKind::SWARM
                                                  : RecoveryKind::CHECKPOINT_RESTART;
   if (auto v = r->find("checkpoint_interval")) {
     if (rec.kind == RecoveryKind::JUST_IN_TIME_CHECKPOINT && v->is_string() && v->as_string() == "none")
@@ -371,6 +411,23 @@ void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
   if (auto v = r->find("checkpoint_write")) rec.checkpoint_write = auto_seconds(*v);
   if (auto v = r->find("reload")) rec.reload = auto_seconds(*v);
   if (auto v = r->find("blocking")) rec.blocking = v->as_bool();
+  for (const std::string key : {"snapshot", "background_slowdown"}) {
+    auto v = r->find(key);
+    if (v && rec.blocking)
+      v->fail("'" + key + "' applies to asynchronous checkpoints only", "\"blocking\": false, or no '" + key + "'");
+  }
+  if (auto v = r->find("snapshot")) rec.snapshot = auto_seconds(*v);
+  if (auto v = r->find("background_slowdown")) {
+    if (!(v->is_string() && v->as_string() == "auto")) {
+      const double x = v->as_number();
+      if (!(x >= 0 && x <= MAX_BACKGROUND_SLOWDOWN))
+        v->fail(g(x) + " is out of range",
+                "a fraction of the step in [0, " + g(MAX_BACKGROUND_SLOWDOWN) + "], or \"auto\"");
+      rec.background_slowdown = x;
+    }
+  }
+  if (auto v = r->find("pause")) rec.pause = auto_seconds(*v);
+  if (auto v = r->find("warning")) rec.warning = v->as_seconds();
   if (auto v = r->find("detection")) rec.detection = v->as_seconds();
   if (auto v = r->find("restart")) rec.restart = v->as_seconds();
   if (auto v = r->find("interval")) {
@@ -384,7 +441,14 @@ void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
     if (!(v->is_string() && v->as_string() == "auto")) rec.spares = v->as_count(0, int64_t{1} << 17);
   }
   if (auto v = r->find("swap")) rec.swap = v->as_seconds();
-  if (auto v = r->find("repair")) rec.repair = v->as_seconds();
+  if (auto v = r->find("repair")) {
+    rec.repair = v->as_seconds();
+    rec.repair_given = true;
+  }
+  // A continuing job gets a replacement for a failed node from the scheduler that would restart a
+  // checkpoint-restart job: by default in the same `restart` time (the node itself is repaired
+  // elsewhere, as for checkpoint-restart's restart).
+  if (is_continuing(rec.kind) && !rec.repair_given) rec.repair = rec.restart;
 }
 
 }  // namespace
@@ -395,6 +459,9 @@ const std::vector<FailureComponent>& llama3_components() {
   // sits under the switch); software bug, dependency and NCCL watchdog timeouts (category
   // "Unknown") → JOB (the whole job restarts, no hardware is lost); the Host category (NIC, SSD,
   // power supply, chassis, IO board, CPU, system memory) and unplanned host maintenance → NODE.
+  // Every row takes one node per failure (takes_nodes 1): the paper does not say how many nodes a
+  // switch/cable failure took. Its silent-data-corruption row is detected at once (silent_latency
+  // 0) since the paper gives no detection latency; an explicit component can set "silent".
   static const std::vector<FailureComponent> rows = [] {
     const struct {
       const char* name;
@@ -446,7 +513,9 @@ std::optional<FailureScope> known_component_scope(const std::string& name) {
 // `component` names the cause (its scope from known_component_scope, else NODE; a name one typo
 // away from a known one is refused), `location` is free
 // text (a node name or index, may be empty). No quoting: a field holds no comma. At most 2^20 rows
-// and 64 MiB. Failures after the horizon are ignored by the simulation.
+// and 64 MiB. Failures after the horizon are ignored by the simulation. `time` is when the failure
+// was detected: for a component the spec declares silent, the process dates the corruption at
+// time − its mean latency (clamped at 0); one the spec declares with "takes" takes that group.
 std::vector<TracedFailure> read_failure_trace(const std::string& path) {
   const std::string text =
       read_regular_file(path, MAX_TRACE_BYTES, "CSV failure trace", "a failure trace of at most 64 MiB and 2^20 rows");

@@ -25,7 +25,20 @@ struct FailureComponent {
   std::string name;         // "faulty-gpu", "gpu-hbm3", "software-bug", ...
   double per_node_day = 0;  // this cause's rate per node per day (> 0)
   FailureScope scope = FailureScope::NODE;
+  // Correlated failures ("takes"): each event takes down the aligned group of takes_nodes
+  // consecutive nodes holding the drawn node (a leaf switch, a pod): first = (node / takes) · takes,
+  // count = min(takes, nodes − first). The rate stays per node-day (events over the job = rate ·
+  // nodes, as for every cause); only what one event takes grows. TAKES_POD until the scenario
+  // resolves "pod" against its cluster (scenario.cpp).
+  int64_t takes_nodes = 1;
+  // Silent data corruption ("silent"): the mean time from the corruption to its detection, each
+  // event's latency drawn from an exponential of this mean; the job sees the event when it is
+  // detected. 0: not silent, detected at once.
+  Seconds silent_latency{};
 };
+
+// FailureComponent::takes_nodes for "takes": "pod" before the cluster is known.
+inline constexpr int64_t TAKES_POD = 0;
 
 // A failure read from a trace file (CSV: time, component, location).
 struct TracedFailure {
@@ -58,7 +71,18 @@ struct FailureSpec {
   int64_t trials = 0;        // Monte Carlo trials, at most MAX_TRIALS
 };
 
-enum class RecoveryKind { CHECKPOINT_RESTART, IN_MEMORY_CHECKPOINT, JUST_IN_TIME_CHECKPOINT, SPARES };
+enum class RecoveryKind {
+  CHECKPOINT_RESTART,
+  IN_MEMORY_CHECKPOINT,
+  JUST_IN_TIME_CHECKPOINT,
+  SPARES,
+  RECONFIGURE,  // Oobleck (pipeline templates), Parcae (live migration with a warning)
+  REDUNDANT,    // Bamboo
+  REROUTE,      // ReCycle / SlipStream
+  SWARM,        // SWARM parallelism
+};
+// The strategies that keep training through a hardware failure (sim/reliability/degradation.hpp).
+bool is_continuing(RecoveryKind k);
 const char* to_string(RecoveryKind k);
 
 struct RecoverySpec {
@@ -72,6 +96,11 @@ struct RecoverySpec {
   Seconds detection;                        // failure to detection
   Seconds restart;                          // detection to the job running again (scheduling, init)
   bool blocking = true;  // checkpoint writes stop training (false: a snapshot, then a background write)
+  // Asynchronous checkpoints (blocking = false): the blocking copy to host memory (nullopt = "auto":
+  // a GPU's share of the checkpoint at the measured staging rate) and the step's slowdown while the
+  // write runs in the background (nullopt = "auto": the share of the node's NIC bandwidth it takes).
+  std::optional<Seconds> snapshot;
+  std::optional<double> background_slowdown;
   // in-memory-checkpoint (Gemini): checkpoints to peers' CPU memory.
   std::optional<Seconds> memory_interval;  // `interval`; nullopt = every step
   Seconds memory_write;                    // blocking cost of one in-memory checkpoint
@@ -82,7 +111,14 @@ struct RecoverySpec {
   // spares: a pool of hot spare nodes.
   std::optional<int64_t> spares;  // nullopt = "auto": 5% of the nodes, rounded up
   Seconds swap;                   // a spare joining the job after detection (replaces `restart`)
-  Seconds repair;                 // a failed node back in the pool
+  Seconds repair;                 // spares: a failed node back in the pool (default 24 h); continuing strategies: a
+                                  // replacement in the job (default: `restart`)
+  bool repair_given = false;
+  // reconfigure, redundant, reroute, swarm: the stop after detection while the job re-plans
+  // (nullopt = "auto": the strategy's default, reliability_spec.cpp), and a preemption notice
+  // (reconfigure only: Parcae's live migration; 0 = none).
+  std::optional<Seconds> pause;
+  Seconds warning;
 };
 
 struct ReliabilitySpec {
@@ -93,6 +129,10 @@ struct ReliabilitySpec {
 };
 
 inline constexpr int64_t MAX_TRIALS = 100000;
+// Storage checkpoints of strategies that rarely need them (in-memory-checkpoint's fallback; the
+// longest "auto" interval of the continuing strategies): every 3 h, BLOOM's interval and Gemini's
+// "Strawman" baseline (reliability.md A3, B4).
+inline constexpr double FALLBACK_STORAGE_INTERVAL_S = 3 * 3600.0;
 // The reliability simulation keeps one failure stream per node (Weibull renewal): at most this
 // many nodes.
 inline constexpr int64_t MAX_RELIABILITY_NODES = int64_t{1} << 17;

@@ -1,5 +1,7 @@
 #include "sim/scenario/scenario.hpp"
 
+#include <algorithm>
+
 #include "sim/core/data_files.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
@@ -121,8 +123,8 @@ void cross_check(const Scenario& s, const ParamReader& r) {
 }  // namespace
 
 Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_dir) {
-  r.expect_keys(
-      {"kind", "name", "description", "seed", "model", "cluster", "parallelism", "training", "failures", "recovery"});
+  r.expect_keys({"kind", "name", "description", "seed", "model", "cluster", "parallelism", "training", "failures",
+                 "recovery", "step_faults"});
   if (auto k = r.find("kind")) k->as_choice({"scenario"});
   const std::string base_dir = r.directory();
   Scenario s;
@@ -133,6 +135,7 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
   s.cluster = ClusterSpec::parse(section(r, "cluster", base_dir, data_dir, "topologies"), data_dir);
   s.plan = ParallelPlan::parse(r.at("parallelism"));
   s.training = TrainingSpec::parse(r.at("training"));
+  if (auto f = r.find("step_faults")) s.step_faults = StepFaults::parse(*f, s.cluster);
   if (s.plan.pp == 1 && s.plan.virtual_stages.is_auto()) s.plan.virtual_stages.value = 1;
   if (!s.plan.schedule_given && s.plan.virtual_stages.value > 1) s.plan.schedule = Schedule::INTERLEAVED;
   // An empty `failures` object (as in DESIGN.md's template) or none: no failures; `recovery`
@@ -156,6 +159,20 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
           r.file(), "/recovery/replicas",
           std::to_string(rec.replicas) + " replicas but the cluster has " + std::to_string(nodes) + " nodes",
           "at most one replica per node");
+    // "takes": "pod" is a pod's nodes (the whole cluster when pod_gpus is 0 or larger than it); a
+    // group of more nodes than the cluster has is a mistake.
+    const int64_t pod_gpus = s.cluster.scale_out.pod_gpus;
+    const int64_t pod_nodes = pod_gpus > 0 ? std::clamp<int64_t>(pod_gpus / s.cluster.gpus_per_node, 1, nodes) : nodes;
+    for (auto& c : s.reliability->failures.components) {
+      if (c.takes_nodes == TAKES_POD)
+        c.takes_nodes = pod_nodes;
+      else if (c.takes_nodes > nodes)
+        failures->at("components")
+            .at(c.name)
+            .at("takes")
+            .fail(std::to_string(c.takes_nodes) + " nodes but the cluster has " + std::to_string(nodes),
+                  "a group of at most the cluster's nodes, or \"pod\"");
+    }
   } else if (recovery && !recovery->keys().empty())
     recovery->fail("a recovery strategy needs a failures section",
                    "a \"failures\" object with a kind, or no recovery section");

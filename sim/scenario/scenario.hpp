@@ -13,6 +13,7 @@
 #include "sim/scenario/model.hpp"
 #include "sim/scenario/plan.hpp"
 #include "sim/scenario/reliability_spec.hpp"
+#include "sim/scenario/step_faults.hpp"
 
 namespace sim {
 
@@ -28,6 +29,8 @@ struct Scenario {
   TrainingSpec training;
   // The `failures` and `recovery` sections; nullopt when `failures` is absent or empty.
   std::optional<ReliabilitySpec> reliability;
+  // The `step_faults` section: slow or failed components inside the simulated step; empty when absent.
+  StepFaults step_faults;
 
   int64_t microbatches() const {  // per pipeline per step; valid once micro_batch is resolved
     return training.global_batch / (plan.dp * training.micro_batch.value);

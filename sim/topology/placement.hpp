@@ -23,6 +23,10 @@ class Placement {
   Placement(const ClusterSpec& cluster, const ParallelPlan& plan);
 
   int64_t gpu(const RankCoord& c) const { return c.tp + tp_ * (c.cp + cp_ * (c.pp + pp_ * c.dp)); }
+  // The inverse of gpu(): the coordinates of GPU `gpu` in [0, tp*cp*pp*dp).
+  RankCoord coord(int64_t gpu) const {
+    return {gpu % tp_, gpu / tp_ % cp_, gpu / (tp_ * cp_) % pp_, gpu / (tp_ * cp_ * pp_)};
+  }
   int64_t node(int64_t gpu) const { return gpu / gpus_per_node_; }
   int64_t local(int64_t gpu) const { return gpu % gpus_per_node_; }
   // Global NIC index (node * nics_per_node + rail) that GPU `gpu` sends through.

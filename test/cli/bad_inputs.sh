@@ -120,6 +120,36 @@ case("oversubscription-below-1", "/cluster/scale_out/oversubscription", "is out 
 case("layers-per-stage-object", "/parallelism/layers_per_stage", "is object (expected an array)",
      all_of(pp2, put("parallelism.layers_per_stage", {"0": 24})))
 
+# --- step_faults (base: 8 GPUs on one node with 8 NICs) --------------------------------------------
+def faults(*events, **extra):
+    return put("step_faults", dict(extra, events=list(events)))
+case("fault-gpu-out-of-range", "/step_faults/events/0/gpu", "8 is out of range",
+     faults({"kind": "slow", "gpu": 8, "factor": 2}))
+case("fault-nic-out-of-range", "/step_faults/events/0/nic", "8 is out of range",
+     faults({"kind": "fail", "nic": 8, "at": "1 s"}))
+case("fault-factor-below-1", "/step_faults/events/0/factor", "0.5 is out of range",
+     faults({"kind": "slow", "gpu": 1, "factor": 0.5}))
+case("fault-factor-string", "/step_faults/events/0/factor", "is string",
+     faults({"kind": "slow", "gpu": 1, "factor": "2x"}))
+case("fault-negative-at", "/step_faults/events/0/at", "'-1 s' is out of range",
+     faults({"kind": "fail", "gpu": 1, "at": "-1 s"}))
+case("fault-two-failures", "/step_faults/events/1", 'at most one "fail" event',
+     faults({"kind": "fail", "gpu": 1, "at": "1 s"}, {"kind": "fail", "nic": 2, "at": "2 s"}))
+case("fault-zero-timeout", "/step_faults/nccl_timeout", "'0 s' is not positive",
+     faults({"kind": "slow", "gpu": 1, "factor": 2}, nccl_timeout="0 s"))
+case("fault-no-component", "/step_faults/events/0", "names no component",
+     faults({"kind": "slow", "factor": 2}))
+case("fault-gpu-and-nic", "/step_faults/events/0", "names both a gpu and a nic",
+     faults({"kind": "fail", "gpu": 1, "nic": 1, "at": "1 s"}))
+case("fault-factor-on-fail", "/step_faults/events/0/factor", "unknown key 'factor'",
+     faults({"kind": "fail", "gpu": 1, "at": "1 s", "factor": 2}))
+case("fault-unknown-kind", "/step_faults/events/0/kind", "'crash' is not known",
+     faults({"kind": "crash", "gpu": 1}))
+case("fault-events-object", "/step_faults/events", "is object (expected an array)",
+     put("step_faults", {"events": {"kind": "slow", "gpu": 1, "factor": 2}}))
+case("fault-unknown-key", "/step_faults/timeout", "unknown key 'timeout'",
+     put("step_faults", {"timeout": "60 s", "events": []}))
+
 # --- quantities --------------------------------------------------------------------------------
 case("unit-does-not-parse", "/cluster/scale_up/bandwidth", "'300 GB/parsec' does not parse",
      put("cluster.scale_up.bandwidth", "300 GB/parsec"))
@@ -237,6 +267,17 @@ case("zero-rate", "/failures/per_node_day", "0 is not positive", failures(per_no
 case("zero-component-rate", "/failures/components/faulty-gpu", "0 is not positive",
      failures(components={"faulty-gpu": 0}))
 case("zero-horizon", "/failures/horizon", "'0 d' is not positive", failures(horizon="0 d"))
+# "takes" (a switch or pod failing together) and "silent" (corruption detected late) on a component;
+# base.json's cluster is one node of 8 GPUs.
+def switch(**fields):
+    return failures(components={"sw": dict({"per_node_day": 0.001}, **fields)})
+case("takes-zero", "/failures/components/sw/takes", "0 is out of range", switch(takes=0))
+case("takes-negative", "/failures/components/sw/takes", "-1 is out of range", switch(takes=-1))
+case("takes-unknown-word", "/failures/components/sw/takes", "unknown group 'rack'", switch(takes="rack"))
+case("takes-beyond-cluster", "/failures/components/sw/takes", "2 nodes but the cluster has 1", switch(takes=2))
+case("silent-zero", "/failures/components/sw/silent", "'0s' is not positive", switch(silent="0s"))
+case("silent-negative", "/failures/components/sw/silent", "'-6 h' is not positive", switch(silent="-6 h"))
+case("silent-not-a-duration", "/failures/components/sw/silent", "'soon' does not parse", switch(silent="soon"))
 case("unknown-failure-kind", "/failures/kind", "unknown failure model 'poison' (did you mean 'poisson'?)",
      put("failures", {"kind": "poison"}))
 case("key-of-another-kind", "/failures/shape", "'shape' does not apply to kind 'poisson'", failures(shape=0.8))
@@ -254,9 +295,12 @@ case("replicas-beyond-cluster", "/recovery/replicas", "2 replicas but the cluste
 case("unknown-strategy", "/recovery/kind",
      "unknown recovery strategy 'checkpoint-restat' (did you mean 'checkpoint-restart'?)",
      all_of(failures(), put("recovery", {"kind": "checkpoint-restat"})))
-case("strategy-not-implemented", "/recovery/kind",
-     "recovery strategy 'reconfigure' is not implemented in this version",
-     all_of(failures(), put("recovery", {"kind": "reconfigure"})))
+case("async-key-when-blocking", "/recovery/snapshot", "'snapshot' applies to asynchronous checkpoints only",
+     all_of(failures(), put("recovery", {"kind": "checkpoint-restart", "snapshot": "2 s"})))
+case("slowdown-out-of-range", "/recovery/background_slowdown", "1.5 is out of range",
+     all_of(failures(), put("recovery", {"kind": "checkpoint-restart", "blocking": False, "background_slowdown": 1.5})))
+case("warning-of-another-strategy", "/recovery/warning", "'warning' does not apply to strategy 'reroute'",
+     all_of(failures(), put("recovery", {"kind": "reroute", "warning": "2 min"})))
 case("unknown-strategy-parameter", "/recovery/replica", "unknown key 'replica' (did you mean 'replicas'?)",
      all_of(failures(), put("recovery", {"kind": "in-memory-checkpoint", "replica": 2})))
 case("parameter-of-another-strategy", "/recovery/spares", "'spares' does not apply to strategy 'checkpoint-restart'",

@@ -174,9 +174,13 @@ TEST_CASE("failures: refusals, one line each, naming the path", "[scenario]") {
       {R"({"kind": "trace", "trace": "no-such-trace.csv"})", "", "", "no such file"},
       {R"({"kind": "poisson"})", R"({"kind": "checkpoint-restrat"})", "/kind",
        "unknown recovery strategy 'checkpoint-restrat' (did you mean 'checkpoint-restart'?)"},
-      {R"({"kind": "poisson"})", R"({"kind": "reconfigure"})", "/kind",
-       "recovery strategy 'reconfigure' is not implemented in this version"},
-      {R"({"kind": "poisson"})", R"({"kind": "swarm"})", "/kind", "is not implemented in this version"},
+      {R"({"kind": "poisson"})", R"({"kind": "swarm", "warning": "30 s"})", "/warning",
+       "'warning' does not apply to strategy 'swarm'"},
+      {R"({"kind": "poisson"})", R"({"kind": "checkpoint-restart", "snapshot": "1 s"})", "/snapshot",
+       "'snapshot' applies to asynchronous checkpoints only"},
+      {R"({"kind": "poisson"})", R"({"kind": "checkpoint-restart", "blocking": false, "background_slowdown": 0.9})",
+       "/background_slowdown", "0.9 is out of range"},
+      {R"({"kind": "poisson"})", R"({"kind": "reconfigure", "pause": "-1 s"})", "/pause", "'-1 s' is not positive"},
       {R"({"kind": "poisson"})", R"({"kind": "checkpoint-restart", "checkpoint_interval": "0 s"})",
        "/checkpoint_interval", "'0 s' is not positive"},
       {R"({"kind": "poisson"})", R"({"kind": "checkpoint-restart", "checkpoint_write": "sometimes"})",
@@ -361,4 +365,66 @@ TEST_CASE("recovery strategies: in-memory, just-in-time and spares parameters, d
     CHECK_THAT(msg, Contains(c.fragment));
     CHECK(msg.find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("components: takes (node, pod, N nodes) and silent (mean detection latency), refusals", "[scenario]") {
+  const auto f = parse(R"({"kind": "poisson", "components": {
+      "leaf": {"per_node_day": 1e-3, "takes": 4, "silent": "6 h"},
+      "spine": {"per_node_day": 1e-3, "takes": "pod"},
+      "host": {"per_node_day": 1e-3, "takes": "node"},
+      "faulty-gpu": 1e-3}})")
+                     .failures;
+  REQUIRE(f.components.size() == 4);  // in key order: faulty-gpu, host, leaf, spine
+  CHECK(f.components[0].takes_nodes == 1);
+  CHECK(f.components[0].silent_latency.value == 0);
+  CHECK(f.components[1].takes_nodes == 1);
+  CHECK(f.components[2].takes_nodes == 4);
+  CHECK(f.components[2].silent_latency.value == Approx(6 * 3600));
+  CHECK(f.components[3].takes_nodes == sim::TAKES_POD);  // resolved with the cluster, below
+  // The Llama 3 rows take one node each and none is silent (Table 5 gives neither).
+  for (const auto& c : sim::llama3_components()) CHECK((c.takes_nodes == 1 && c.silent_latency.value == 0));
+
+  // "pod" through parse_scenario: pod_gpus / gpus_per_node nodes. 64 A100s = 8 nodes of 8 GPUs;
+  // pods of 32 GPUs = 4 nodes; pods of 128 GPUs = all 8; quickstart's own 4,480-GPU pod is larger
+  // than its 16 GPUs, so the whole 2-node cluster.
+  auto base = sim::scenario_reader(QUICKSTART);
+  const std::string pod = R"({"kind": "poisson", "components": {"spine": {"per_node_day": 1e-3, "takes": "pod"}}})";
+  auto takes_of = [&](const sim::ParamReader& r) {
+    return sim::parse_scenario(r.with_value("failures", pod), DATA).reliability->failures.components[0].takes_nodes;
+  };
+  auto big = base.with_value("cluster.gpus", "64").with_value("parallelism.dp", "\"auto\"");
+  CHECK(takes_of(big.with_value("cluster.scale_out.pod_gpus", "32")) == 32 / 8);
+  CHECK(takes_of(big.with_value("cluster.scale_out.pod_gpus", "128")) == 8);  // a pod beyond the cluster: all of it
+  CHECK(takes_of(base) == 2);
+
+  struct Case {
+    const char* component;
+    const char* where;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {R"({"per_node_day": 1e-3, "takes": 0})", "/takes", "0 is out of range"},
+      {R"({"per_node_day": 1e-3, "takes": -1})", "/takes", "-1 is out of range"},
+      {R"({"per_node_day": 1e-3, "takes": 2.5})", "/takes", "is not a whole number"},
+      {R"({"per_node_day": 1e-3, "takes": "rack"})", "/takes", "unknown group 'rack'"},
+      {R"({"per_node_day": 1e-3, "takes": "pods"})", "/takes", "unknown group 'pods' (did you mean 'pod'?)"},
+      {R"({"per_node_day": 1e-3, "silent": "0 s"})", "/silent", "'0 s' is not positive"},
+      {R"({"per_node_day": 1e-3, "silent": "-6 h"})", "/silent", "'-6 h' is not positive"},
+      {R"({"per_node_day": 1e-3, "silent": "soon"})", "/silent", "'soon' does not parse"},
+      {R"({"per_node_day": 1e-3, "silent": 6})", "/silent", "is number"},
+      {R"({"per_node_day": 1e-3, "silent": "3651 d"})", "/silent", "is out of range"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.component);
+    auto msg = refusal(std::string(R"({"kind": "poisson", "components": {"sw": )") + c.component + "}}");
+    CHECK_THAT(msg, StartsWith(std::string("s.json: /components/sw") + c.where + ": "));
+    CHECK_THAT(msg, Contains(c.fragment));
+  }
+  // More nodes than the cluster's (quickstart: 2): refused where the scenario is read.
+  auto msg = error_of([&] {
+    sim::parse_scenario(
+        base.with_value("failures", R"({"kind": "poisson", "components": {"sw": {"per_node_day": 1e-3, "takes": 3}}})"),
+        DATA);
+  });
+  CHECK_THAT(msg, StartsWith(QUICKSTART + ": /failures/components/sw/takes: 3 nodes but the cluster has 2"));
 }

@@ -1,0 +1,69 @@
+// Faults inside one training step: the optional top-level `step_faults` section of a scenario.
+//
+//   "step_faults": {
+//     "nccl_timeout": "600 s",                         // optional, default 600 s
+//     "events": [
+//       {"kind": "slow", "gpu": 5, "factor": 1.5},     // GPU 5's kernels take 1.5x as long
+//       {"kind": "slow", "nic": 3, "factor": 4},       // NIC 3 (global index) at 1/4 of its bandwidth
+//       {"kind": "fail", "gpu": 12, "at": "0.8 s"}     // GPU 12 dies 0.8 s into the step ("nic" too)
+//     ]
+//   }
+//
+// Each event names exactly one component: `gpu` in [0, cluster.gpus) or `nic` in
+// [0, nodes * nics_per_node) (NIC i*nics_per_node/gpus_per_node of node k is k*nics_per_node + i).
+// A "slow" event takes `factor` >= 1 (1 changes nothing; several on one component multiply); a
+// "fail" event takes `at` >= 0, seconds after the step starts. At most one "fail" event: after
+// the first failure the step is stalled and nothing later can happen in it.
+// How the engine applies them: sim/engine/engine.hpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace sim {
+
+class ParamReader;
+struct ClusterSpec;
+
+// PyTorch's ProcessGroupNCCL aborts a collective that has not finished after its timeout, 10 min
+// by default (torch.distributed init_process_group `timeout`, default_pg_timeout = 10 min for
+// NCCL); Megatron-LM passes --distributed-timeout-minutes, default 10.
+inline const Seconds DEFAULT_NCCL_TIMEOUT = Seconds(600);
+
+enum class StepFaultKind { SLOW, FAIL };
+enum class FaultTarget { GPU, NIC };
+
+struct StepFaultEvent {
+  StepFaultKind kind = StepFaultKind::SLOW;
+  FaultTarget target = FaultTarget::GPU;
+  int64_t index = 0;    // the GPU or the global NIC index
+  double factor = 1.0;  // slow: how many times longer the GPU's kernels or the NIC's transfers take
+  Seconds at;           // fail: seconds after the step starts
+};
+
+struct StepFaults {
+  Seconds nccl_timeout = DEFAULT_NCCL_TIMEOUT;
+  std::vector<StepFaultEvent> events;  // in file order
+
+  bool empty() const { return events.empty(); }
+  bool has_slow() const;
+  // The "fail" event, if any.
+  std::optional<StepFaultEvent> failure() const;
+  // The product of the slow factors on a component (1 when none).
+  double slowdown(FaultTarget target, int64_t index) const;
+  // These faults with only the "slow" events kept, or with none.
+  StepFaults slow_only() const;
+  StepFaults healthy() const;
+
+  // `r` is the `step_faults` object; the cluster bounds the GPU and NIC indices.
+  static StepFaults parse(const ParamReader& r, const ClusterSpec& cluster);
+};
+
+// "gpu 12", "nic 3".
+std::string to_string(FaultTarget target, int64_t index);
+
+}  // namespace sim
