@@ -19,8 +19,8 @@
 // - A slow GPU (factor f): its host computes at 1/f of its speed at full fidelity. Folded, its
 //   rank class computes at the pace of its slowest member: the class's tensor-parallel members
 //   wait for each other at every collective and its data-parallel members at the gradient
-//   reduction, so to first order the whole class runs f times slower. Pipeline neighbours then
-//   wait on it (the step slows by about f times the slowed stage's share of the critical path).
+//   reduction, so to first order the whole class runs f times slower. The other pipeline stages
+//   then wait on it: in steady state a pipeline runs at its slowest stage's pace.
 // - A slow NIC (factor f): its link carries 1/f of its bandwidth. Folded, a class transfer is
 //   simulated on its representative's NICs; when another member's NIC is the slow one, the
 //   transfer carries f times its bytes (the members wait for the slowest). Gradient-reduction

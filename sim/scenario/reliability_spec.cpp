@@ -159,7 +159,7 @@ std::vector<std::string> failure_keys(FailureLaw law) {
   switch (law) {
     case FailureLaw::POISSON: common.insert(common.end(), {"per_node_day", "components"}); break;
     case FailureLaw::WEIBULL: common.insert(common.end(), {"per_node_day", "shape", "scale", "components"}); break;
-    case FailureLaw::TRACE: common.insert(common.end(), {"trace"}); break;
+    case FailureLaw::TRACE: common.insert(common.end(), {"trace", "components"}); break;
   }
   return common;
 }
@@ -184,7 +184,9 @@ int64_t read_takes(const ParamReader& t) {
   return t.as_count(1, MAX_RELIABILITY_NODES);
 }
 
-std::vector<FailureComponent> read_components(const ParamReader& c) {
+// `rates`: each component has a rate (poisson, weibull); without (a trace, whose rows are its
+// failures), each is an object of what its failures do: scope, takes, silent.
+std::vector<FailureComponent> read_components(const ParamReader& c, bool rates) {
   if (c.is_string()) {
     const std::string name = c.as_string();
     if (name == "llama3") return llama3_components();
@@ -199,7 +201,13 @@ std::vector<FailureComponent> read_components(const ParamReader& c) {
     f.name = name;
     if (name.empty() || escape_for_terminal(name) != name)
       v.fail("a component name must be printable text, not empty", "a name such as faulty-gpu");
+    if (!rates && !v.is_object())
+      v.fail("a trace's failures are its rows: its components take no rate",
+             "{\"scope\": \"gpu|node|network|job\", \"takes\": ..., \"silent\": ...}");
     if (v.is_object()) {  // {"per_node_day": r, "scope": "gpu", "takes": .., "silent": ..}: a cause of the user's own
+      if (!rates && v.has("per_node_day"))
+        v.at("per_node_day")
+            .fail("a trace's failures are its rows: its components take no rate", "scope, takes or silent");
       v.expect_keys({"per_node_day", "scope", "takes", "silent"});
       if (auto t = v.find("takes")) f.takes_nodes = read_takes(*t);
       if (auto l = v.find("silent")) {
@@ -208,7 +216,7 @@ std::vector<FailureComponent> read_components(const ParamReader& c) {
           l->fail(format_seconds(f.silent_latency) + " is out of range",
                   "a mean detection latency of at most " + g(MAX_HORIZON_DAYS) + " d");
       }
-      f.per_node_day = rate(v.at("per_node_day"));
+      if (rates) f.per_node_day = rate(v.at("per_node_day"));
       const auto known_scope = known_component_scope(name);
       if (v.has("scope")) {
         const std::string s = v.at("scope").as_choice({"gpu", "node", "network", "job"});
@@ -278,13 +286,23 @@ void parse_failures(FailureSpec& f, const ParamReader& r) {
     if (f.trace_file.empty()) t.fail("is empty", "the path of a CSV file, relative to the scenario's folder");
     const std::string path = f.trace_file.front() == '/' ? f.trace_file : r.directory() + "/" + f.trace_file;
     f.trace = read_failure_trace(path);
+    if (auto c = r.find("components")) {
+      f.components = read_components(*c, false);
+      std::vector<std::string> names;  // the trace's causes: a component naming none of them is a typo
+      for (const auto& row : f.trace)
+        if (std::find(names.begin(), names.end(), row.component) == names.end()) names.push_back(row.component);
+      for (const auto& comp : f.components)
+        if (std::find(names.begin(), names.end(), comp.name) == names.end() && !c->is_string())
+          c->at(comp.name).fail("component '" + comp.name + "' names no row of the trace",
+                                "one of the trace's components: " + join(names));
+    }
   } else {
     // The node rate comes from at most one of per_node_day, scale (weibull) and explicit component
     // rates; "llama3" is a split that per_node_day or scale rescales.
     std::optional<double> given;
     if (auto p = r.find("per_node_day")) given = rate(*p);
     if (auto c = r.find("components")) {
-      f.components = read_components(*c);
+      f.components = read_components(*c, true);
       const bool explicit_rates = !c->is_string();
       if (explicit_rates && given)
         r.at("per_node_day")

@@ -428,3 +428,28 @@ TEST_CASE("components: takes (node, pod, N nodes) and silent (mean detection lat
   });
   CHECK_THAT(msg, StartsWith(QUICKSTART + ": /failures/components/sw/takes: 3 nodes but the cluster has 2"));
 }
+
+TEST_CASE("failure traces: components say what a cause's rows take down, without rates", "[scenario]") {
+  TempDir dir;
+  dir.write("traces/t.csv", "time,component,location\n1 h,leaf-switch,17\n2 h,silent-data-corruption,3\n");
+  auto spec_of = [&](const std::string& components) {
+    auto scenario =
+        dir.write("s.json", R"({"kind": "trace", "trace": "traces/t.csv", "components": )" + components + "}");
+    auto r = sim::ParamReader::load_file(scenario);
+    return sim::ReliabilitySpec::parse(r, std::nullopt).failures;
+  };
+  const auto f =
+      spec_of(R"({"leaf-switch": {"scope": "network", "takes": 16}, "silent-data-corruption": {"silent": "6 h"}})");
+  REQUIRE(f.components.size() == 2);
+  CHECK(f.components[0].takes_nodes == 16);
+  CHECK(f.components[0].scope == sim::FailureScope::NETWORK);
+  CHECK(f.components[1].silent_latency.value == Approx(6 * 3600));
+  // (What the rows then take and when they were corrupted: test/unit/reliability_failure_process_groups.cpp.)
+  // Refusals: a rate (the rows are the failures), a name no row uses (a typo).
+  CHECK_THAT(error_of([&] { spec_of(R"({"leaf-switch": 0.001})"); }),
+             Contains("/components/leaf-switch: a trace's failures are its rows: its components take no rate"));
+  CHECK_THAT(error_of([&] { spec_of(R"({"leaf-switch": {"per_node_day": 0.001}})"); }),
+             Contains("/components/leaf-switch/per_node_day: a trace's failures are its rows"));
+  CHECK_THAT(error_of([&] { spec_of(R"({"leaf-swich": {"takes": 16}})"); }),
+             Contains("/components/leaf-swich: component 'leaf-swich' names no row of the trace"));
+}
