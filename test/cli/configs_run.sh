@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every shipped scenario (configs/*.json) runs end to end.
+# Every shipped scenario (configs/**/*.json) runs end to end.
 #
 # Usage: bash configs_run.sh TRAINSIM REPO
 #
@@ -53,7 +53,8 @@ EOF
 }
 
 shopt -s nullglob
-configs=("$repo"/configs/*.json)
+# Every scenario under configs/ (not the studies' descriptions, "kind": "study").
+mapfile -t configs < <(find "$repo/configs" -name '*.json' | sort | xargs grep -L '"kind": "study"')
 if [ ${#configs[@]} -eq 0 ]; then
   fail "configs" "no files in $repo/configs"
 fi
