@@ -171,3 +171,49 @@ TEST_CASE("the H100 profile gives back the published NVLS and ring all-reduce bu
   CHECK(busbw(CollectiveAlgo::NVLS) == Approx(480).epsilon(0.01));
   CHECK(busbw(CollectiveAlgo::RING) == Approx(370).epsilon(0.01));
 }
+
+TEST_CASE("the A100 profile reproduces NCCL all-reduce on 2, 4 and 8 GPUs: 15% from 64 MiB, 30% below", "[cost]") {
+  // nccl-tests all_reduce_perf busbw (GB/s) on an 8-GPU NVSwitch A100 node, 1 MiB … 1 GiB (vTrain
+  // trace/a100/AR_GPU{2,4,8}_1M_1024M_LUT; calibration.md §2.4). busbw = S/t · 2(n-1)/n.
+  const DeviceSpec a100 =
+      DeviceSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/a100-sxm-80gb.json"));
+  const BytesPerSecond nvlink3(300e9);  // per GPU per direction (NVIDIA DGX A100 datasheet)
+  const double mib[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+  const struct {
+    int n;
+    double busbw[11];
+  } rows[] = {
+      {8, {19.8, 39.4, 76.6, 109.3, 126.3, 164.0, 202.5, 202.1, 217.2, 224.2, 229.3}},
+      {4, {30.6, 56.4, 81.4, 107.7, 140.1, 177.1, 185.1, 201.6, 208.7, 216.5, 221.9}},
+      {2, {23.7, 39.2, 68.5, 96.5, 127.2, 145.9, 165.8, 175.8, 184.4, 189.2, 197.3}},
+  };
+  for (const auto& row : rows)
+    for (size_t i = 0; i < 11; ++i) {
+      const double S = mib[i] * MiB;
+      const double t = collective_time_idle(CollectiveAlgo::RING, CollectiveKind::ALL_REDUCE, Bytes(S), row.n, nvlink3,
+                                            false, a100.collectives)
+                           .value;
+      const double busbw = S / t * busbw_factor(CollectiveKind::ALL_REDUCE, row.n) / 1e9;
+      INFO("n = " << row.n << ", " << mib[i] << " MiB: modelled " << busbw << " GB/s, measured " << row.busbw[i]);
+      CHECK(busbw == Approx(row.busbw[i]).epsilon(mib[i] >= 64 ? 0.15 : 0.30));
+    }
+}
+
+TEST_CASE("across nodes the A100 and H100 profiles give NCCL's measured busbw per NIC", "[cost]") {
+  // AddyLaddy, NVIDIA/nccl#812: DGX A100 with 8 x 200 Gb/s IB, '192GB/s AllReduce BusBW' = 24 GB/s
+  // per NIC; AddyLaddy, nccl-tests#290: NDR 400 Gb/s '46-48GB/s per NIC' (calibration.md §2.4). An
+  // all-reduce over 16 nodes (one rank per node on each rail: the rail's ring), 4 GiB.
+  const auto busbw_per_nic = [](const char* device, double nic_bytes_per_s) {
+    const DeviceSpec d = DeviceSpec::parse(
+        ParamReader::load_file(std::string(TRAINSIM_SOURCE_DIR "/topologies/devices/") + device + ".json"));
+    const double S = 4.0 * (1 << 30);
+    const double t = collective_time_idle(CollectiveAlgo::RING, CollectiveKind::ALL_REDUCE, Bytes(S), 16,
+                                          BytesPerSecond(nic_bytes_per_s), true, d.collectives)
+                         .value;
+    return S / t * busbw_factor(CollectiveKind::ALL_REDUCE, 16) / 1e9;
+  };
+  CHECK(busbw_per_nic("a100-sxm-80gb", 25e9) * 8 == Approx(192).epsilon(0.05));
+  const double ndr = busbw_per_nic("h100-sxm", 50e9);
+  CHECK(ndr >= 46 * 0.98);
+  CHECK(ndr <= 48 * 1.02);
+}
