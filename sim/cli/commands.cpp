@@ -131,8 +131,13 @@ int list() {
         {"ring         NCCL ring: all-reduce, all-gather, reduce-scatter, send/recv",
          "nvls         NVLink SHARP all-reduce inside an NVSwitch node (devices with nvls_* constants)"});
   print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)", "full"});
-  print("scale-up", {"nvswitch"});
-  print("scale-out", {"fat-tree     rail-optimised, oversubscription above a pod"});
+  const auto kinds = [](const std::vector<TopologyKind>& ks) {
+    std::vector<std::string> out;
+    for (const auto& k : ks) out.push_back(fmt::format("{:<12} {}", k.name, k.description));
+    return out;
+  };
+  print("scale-up", kinds(scale_up_kinds()));
+  print("scale-out", kinds(scale_out_kinds()));
   print("devices", json_names(data + "/topologies/devices"));
   print("topologies", json_names(data + "/topologies"));
   print("models", json_names(data + "/models"));

@@ -264,7 +264,10 @@ FlopsPerSecond ParamReader::as_flops_rate() const {
 Flops ParamReader::as_flops() const { return parse_positive<Flops>(*this, value(), parse_flops, "5 GFLOP", "FLOP"); }
 
 std::string ParamReader::as_choice(std::initializer_list<const char*> choices) const {
-  std::vector<std::string> names(choices.begin(), choices.end());
+  return as_choice(std::vector<std::string>(choices.begin(), choices.end()));
+}
+
+std::string ParamReader::as_choice(const std::vector<std::string>& names) const {
   std::string expected = "one of " + join(names);
   if (!value().is_string()) fail("is " + type_name(), expected);
   std::string s = value().get<std::string>();

@@ -66,6 +66,7 @@ class ParamReader {
   Flops as_flops() const;
   // One of `choices` (a string); the message lists them otherwise.
   std::string as_choice(std::initializer_list<const char*> choices) const;
+  std::string as_choice(const std::vector<std::string>& choices) const;
   // The provenance text of a {"value", "source"} entry, "" when absent.
   std::string source() const;
 

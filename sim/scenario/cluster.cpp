@@ -9,6 +9,12 @@ namespace sim {
 
 constexpr int64_t MAX_GPUS = 1 << 20;  // beyond this no simulation here fits in memory or time
 
+static std::vector<std::string> names_of(const std::vector<TopologyKind>& kinds) {
+  std::vector<std::string> out;
+  for (const auto& k : kinds) out.push_back(k.name);
+  return out;
+}
+
 static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir) {
   std::string path = device_file(at.as_string(), data_dir, at.directory());
   if (path.empty()) {
@@ -34,14 +40,14 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
 
   auto up = r.at("scale_up");
   up.expect_keys({"kind", "bandwidth", "latency", "nvls"});
-  c.scale_up.kind = up.at("kind").as_choice({"nvswitch"});
+  c.scale_up.kind = up.at("kind").as_choice(names_of(scale_up_kinds()));
   c.scale_up.bandwidth = up.at("bandwidth").as_bandwidth();
   if (auto l = up.find("latency")) c.scale_up.latency = l->as_seconds();
   if (auto v = up.find("nvls")) c.scale_up.nvls = v->as_bool();
 
   auto out = r.at("scale_out");
   out.expect_keys({"kind", "nics_per_node", "nic_bandwidth", "oversubscription", "pod_gpus", "latency"});
-  c.scale_out.kind = out.at("kind").as_choice({"fat-tree"});
+  c.scale_out.kind = out.at("kind").as_choice(names_of(scale_out_kinds()));
   c.scale_out.nics_per_node = out.count("nics_per_node", 1, 64);
   c.scale_out.nic_bandwidth = out.at("nic_bandwidth").as_bandwidth();
   if (auto o = out.find("oversubscription")) {
@@ -60,6 +66,18 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   c.storage_bandwidth = r.has("storage_bandwidth") ? r.at("storage_bandwidth").as_bandwidth()
                                                    : BytesPerSecond(STORAGE_BYTES_PER_S_PER_GPU * c.gpus);
   return c;
+}
+
+const std::vector<TopologyKind>& scale_up_kinds() {
+  static const std::vector<TopologyKind> kinds = {
+      {"nvswitch", "one NVLink domain per node through its NVSwitch chips (DGX/HGX A100, H100, B200)"}};
+  return kinds;
+}
+
+const std::vector<TopologyKind>& scale_out_kinds() {
+  static const std::vector<TopologyKind> kinds = {
+      {"fat-tree", "rail-optimised fat-tree of NICs, full bisection inside a pod, oversubscription above it"}};
+  return kinds;
 }
 
 }  // namespace sim

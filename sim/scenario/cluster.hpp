@@ -11,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/core/units.hpp"
 #include "sim/scenario/device.hpp"
@@ -18,6 +19,15 @@
 namespace sim {
 
 class ParamReader;
+
+// The kinds a cluster may name, each with its one-line description (`trainsim list`); their
+// builders are sim/topology/builders.cpp.
+struct TopologyKind {
+  const char* name;
+  const char* description;
+};
+const std::vector<TopologyKind>& scale_up_kinds();
+const std::vector<TopologyKind>& scale_out_kinds();
 
 struct ScaleUp {
   std::string kind = "nvswitch";

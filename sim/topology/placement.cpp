@@ -15,8 +15,7 @@ Placement::Placement(const ClusterSpec& cluster, const ParallelPlan& plan)
       pod_gpus_(cluster.scale_out.pod_gpus) {}
 
 int64_t Placement::nic(int64_t gpu) const {
-  int64_t rail = nics_per_node_ >= gpus_per_node_ ? local(gpu) : local(gpu) * nics_per_node_ / gpus_per_node_;
-  return node(gpu) * nics_per_node_ + rail;
+  return node(gpu) * nics_per_node_ + rail_of(local(gpu), gpus_per_node_, nics_per_node_);
 }
 
 int64_t Placement::class_peers_on_nic(int64_t pp_rank, int64_t gpu_id) const {

@@ -14,6 +14,12 @@ namespace sim {
 struct ClusterSpec;
 struct ParallelPlan;
 
+// The NIC (rail) a node's GPU `local` sends through: its own when the node has a NIC per GPU (or
+// more), else local · nics / gpus (GPUs share NICs in order).
+inline int64_t rail_of(int64_t local, int64_t gpus_per_node, int64_t nics_per_node) {
+  return nics_per_node >= gpus_per_node ? local : local * nics_per_node / gpus_per_node;
+}
+
 struct RankCoord {
   int64_t tp = 0, cp = 0, pp = 0, dp = 0;
 };

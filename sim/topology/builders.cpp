@@ -1,0 +1,59 @@
+#include "sim/topology/builders.hpp"
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "sim/core/error.hpp"
+#include "sim/scenario/cluster.hpp"
+#include "sim/topology/fat_tree.hpp"
+#include "sim/topology/nvswitch.hpp"
+
+namespace sim {
+namespace {
+
+constexpr int64_t SCALABLE_UNIT_NODES = 32;  // NVIDIA DGX SuperPOD RA: 32 nodes per scalable unit
+
+void nvswitch(Network& net, const ClusterSpec& c) {
+  build_nvswitch(net, {c.gpus, c.gpus_per_node, c.scale_up.bandwidth, c.scale_up.latency});
+}
+
+void fat_tree(Network& net, const ClusterSpec& c) {
+  FatTreeShape s;
+  s.nodes = c.nodes();
+  s.gpus_per_node = c.gpus_per_node;
+  s.nics_per_node = c.scale_out.nics_per_node;
+  s.nic_bandwidth = c.scale_out.nic_bandwidth;
+  s.pod_nodes = c.scale_out.pod_gpus > 0 ? std::max<int64_t>(1, c.scale_out.pod_gpus / c.gpus_per_node) : s.nodes;
+  while (s.nodes % s.pod_nodes != 0) --s.pod_nodes;  // a last, partial pod joins the others' size
+  s.oversubscription = c.scale_out.oversubscription;
+  s.leaf_nodes = std::min(SCALABLE_UNIT_NODES, s.pod_nodes);
+  while (s.pod_nodes % s.leaf_nodes != 0) --s.leaf_nodes;
+  s.latency = c.scale_out.latency;
+  build_fat_tree(net, s);
+}
+
+using Builder = std::function<void(Network&, const ClusterSpec&)>;
+const std::map<std::string, Builder>& scale_up_builders() {
+  static const std::map<std::string, Builder> m = {{"nvswitch", nvswitch}};
+  return m;
+}
+const std::map<std::string, Builder>& scale_out_builders() {
+  static const std::map<std::string, Builder> m = {{"fat-tree", fat_tree}};
+  return m;
+}
+
+}  // namespace
+
+Network build_network(const ClusterSpec& c) {
+  const auto up = scale_up_builders().find(c.scale_up.kind);
+  const auto out = scale_out_builders().find(c.scale_out.kind);
+  SIM_ASSERT(up != scale_up_builders().end(), "no builder for scale_up.kind " + c.scale_up.kind);
+  SIM_ASSERT(out != scale_out_builders().end(), "no builder for scale_out.kind " + c.scale_out.kind);
+  Network net;
+  up->second(net, c);
+  out->second(net, c);
+  return net;
+}
+
+}  // namespace sim

@@ -1,0 +1,133 @@
+#include "sim/topology/network.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+
+namespace sim {
+
+int64_t Network::add_vertex(VertexKind kind, int tier) {
+  vertices_.push_back({kind, tier});
+  adjacent_.emplace_back();
+  return static_cast<int64_t>(vertices_.size()) - 1;
+}
+
+int64_t Network::add_link(int64_t a, int64_t b, BytesPerSecond bandwidth, Seconds latency) {
+  const int64_t n = static_cast<int64_t>(vertices_.size());
+  if (a < 0 || b < 0 || a >= n || b >= n || a == b) throw std::logic_error("Network::add_link: bad vertices");
+  links_.push_back({a, b, bandwidth, latency});
+  const int64_t id = static_cast<int64_t>(links_.size()) - 1;
+  adjacent_[static_cast<size_t>(a)].emplace_back(b, id);
+  adjacent_[static_cast<size_t>(b)].emplace_back(a, id);
+  return id;
+}
+
+int64_t Network::count(VertexKind kind, int tier) const {
+  return std::count_if(vertices_.begin(), vertices_.end(),
+                       [&](const Vertex& v) { return v.kind == kind && v.tier == tier; });
+}
+
+int64_t Network::links_between(int tier_a, int tier_b) const {
+  return std::count_if(links_.begin(), links_.end(), [&](const Link& l) {
+    const int ta = vertices_[static_cast<size_t>(l.a)].tier, tb = vertices_[static_cast<size_t>(l.b)].tier;
+    return (ta == tier_a && tb == tier_b) || (ta == tier_b && tb == tier_a);
+  });
+}
+
+std::vector<int64_t> Network::route(int64_t from, int64_t to) const {
+  if (from == to) return {};
+  // Breadth-first from `from`, visiting neighbours in the order they were linked (builders link
+  // lower-indexed vertices first), so the first path found is the deterministic one.
+  std::vector<int64_t> via(vertices_.size(), -1);  // the link a vertex was reached by
+  std::vector<char> seen(vertices_.size(), 0);
+  std::deque<int64_t> queue{from};
+  seen[static_cast<size_t>(from)] = 1;
+  while (!queue.empty() && !seen[static_cast<size_t>(to)]) {
+    const int64_t v = queue.front();
+    queue.pop_front();
+    if (v != from && vertices_[static_cast<size_t>(v)].kind == VertexKind::GPU) continue;  // GPUs do not route
+    auto next = adjacent_[static_cast<size_t>(v)];
+    std::sort(next.begin(), next.end());
+    for (const auto& [w, link] : next) {
+      if (seen[static_cast<size_t>(w)]) continue;
+      seen[static_cast<size_t>(w)] = 1;
+      via[static_cast<size_t>(w)] = link;
+      queue.push_back(w);
+    }
+  }
+  if (!seen[static_cast<size_t>(to)]) throw std::logic_error("Network::route: no route");
+  std::vector<int64_t> path;
+  for (int64_t v = to; v != from;) {
+    const Link& l = links_[static_cast<size_t>(via[static_cast<size_t>(v)])];
+    path.push_back(via[static_cast<size_t>(v)]);
+    v = l.a == v ? l.b : l.a;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+BytesPerSecond Network::max_flow(const std::vector<int64_t>& from, const std::vector<int64_t>& to) const {
+  // Dinic's algorithm on the links (an arc each way at the link's bandwidth) plus a source feeding
+  // `from` and a sink fed by `to` without limit.
+  struct Arc {
+    size_t to;
+    double capacity;
+  };
+  const size_t n = vertices_.size(), source = n, sink = n + 1;
+  std::vector<Arc> arcs;
+  std::vector<std::vector<size_t>> out(n + 2);
+  const auto arc = [&](size_t a, size_t b, double c) {  // a -> b, and its residual twin (index ^ 1)
+    out[a].push_back(arcs.size());
+    arcs.push_back({b, c});
+    out[b].push_back(arcs.size());
+    arcs.push_back({a, 0});
+  };
+  for (const Link& l : links_) {
+    arc(static_cast<size_t>(l.a), static_cast<size_t>(l.b), l.bandwidth.value);
+    arc(static_cast<size_t>(l.b), static_cast<size_t>(l.a), l.bandwidth.value);
+  }
+  const double unlimited = std::numeric_limits<double>::infinity();
+  for (int64_t v : from) arc(source, static_cast<size_t>(v), unlimited);
+  for (int64_t v : to) arc(static_cast<size_t>(v), sink, unlimited);
+  std::vector<int> level(n + 2);
+  std::vector<size_t> next(n + 2);
+  const auto bfs = [&] {
+    std::fill(level.begin(), level.end(), -1);
+    std::deque<size_t> queue{source};
+    level[source] = 0;
+    while (!queue.empty()) {
+      const size_t v = queue.front();
+      queue.pop_front();
+      for (size_t i : out[v])
+        if (arcs[i].capacity > 0 && level[arcs[i].to] < 0) {
+          level[arcs[i].to] = level[v] + 1;
+          queue.push_back(arcs[i].to);
+        }
+    }
+    return level[sink] >= 0;
+  };
+  std::function<double(size_t, double)> push = [&](size_t v, double f) -> double {
+    if (v == sink) return f;
+    for (size_t& k = next[v]; k < out[v].size(); ++k) {
+      Arc& a = arcs[out[v][k]];
+      if (a.capacity <= 0 || level[a.to] != level[v] + 1) continue;
+      const double got = push(a.to, std::min(f, a.capacity));
+      if (got > 0) {
+        a.capacity -= got;
+        arcs[out[v][k] ^ 1].capacity += got;
+        return got;
+      }
+    }
+    return 0;
+  };
+  double total = 0;
+  while (bfs()) {
+    std::fill(next.begin(), next.end(), 0);
+    for (double f; (f = push(source, unlimited)) > 0;) total += f;
+  }
+  return BytesPerSecond(total);
+}
+
+}  // namespace sim

@@ -1,0 +1,61 @@
+// The network as data: GPUs, NICs and switches, joined by full-duplex links with a bandwidth per
+// direction and a latency, as the builders (nvswitch.hpp, fat_tree.hpp; registry in builders.hpp)
+// lay them out from a cluster. It answers what the engine and the estimate ask of a topology: the
+// route between two endpoints (its links), and what a cut between two groups can carry (bisection).
+//
+// Not yet the engine's platform: sim/engine/platform.cpp still builds its star of GPU ports, NICs
+// and pod uplinks (issue #11 moves it onto this layer).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace sim {
+
+enum class VertexKind { GPU, NIC, SWITCH };
+
+// tier: 0 for GPUs and NICs; switches count up from the endpoints (NVSwitch or leaf 1, pod spine
+// 2, core 3).
+struct Vertex {
+  VertexKind kind = VertexKind::GPU;
+  int tier = 0;
+};
+
+struct Link {
+  int64_t a = 0, b = 0;      // vertices
+  BytesPerSecond bandwidth;  // each direction
+  Seconds latency;
+};
+
+class Network {
+ public:
+  int64_t add_vertex(VertexKind kind, int tier);
+  int64_t add_link(int64_t a, int64_t b, BytesPerSecond bandwidth, Seconds latency);
+
+  const std::vector<Vertex>& vertices() const { return vertices_; }
+  const std::vector<Link>& links() const { return links_; }
+  int64_t count(VertexKind kind, int tier) const;       // vertices of that kind and tier
+  int64_t links_between(int tier_a, int tier_b) const;  // links whose ends sit on these tiers (either order)
+
+  // GPU g's vertex and, once a scale-out network is built, its NIC's (-1 before).
+  std::vector<int64_t> gpu, nic_of_gpu;
+
+  // The links from `from` to `to` with the fewest hops, never forwarding through a GPU (a NIC
+  // forwards between its GPUs and its switch); ties go to the lower vertex index, so the route is
+  // deterministic.
+  // Empty when from == to; std::logic_error when none exists.
+  std::vector<int64_t> route(int64_t from, int64_t to) const;
+
+  // The most that can flow from the vertices `from` to the vertices `to` at once (each link
+  // carrying its bandwidth in each direction): the bandwidth of the cheapest cut between them.
+  BytesPerSecond max_flow(const std::vector<int64_t>& from, const std::vector<int64_t>& to) const;
+
+ private:
+  std::vector<Vertex> vertices_;
+  std::vector<Link> links_;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> adjacent_;  // per vertex: (neighbour, link)
+};
+
+}  // namespace sim

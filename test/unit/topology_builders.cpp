@@ -1,0 +1,119 @@
+// The builders (sim/topology/nvswitch.hpp, fat_tree.hpp, builders.hpp) against their sketches:
+// vertex and link counts, hop counts between GPUs, and bisection bandwidth from the link budget;
+// the DGX H100 SuperPOD file and Llama 3's RoCE cluster (Llama 3 §3.3.1, reliability.md A1).
+#include <catch2/catch.hpp>
+#include <numeric>
+
+#include "sim/core/params.hpp"
+#include "sim/scenario/cluster.hpp"
+#include "sim/scenario/plan.hpp"
+#include "sim/topology/builders.hpp"
+#include "sim/topology/fat_tree.hpp"
+#include "sim/topology/nvswitch.hpp"
+#include "sim/topology/placement.hpp"
+
+using namespace sim;
+
+namespace {
+
+std::vector<int64_t> gpus(const Network& n, int64_t first, int64_t count) {
+  return {n.gpu.begin() + first, n.gpu.begin() + first + count};
+}
+
+size_t hops(const Network& n, int64_t a, int64_t b) {
+  return n.route(n.gpu[static_cast<size_t>(a)], n.gpu[static_cast<size_t>(b)]).size();
+}
+
+}  // namespace
+
+TEST_CASE("nvswitch: a switch per domain, each GPU one NVLink port; NVL72 is one domain of 72", "[topology]") {
+  Network n;
+  build_nvswitch(n, {144, 72, BytesPerSecond(900e9), Seconds(1e-6)});  // two GB200 NVL72 racks
+  CHECK(n.count(VertexKind::SWITCH, 1) == 2);
+  CHECK(n.links_between(0, 1) == 144);
+  CHECK(hops(n, 0, 71) == 2);    // GPU - NVSwitch - GPU
+  CHECK_THROWS(hops(n, 0, 72));  // another rack: only the scale-out network joins them
+  // Half a domain against the other half: 36 GPUs' ports.
+  CHECK(n.max_flow(gpus(n, 0, 36), gpus(n, 36, 36)).value == Approx(36 * 900e9));
+  Network bad;
+  CHECK_THROWS_AS(build_nvswitch(bad, {10, 8, BytesPerSecond(1), Seconds(0)}), std::invalid_argument);
+}
+
+TEST_CASE("fat-tree, rail-optimised: counts, hops and bisection from the sketch", "[topology]") {
+  // 16 nodes of 8 GPUs and 8 NICs (25 GB/s), leaves of 4 nodes per rail, pods of 8 nodes, 1:4 above.
+  FatTreeShape s;
+  s.nodes = 16;
+  s.nic_bandwidth = BytesPerSecond(25e9);
+  s.pod_nodes = 8;
+  s.leaf_nodes = 4;
+  s.oversubscription = 4;
+  Network n;
+  build_nvswitch(n, {128, 8, BytesPerSecond(300e9), Seconds(0)});
+  build_fat_tree(n, s);
+  CHECK(n.count(VertexKind::NIC, 0) == 16 * 8);
+  CHECK(n.count(VertexKind::SWITCH, 1) == 16 + 2 * 2 * 8);  // NVSwitches, then leaves: pods x groups x rails
+  CHECK(n.count(VertexKind::SWITCH, 2) == 2);               // a spine per pod
+  CHECK(n.count(VertexKind::SWITCH, 3) == 1);               // the core
+  CHECK(n.links_between(0, 0) == 128);                      // GPU - NIC
+  CHECK(n.links_between(2, 3) == 2);                        // pod uplinks
+  // Hops: same node through NVSwitch; same rail and leaf; same rail, another leaf of the pod;
+  // another rail (up to the spine); another pod.
+  CHECK(hops(n, 0, 7) == 2);
+  CHECK(hops(n, 0, 8) == 4);      // node 0 GPU 0 -> node 1 GPU 0
+  CHECK(hops(n, 0, 4 * 8) == 6);  // node 4 (second leaf group)
+  CHECK(hops(n, 0, 8 + 1) == 6);  // node 1 GPU 1: rail 1
+  CHECK(hops(n, 0, 8 * 8) == 8);  // node 8: pod 1
+  // Every GPU hangs off the NIC Placement assigns it.
+  for (int64_t g = 0; g < 128; ++g) {
+    const auto& links = n.links();
+    const auto nic = n.nic_of_gpu[static_cast<size_t>(g)];
+    CHECK(n.vertices()[static_cast<size_t>(nic)].kind == VertexKind::NIC);
+    CHECK(std::any_of(links.begin(), links.end(),
+                      [&](const Link& l) { return l.a == n.gpu[static_cast<size_t>(g)] && l.b == nic; }));
+  }
+  // Bisection: inside a pod, full (half the pod's NICs); between pods, the uplink at 1:4.
+  CHECK(n.max_flow(gpus(n, 0, 32), gpus(n, 32, 32)).value == Approx(4 * 8 * 25e9));
+  CHECK(n.max_flow(gpus(n, 0, 64), gpus(n, 64, 64)).value == Approx(8 * 8 * 25e9 / 4));
+}
+
+TEST_CASE("Llama 3's RoCE cluster: racks of 16 GPUs, pods of 192 racks at full bisection, 1:7 above", "[topology]") {
+  // Llama 3 §3.3.1 (reliability.md A1): 24K GPUs; a Minipack2 ToR per rack of 2 servers (16 GPUs);
+  // 192 racks = 3,072 GPUs per pod at full bisection; 8 pods at 1:7; 400 Gb/s per GPU.
+  FatTreeShape s;
+  s.nodes = 3072;
+  s.nic_bandwidth = BytesPerSecond(50e9);
+  s.pod_nodes = 384;
+  s.rail_optimised = false;
+  s.leaf_nodes = 2;
+  s.oversubscription = 7;
+  Network n;
+  build_nvswitch(n, {24576, 8, BytesPerSecond(450e9), Seconds(0)});
+  build_fat_tree(n, s);
+  CHECK(n.count(VertexKind::SWITCH, 1) - 3072 == 8 * 192);  // ToRs (less the NVSwitches)
+  CHECK(n.count(VertexKind::SWITCH, 2) == 8);
+  CHECK(hops(n, 0, 8) == 4);     // the other server of the rack, through the ToR
+  CHECK(hops(n, 0, 16) == 6);    // another rack of the pod
+  CHECK(hops(n, 0, 3072) == 8);  // another pod
+  // A pod's two halves exchange at full bisection: 1,536 GPUs x 50 GB/s; two pods at 1:7.
+  CHECK(n.max_flow(gpus(n, 0, 1536), gpus(n, 1536, 1536)).value == Approx(1536 * 50e9));
+  CHECK(n.max_flow(gpus(n, 0, 3072), gpus(n, 3072, 3072)).value == Approx(3072 * 50e9 / 7));
+}
+
+TEST_CASE("build_network: the DGX H100 SuperPOD file as scalable units of 32 nodes", "[topology]") {
+  const auto c = ClusterSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/dgx-h100-superpod.json"),
+                                    TRAINSIM_SOURCE_DIR);
+  const Network n = build_network(c);
+  CHECK(n.count(VertexKind::GPU, 0) == 2048);
+  CHECK(n.count(VertexKind::SWITCH, 1) == 256 + 8 * 8);  // NVSwitches + 8 SUs x 8 rail leaves (RA-11333)
+  CHECK(n.count(VertexKind::SWITCH, 3) == 0);            // one pod: no core
+  ParallelPlan plan;
+  plan.tp = 8;
+  plan.dp = 256;
+  const Placement place(c, plan);
+  std::vector<int64_t> nics;  // NIC vertices in creation order: node-major, rail-minor
+  for (size_t v = 0; v < n.vertices().size(); ++v)
+    if (n.vertices()[v].kind == VertexKind::NIC) nics.push_back(static_cast<int64_t>(v));
+  for (int64_t g = 0; g < 2048; g += 37)
+    CHECK(n.nic_of_gpu[static_cast<size_t>(g)] == nics[static_cast<size_t>(place.nic(g))]);
+  CHECK(n.max_flow(gpus(n, 0, 1024), gpus(n, 1024, 1024)).value == Approx(1024 * 50e9));
+}
