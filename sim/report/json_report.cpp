@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -85,6 +86,13 @@ ojson step_faults_json(const RunResult& r) {
     events.push_back(ev);
   }
   j["events"] = events;
+  const auto& sf = r.scenario.step_faults;
+  if (sf.stragglers > 0) {  // the drawn ones are the last events; the slowest sets its rank class's pace
+    auto first = sf.events.end() - sf.stragglers;
+    auto slowest = std::max_element(
+        first, sf.events.end(), [](const StepFaultEvent& a, const StepFaultEvent& b) { return a.factor < b.factor; });
+    j["stragglers"] = {{"count", sf.stragglers}, {"slowest_gpu", slowest->index}, {"slowest_factor", slowest->factor}};
+  }
   if (f.healthy_step_time_s) {
     j["healthy_step_time_s"] = *f.healthy_step_time_s;
     j["slowdown"] = r.step_time_s / *f.healthy_step_time_s;

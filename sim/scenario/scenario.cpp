@@ -135,7 +135,7 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
   s.cluster = ClusterSpec::parse(section(r, "cluster", base_dir, data_dir, "topologies"), data_dir);
   s.plan = ParallelPlan::parse(r.at("parallelism"));
   s.training = TrainingSpec::parse(r.at("training"));
-  if (auto f = r.find("step_faults")) s.step_faults = StepFaults::parse(*f, s.cluster);
+  if (auto f = r.find("step_faults")) s.step_faults = StepFaults::parse(*f, s.cluster, s.seed);
   if (s.plan.pp == 1 && s.plan.virtual_stages.is_auto()) s.plan.virtual_stages.value = 1;
   if (!s.plan.schedule_given && s.plan.virtual_stages.value > 1) s.plan.schedule = Schedule::INTERLEAVED;
   // An empty `failures` object (as in DESIGN.md's template) or none: no failures; `recovery`

@@ -2,7 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <set>
+
 #include "sim/core/params.hpp"
+#include "sim/core/rng.hpp"
 #include "sim/scenario/cluster.hpp"
 
 namespace sim {
@@ -17,6 +22,12 @@ Seconds non_negative_seconds(const ParamReader& r) {
   if (!t) r.fail("'" + text + "' does not parse", expected);
   if (!(t->value >= 0.0 && t->value <= 1e9)) r.fail("'" + text + "' is out of range", "a time from 0 s to 1e9 s");
   return *t;
+}
+
+double slow_factor(const ParamReader& f) {
+  const double v = f.as_number();
+  if (!(v >= 1.0 && v <= 1e6)) f.fail(fmt::format("{:g} is out of range", v), "a slowdown factor from 1 to 1e6");
+  return v;
 }
 
 StepFaultEvent parse_event(const ParamReader& e, const ClusterSpec& c) {
@@ -40,13 +51,61 @@ StepFaultEvent parse_event(const ParamReader& e, const ClusterSpec& c) {
   }
   if (ev.kind == StepFaultKind::SLOW) {
     auto f = e.at("factor");
-    ev.factor = f.as_number();
-    if (!(ev.factor >= 1.0 && ev.factor <= 1e6))
-      f.fail(fmt::format("{:g} is out of range", ev.factor), "a slowdown factor from 1 to 1e6");
+    ev.factor = slow_factor(f);
   } else {
     ev.at = non_negative_seconds(e.at("at"));
   }
   return ev;
+}
+
+// A uniform double in [0, 1) from 53 random bits (our own transform: the same draws everywhere).
+double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1p-53; }
+
+// `stragglers`: the drawn GPUs as slow events, in increasing GPU order.
+std::vector<StepFaultEvent> draw_stragglers(const ParamReader& r, const ClusterSpec& c, uint64_t seed) {
+  r.expect_object();
+  r.expect_keys({"count", "fraction", "factor"});
+  if (r.has("count") == r.has("fraction"))
+    r.fail(r.has("count") ? "gives both count and fraction" : "gives neither count nor fraction",
+           "\"count\": N or \"fraction\": F of the GPUs");
+  int64_t n = 0;
+  const int64_t limit = std::min(MAX_STRAGGLERS, c.gpus);
+  if (auto k = r.find("count")) {
+    n = k->as_count(1, limit);
+  } else {
+    auto f = r.at("fraction");
+    const double x = f.as_number();
+    if (!(x > 0 && x <= 1)) f.fail(fmt::format("{:g} is out of range", x), "a fraction of the GPUs in (0, 1]");
+    n = static_cast<int64_t>(std::ceil(x * double(c.gpus) - 1e-9));
+    if (n > limit)
+      f.fail(fmt::format("{:g} of {} GPUs is {} stragglers, more than {}", x, c.gpus, n, limit),
+             "at most " + std::to_string(limit) + " stragglers");
+  }
+  double lo, hi;
+  auto f = r.at("factor");
+  if (f.is_object()) {
+    f.expect_keys({"min", "max"});
+    lo = slow_factor(f.at("min"));
+    hi = slow_factor(f.at("max"));
+    if (hi < lo) f.at("max").fail(fmt::format("{:g} is below min {:g}", hi, lo), "max >= min");
+  } else {
+    lo = hi = slow_factor(f);
+  }
+  // Floyd's sampling of n distinct GPUs, then a factor each in GPU order.
+  std::mt19937_64 rng = make_stream(seed, "stragglers");
+  std::set<int64_t> chosen;
+  for (int64_t j = c.gpus - n; j < c.gpus; ++j) {
+    const auto t = static_cast<int64_t>(unit(rng) * double(j + 1));
+    chosen.insert(chosen.count(t) ? j : t);
+  }
+  std::vector<StepFaultEvent> out;
+  for (int64_t g : chosen) {
+    StepFaultEvent e;
+    e.index = g;
+    e.factor = lo + (hi - lo) * unit(rng);
+    out.push_back(e);
+  }
+  return out;
 }
 
 }  // namespace
@@ -83,18 +142,27 @@ StepFaults StepFaults::healthy() const {
   return out;
 }
 
-StepFaults StepFaults::parse(const ParamReader& r, const ClusterSpec& c) {
+StepFaults StepFaults::parse(const ParamReader& r, const ClusterSpec& c, uint64_t seed) {
   r.expect_object();
-  r.expect_keys({"nccl_timeout", "events"});
+  r.expect_keys({"nccl_timeout", "events", "stragglers"});
+  if (!r.has("events") && !r.has("stragglers"))
+    r.fail("has neither events nor stragglers", "\"events\": [...] and/or \"stragglers\": {...}");
   StepFaults f;
   if (auto t = r.find("nccl_timeout")) f.nccl_timeout = t->as_seconds();
-  auto events = r.at("events");
-  int64_t failures = 0;
-  for (size_t i = 0; i < events.size(); ++i) {
-    f.events.push_back(parse_event(events[i], c));
-    if (f.events.back().kind == StepFaultKind::FAIL && ++failures > 1)
-      events[i].fail("a second \"fail\" event: the first failure stalls the step, so nothing after it happens in it",
-                     "at most one \"fail\" event per scenario");
+  if (auto events = r.find("events")) {
+    int64_t failures = 0;
+    for (size_t i = 0; i < events->size(); ++i) {
+      f.events.push_back(parse_event((*events)[i], c));
+      if (f.events.back().kind == StepFaultKind::FAIL && ++failures > 1)
+        (*events)[i].fail(
+            "a second \"fail\" event: the first failure stalls the step, so nothing after it happens in it",
+            "at most one \"fail\" event per scenario");
+    }
+  }
+  if (auto s = r.find("stragglers")) {
+    const auto drawn = draw_stragglers(*s, c, seed);
+    f.stragglers = static_cast<int64_t>(drawn.size());
+    f.events.insert(f.events.end(), drawn.begin(), drawn.end());
   }
   return f;
 }

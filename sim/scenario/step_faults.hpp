@@ -6,8 +6,15 @@
 //       {"kind": "slow", "gpu": 5, "factor": 1.5},     // GPU 5's kernels take 1.5x as long
 //       {"kind": "slow", "nic": 3, "factor": 4},       // NIC 3 (global index) at 1/4 of its bandwidth
 //       {"kind": "fail", "gpu": 12, "at": "0.8 s"}     // GPU 12 dies 0.8 s into the step ("nic" too)
-//     ]
+//     ],
+//     "stragglers": {"count": 8, "factor": 1.1}        // or "fraction": 0.005; "factor": {"min": 1.05, "max": 1.5}
 //   }
+//
+// `stragglers` draws `count` GPUs (or `fraction` of them, rounded up; at most MAX_STRAGGLERS)
+// uniformly without repetition from the scenario's seed (stream "stragglers"), each slowed by
+// `factor` or by a factor drawn uniformly in [min, max]; they become "slow" events after the
+// listed ones. MegaScale saw ~0.5% of machines ~10% slower; Lin et al. (OSDI'25) saw the slowest
+// GPU of a 405B job at 1.44x the fastest's compute latency (reliability.md, stragglers; both [S]).
 //
 // Each event names exactly one component: `gpu` in [0, cluster.gpus) or `nic` in
 // [0, nodes * nics_per_node) (NIC i*nics_per_node/gpus_per_node of node k is k*nics_per_node + i).
@@ -45,9 +52,12 @@ struct StepFaultEvent {
   Seconds at;           // fail: seconds after the step starts
 };
 
+inline constexpr int64_t MAX_STRAGGLERS = 1024;
+
 struct StepFaults {
   Seconds nccl_timeout = DEFAULT_NCCL_TIMEOUT;
-  std::vector<StepFaultEvent> events;  // in file order
+  std::vector<StepFaultEvent> events;  // in file order, then the drawn stragglers
+  int64_t stragglers = 0;              // how many of the events were drawn by `stragglers`
 
   bool empty() const { return events.empty(); }
   bool has_slow() const;
@@ -59,8 +69,9 @@ struct StepFaults {
   StepFaults slow_only() const;
   StepFaults healthy() const;
 
-  // `r` is the `step_faults` object; the cluster bounds the GPU and NIC indices.
-  static StepFaults parse(const ParamReader& r, const ClusterSpec& cluster);
+  // `r` is the `step_faults` object; the cluster bounds the GPU and NIC indices; the seed draws
+  // the stragglers.
+  static StepFaults parse(const ParamReader& r, const ClusterSpec& cluster, uint64_t seed);
 };
 
 // "gpu 12", "nic 3".

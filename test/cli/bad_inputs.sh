@@ -149,6 +149,12 @@ case("fault-events-object", "/step_faults/events", "is object (expected an array
      put("step_faults", {"events": {"kind": "slow", "gpu": 1, "factor": 2}}))
 case("fault-unknown-key", "/step_faults/timeout", "unknown key 'timeout'",
      put("step_faults", {"timeout": "60 s", "events": []}))
+case("stragglers-too-many", "/step_faults/stragglers/count", "9 is out of range",
+     put("step_faults", {"stragglers": {"count": 9, "factor": 2}}))
+case("stragglers-count-and-fraction", "/step_faults/stragglers", "gives both count and fraction",
+     put("step_faults", {"stragglers": {"count": 1, "fraction": 0.5, "factor": 2}}))
+case("stragglers-factor-range", "/step_faults/stragglers/factor/max", "1.1 is below min 1.5",
+     put("step_faults", {"stragglers": {"count": 1, "factor": {"min": 1.5, "max": 1.1}}}))
 
 # --- quantities --------------------------------------------------------------------------------
 case("unit-does-not-parse", "/cluster/scale_up/bandwidth", "'300 GB/parsec' does not parse",

@@ -7,7 +7,8 @@
 #    (t_4:1 - L) / (t_1:1 - L) = 4 within 2 %, and the two runs give back that same L within 1 %;
 #  - one GPU slowed 2x in a 1,024-GPU data-parallel job sets the step: its compute and optimizer
 #    at twice the time, then the all-reduce everyone waits for: step = 2 (C + O) + D from the
-#    healthy run's breakdown, within 1 %;
+#    healthy run's breakdown, within 1 %; with stragglers drawn from the seed, the slowest one's
+#    factor f sets it the same way, f (C + O) + D, and the report names it;
 #  - folded (rank-class) and full fidelity agree within 2 % on the shipped configs of up to 1,024
 #    GPUs with distinct plans (quickstart, the fault examples, GPT-3 175B on 1,024 A100).
 # Usage: bash network_behaviour.sh TRAINSIM REPO
@@ -39,11 +40,12 @@ run per-node "$job" --set cluster.scale_out.oversubscription=4 --set cluster.sca
 job=$(dp_job 1024)
 run healthy "$job"
 run slowed "$job" --set 'step_faults.events=[{"kind": "slow", "gpu": 517, "factor": 2}]'
+run drawn "$job" --set 'step_faults.stragglers={"count": 3, "factor": {"min": 1.2, "max": 2}}'
 
 /usr/bin/python3 - "$work" topologies/devices/a100-sxm-80gb.json >"$work/checks" <<'PY'
 import json, sys
 w = sys.argv[1]
-r = {k: json.load(open(f"{w}/{k}.json")) for k in ("flat", "inside", "per-node", "healthy", "slowed")}
+r = {k: json.load(open(f"{w}/{k}.json")) for k in ("flat", "inside", "per-node", "healthy", "slowed", "drawn")}
 c = json.load(open(sys.argv[2]))["collectives"]
 us = lambda q: float(q["value"].split()[0]) * 1e-6  # "48.77 us"
 def check(name, good):
@@ -60,6 +62,13 @@ want = 2 * (h["compute_s"] + h["optimizer_s"]) + h["dp_comm_s"]
 got = r["slowed"]["step_time_s"]
 check(f"one GPU of 1,024 at half speed: step {got:.6f} s, closed form 2 (C + O) + D = {want:.6f} s", abs(got / want - 1) < 0.01)
 check("the report names the healthy step", r["slowed"]["step_faults"]["healthy_step_time_s"] == r["healthy"]["step_time_s"])
+# Three stragglers drawn from the seed: the slowest one sets the step, f (C + O) + D.
+d = r["drawn"]["step_faults"]["stragglers"]
+f = d["slowest_factor"]
+want = f * (h["compute_s"] + h["optimizer_s"]) + h["dp_comm_s"]
+got = r["drawn"]["step_time_s"]
+check(f"3 drawn stragglers, the slowest GPU {d['slowest_gpu']} at x{f:.3f}: step {got:.6f} s, f (C + O) + D = {want:.6f} s",
+      d["count"] == 3 and 1.2 <= f <= 2 and abs(got / want - 1) < 0.01)
 PY
 [ $? -eq 0 ] || fail "checks" "python3 could not read the reports"
 cat "$work/checks"

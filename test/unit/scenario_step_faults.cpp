@@ -57,3 +57,37 @@ TEST_CASE("step_faults: a NIC index is bounded by nodes * nics_per_node, a GPU b
   CHECK_THAT(error_of([] { with_faults(R"({"events": [{"kind": "fail", "gpu": -1, "at": "1 s"}]})"); }),
              Contains("/step_faults/events/0/gpu: -1 is out of range"));
 }
+
+TEST_CASE("step_faults: stragglers are distinct GPUs drawn from the seed, after the listed events", "[scenario]") {
+  // 16 GPUs: fraction 0.2 is ceil(3.2) = 4 stragglers; factors in [1.1, 1.3].
+  const Scenario s = with_faults(R"({"events": [{"kind": "slow", "nic": 2, "factor": 3}],
+      "stragglers": {"fraction": 0.2, "factor": {"min": 1.1, "max": 1.3}}})");
+  const StepFaults& f = s.step_faults;
+  REQUIRE(f.events.size() == 5);
+  CHECK(f.stragglers == 4);
+  CHECK(f.events[0].target == FaultTarget::NIC);  // the listed event first
+  for (size_t i = 1; i < 5; ++i) {
+    CHECK(f.events[i].kind == StepFaultKind::SLOW);
+    CHECK(f.events[i].target == FaultTarget::GPU);
+    CHECK(f.events[i].factor >= 1.1);
+    CHECK(f.events[i].factor <= 1.3);
+    CHECK(f.events[i].index >= 0);
+    CHECK(f.events[i].index < 16);
+    if (i > 1) CHECK(f.events[i].index > f.events[i - 1].index);  // distinct, in GPU order
+  }
+  // The same seed draws the same GPUs; a fixed factor is that factor.
+  const auto again = with_faults(R"({"stragglers": {"count": 4, "factor": {"min": 1.1, "max": 1.3}}})").step_faults;
+  for (size_t i = 0; i < 4; ++i) CHECK(again.events[i].index == f.events[i + 1].index);
+  const auto fixed = with_faults(R"({"stragglers": {"count": 16, "factor": 1.25}})").step_faults;
+  for (int64_t g = 0; g < 16; ++g) CHECK(fixed.slowdown(FaultTarget::GPU, g) == 1.25);  // every GPU, once each
+  // Refusals.
+  CHECK_THAT(error_of([] { with_faults(R"({"stragglers": {"count": 2, "fraction": 0.1, "factor": 2}})"); }),
+             Contains("gives both count and fraction"));
+  CHECK_THAT(error_of([] { with_faults(R"({"stragglers": {"fraction": 0, "factor": 2}})"); }),
+             Contains("/step_faults/stragglers/fraction: 0 is out of range"));
+  CHECK_THAT(error_of([] { with_faults(R"({"stragglers": {"count": 17, "factor": 2}})"); }),
+             Contains("/step_faults/stragglers/count"));
+  CHECK_THAT(error_of([] { with_faults(R"({"stragglers": {"count": 2, "factor": {"min": 2, "max": 1.5}}})"); }),
+             Contains("/step_faults/stragglers/factor/max: 1.5 is below min 2"));
+  CHECK_THAT(error_of([] { with_faults(R"({})"); }), Contains("/step_faults: has neither events nor stragglers"));
+}
