@@ -36,7 +36,7 @@ void DownSet::clear() {
   std::fill(unit_histogram_.begin(), unit_histogram_.end(), 0);
   std::fill(unit_nodes_down_.begin(), unit_nodes_down_.end(), 0);
   unit_histogram_[0] = d_->units;
-  count_ = degraded_replicas_ = adjacent_ = 0;
+  count_ = degraded_replicas_ = adjacent_ = max_down_ = 0;
   template_sum_ = double(d_->dp) * (d_->template_rate.empty() ? 0.0 : d_->template_rate[0]);
 }
 
@@ -85,13 +85,9 @@ void DownSet::change(int64_t node, int delta) {
     --unit_histogram_[static_cast<size_t>(k)];
     k += step;
     ++unit_histogram_[static_cast<size_t>(k)];
+    max_down_ = std::max(max_down_, k);
+    while (max_down_ > 0 && unit_histogram_[static_cast<size_t>(max_down_)] == 0) --max_down_;
   }
-}
-
-int64_t DownSet::d_max() const {
-  for (int64_t k = d_->dp; k > 0; --k)
-    if (unit_histogram_[static_cast<size_t>(k)] > 0) return k;
-  return 0;
 }
 
 double DownSet::rate() const {
@@ -101,7 +97,7 @@ double DownSet::rate() const {
     case Continuing::RECONFIGURE: return std::clamp(template_sum_ / double(d.dp), 0.0, 1.0);
     case Continuing::REDUNDANT: return degraded_replicas_ > 0 ? d.merged_rate : 1.0;
     case Continuing::REROUTE: {
-      const int64_t k = d_max();
+      const int64_t k = max_down_;
       if (k >= d.dp) return 0.0;
       const int64_t top = static_cast<int64_t>(d.reroute_rate.size()) - 1;
       if (k <= top) return d.reroute_rate[static_cast<size_t>(k)];
@@ -110,7 +106,7 @@ double DownSet::rate() const {
       const double share_top = double(top) / double(d.dp - top), share = double(k) / double(d.dp - k);
       return 1.0 / (1.0 + extra_top * share / share_top);
     }
-    case Continuing::SWARM: return double(d.dp - d_max()) / double(d.dp);
+    case Continuing::SWARM: return double(d.dp - max_down_) / double(d.dp);
   }
   return 1.0;
 }
@@ -122,7 +118,7 @@ bool DownSet::fatal() const {
     case Continuing::RECONFIGURE: return !(template_sum_ > 0);
     case Continuing::REDUNDANT: return adjacent_ > 0 || (d.units < 2 && degraded_replicas_ > 0);
     case Continuing::REROUTE:
-    case Continuing::SWARM: return d_max() >= d.dp;
+    case Continuing::SWARM: return max_down_ >= d.dp;
   }
   return false;
 }

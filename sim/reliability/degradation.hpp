@@ -67,7 +67,6 @@ class DownSet {
  private:
   size_t index(int64_t node) const;
   void change(int64_t node, int delta);
-  int64_t d_max() const;
 
   const Degradation* d_;
   std::vector<uint8_t> down_;             // per node
@@ -78,6 +77,7 @@ class DownSet {
   int64_t count_ = 0;                     // nodes down
   int64_t degraded_replicas_ = 0;         // replicas with a unit down
   int64_t adjacent_ = 0;                  // REDUNDANT: adjacent down pairs in one replica
+  int64_t max_down_ = 0;                  // the most copies of one unit down (REROUTE, SWARM)
   double template_sum_ = 0;               // RECONFIGURE: Σ template_rate over replicas
 };
 
