@@ -15,6 +15,7 @@
 #include "sim/core/output_file.hpp"
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
+#include "sim/cost/collective.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/reliability/strategies.hpp"
 #include "sim/report/json_report.hpp"
@@ -127,9 +128,9 @@ int list() {
   print("schedules",
         {"gpipe        all forwards, then all backwards", "1f1b         one-forward-one-backward (PipeDream-Flush)",
          "interleaved  1F1B over virtual stages (Narayanan et al. 2021)"});
-  print("collectives",
-        {"ring         NCCL ring: all-reduce, all-gather, reduce-scatter, send/recv",
-         "nvls         NVLink SHARP all-reduce inside an NVSwitch node (devices with nvls_* constants)"});
+  std::vector<std::string> algorithms;
+  for (const auto& a : collective_algorithms()) algorithms.push_back(fmt::format("{:<12} {}", a.name, a.description));
+  print("collectives", algorithms);
   print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)", "full"});
   const auto kinds = [](const std::vector<TopologyKind>& ks) {
     std::vector<std::string> out;

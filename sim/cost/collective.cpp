@@ -42,7 +42,21 @@ Seconds ring_time_idle(CollectiveKind kind, Bytes buffer, int64_t n, BytesPerSec
   return collective_latency(kind, n, scale_out, c) + r.bytes_per_rank / (link_bandwidth * eff);
 }
 
-const char* to_string(CollectiveAlgo a) { return a == CollectiveAlgo::NVLS ? "nvls" : "ring"; }
+const std::vector<CollectiveAlgoEntry>& collective_algorithms() {
+  static const std::vector<CollectiveAlgoEntry> entries = {
+      {CollectiveAlgo::RING, "ring", "NCCL ring: all-reduce, all-gather, reduce-scatter, all-to-all, send/recv"},
+      {CollectiveAlgo::NVLS, "nvls",
+       "NVLink SHARP all-reduce inside an NVSwitch node (devices with nvls_* constants; NCCL's default there since "
+       "2.17)"},
+  };
+  return entries;
+}
+
+const char* to_string(CollectiveAlgo a) {
+  for (const auto& e : collective_algorithms())
+    if (e.algo == a) return e.name;
+  return "ring";
+}
 
 CollectiveAlgo choose_algo(CollectiveKind kind, int64_t n, bool scale_out, bool nvls) {
   return kind == CollectiveKind::ALL_REDUCE && n >= 2 && !scale_out && nvls ? CollectiveAlgo::NVLS

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "sim/core/units.hpp"
 #include "sim/scenario/device.hpp"
@@ -54,6 +55,14 @@ Seconds ring_time_idle(CollectiveKind kind, Bytes buffer, int64_t n, BytesPerSec
 //   t = nvls_latency + S / (B * nvls_efficiency)
 enum class CollectiveAlgo { RING, NVLS };
 const char* to_string(CollectiveAlgo a);
+
+// The registry `trainsim list` prints: each algorithm with its one-line description.
+struct CollectiveAlgoEntry {
+  CollectiveAlgo algo;
+  const char* name;
+  const char* description;
+};
+const std::vector<CollectiveAlgoEntry>& collective_algorithms();
 
 // NCCL's choice: NVLS for an all-reduce of two or more ranks that stays in one node when
 // `nvls` (ClusterSpec::nvls()), the ring otherwise.
