@@ -64,7 +64,8 @@ ojson reliability_json(const JobReliability& rel) {
   j["trials"] = rel.trials;
   if (rel.train_days_failure_free)
     j["time_to_train_days"] = {{"failure_free", *rel.train_days_failure_free},
-                               {"with_failures", stat_json(*rel.train_days)}};
+                               {"with_failures", stat_json(*rel.train_days)},
+                               {"unfinished_trials", rel.unfinished_trials}};
   return j;
 }
 

@@ -79,8 +79,13 @@ std::string summary_text(const RunResult& r) {
     out += fmt::format("  ETTR        {:.1f}% (p50 {:.1f}%, p99 {:.1f}%)    goodput {:.1f}%\n", 100 * h.ettr.mean,
                        100 * h.ettr.p50, 100 * h.ettr.p99, 100 * h.goodput.mean);
     if (rel.train_days_failure_free)
-      out += fmt::format("  to train    {:.1f} days failure-free, {:.1f} days with failures (p99 {:.1f})\n",
-                         *rel.train_days_failure_free, rel.train_days->mean, rel.train_days->p99);
+      out += fmt::format("  to train    {:.1f} days failure-free, {}{:.1f} days with failures (p99 {:.1f}){}\n",
+                         *rel.train_days_failure_free, rel.unfinished_trials > 0 ? "over " : "", rel.train_days->mean,
+                         rel.train_days->p99,
+                         rel.unfinished_trials > 0
+                             ? fmt::format(": {} of {} trials unfinished at 10x the failure-free time",
+                                           rel.unfinished_trials, rel.trials)
+                             : std::string());
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "sim/run/job_reliability.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -24,6 +26,29 @@ constexpr double REINIT_S = 20;
 // 14 B / 1,856 GPUs / 0.78 s).
 constexpr double STAGING_BYTES_PER_S = 70e9 * 14 / 1856 / 0.78;
 constexpr double MAX_AUTO_SLOWDOWN = 0.5;
+// The Monte Carlo's pace: 1.6e7 events/s (failure-heavy) to 4e7 (checkpoint-heavy) measured on the
+// 2-core development machine (2026-12-01; the Llama 3 config at 0.1-10 failures per node-day, 20
+// and 1,000 trials); a third of the slower figure leaves room for slower machines and sanitizers.
+constexpr double EVENTS_PER_S = 5e6;
+// A time-to-train trial that has not finished after this many times the failure-free time is
+// stopped (its job barely progresses: ETTR under 10 %) and reported as unfinished.
+constexpr double WORK_CAP_FACTOR = 10;
+
+// Events per second of simulated wall time: failures (and CONTINUING's returns), segment ends
+// (storage and in-memory checkpoints), planned stops.
+double event_rate(const FailureSpec& f, const reliability::JobParams& job, int64_t nodes) {
+  const double failures = f.law == FailureLaw::TRACE ? double(f.trace.size()) / std::max(1.0, f.horizon.value)
+                                                     : double(nodes) * f.per_node_day / 86400.0;
+  double rate = failures * (job.strategy == reliability::Strategy::CONTINUING ? 2.0 : 1.0);
+  const double tau = reliability::effective_interval(job).value;
+  if (std::isfinite(tau) && tau > 0) rate += 1.0 / tau;
+  if (job.strategy == reliability::Strategy::IN_MEMORY_CHECKPOINT) {
+    const double step = std::max(job.step_time.value, 1e-3);
+    rate += 1.0 / std::max(job.memory_interval.value, step);
+  }
+  if (job.planned_every.value > 0) rate += 1.0 / job.planned_every.value;
+  return rate;
+}
 
 }  // namespace
 
@@ -140,6 +165,30 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
   job.reload = r.reload;
   job.planned_every = f.planned_every;
   job.planned_duration = f.planned_duration;
+  // What the trials will cost, before running them: the horizon's events, and the time to train's
+  // (Daly's expected wall time, at most the cap).
+  const double rate = event_rate(f, job, nodes);
+  double events = f.horizon.value * rate;
+  std::optional<double> compute_s;
+  if (s.training.tokens) {
+    // In seconds of the strategy's failure-free step (redundant computation makes it longer).
+    compute_s = double(*s.training.tokens) / tokens_per_s / job.goodput_scale;
+    const double u0 = job.detection.value + job.restart.value + job.reload.value;
+    const double expected = reliability::daly_wallclock(Seconds(*compute_s), reliability::effective_interval(job),
+                                                        job.write, Seconds(u0), reliability::job_mttf(f, nodes))
+                                .value;
+    const double cap = WORK_CAP_FACTOR * *compute_s;
+    events += (std::isfinite(expected) ? std::min(expected, cap) : cap) * rate;
+  }
+  const double seconds = double(f.trials) * events / EVENTS_PER_S;
+  const double limit = simulation_budget(opt).max_wall.value;
+  if (seconds > limit)
+    throw InputError(s.file, "/failures/trials",
+                     fmt::format("the reliability simulation would take about {:.0f} s ({} trials of about {:.3g} "
+                                 "events at {:.0e} events/s), more than the limit of {:.0f} s",
+                                 seconds, f.trials, events, EVENTS_PER_S, limit),
+                     "fewer trials, a shorter horizon, fewer failures, or a longer --max-wall");
+
   const uint64_t seed = s.seed;
   reliability::Stop horizon;
   horizon.mode = reliability::StopMode::HORIZON;
@@ -150,15 +199,15 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
     return [&progress, k, phases](int64_t done, int64_t total) { progress(k * total + done, phases * total); };
   };
   r.horizon = reliability::run_monte_carlo(f, job, horizon, f.trials, seed, phase(0));
-  if (s.training.tokens) {
-    // In seconds of the strategy's failure-free step (redundant computation makes it longer).
-    const double compute_s = double(*s.training.tokens) / tokens_per_s / job.goodput_scale;
-    r.train_days_failure_free = compute_s / 86400;
+  if (compute_s) {
+    r.train_days_failure_free = *compute_s / 86400;
     reliability::Stop work_stop;
     work_stop.mode = reliability::StopMode::WORK;
-    work_stop.amount = Seconds(compute_s);
+    work_stop.amount = Seconds(*compute_s);
+    work_stop.wall_cap = Seconds(std::max(f.horizon.value, WORK_CAP_FACTOR * *compute_s));
     const auto work = reliability::run_monte_carlo(f, job, work_stop, f.trials, seed, phase(1));
     r.train_days = reliability::Stat{work.wall.mean / 86400, work.wall.p50 / 86400, work.wall.p99 / 86400};
+    for (const auto& row : work.rows) r.unfinished_trials += row.finished ? 0 : 1;
   }
   return r;
 }

@@ -31,6 +31,9 @@ struct JobReliability {
   // mean over the trials of the time to checkpoint that much work).
   std::optional<double> train_days_failure_free;
   std::optional<reliability::Stat> train_days;
+  // Trials whose job had not finished after 10x the failure-free time (ETTR under 10 %): their
+  // time to train is that cap, so train_days is then a lower bound.
+  int64_t unfinished_trials = 0;
   // Asynchronous checkpoints: the blocking snapshot and the step's slowdown during the write.
   std::optional<Seconds> snapshot;
   std::optional<double> background_slowdown;

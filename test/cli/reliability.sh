@@ -146,6 +146,21 @@ ok = abs(r["snapshot_s"] / (r["checkpoint_bytes"] / 16384 / staging) - 1) < 1e-9
 ok &= 0 <= r["background_slowdown"] <= 0.5 and r["lost_s"]["checkpoint_writes"] < b["lost_s"]["checkpoint_writes"]
 sys.exit(0 if ok else 1)
 PY
+# The trials' cost is estimated before they run: 100,000 trials of the Llama 3 config are refused
+# in one line (about 4.5e4 events each), not left to run for a quarter of an hour.
+err=$(timeout 120 "$trainsim" run "$config" -q -o "$work/x.json" --set failures.trials=100000 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"/failures/trials: the reliability simulation would take about"* ]] &&
+  pass "100,000 trials: refused by the estimate in one line" || fail "trials estimate" "rc $rc: $err"
+# A job that cannot progress (a node failure every 8 s across the cluster, 150 s to detect) stops
+# its time-to-train trial at 10x the failure-free time and says so, instead of running for ever.
+timeout 120 "$trainsim" run "$config" -q -o "$work/stuck.json" --set failures.components=llama3 \
+  --set failures.per_node_day=5 --set failures.horizon=1d --set failures.trials=1 || fail "stuck job" "exit $?"
+/usr/bin/python3 - "$work/stuck.json" <<'PY' && pass "a job that cannot progress: unfinished at 10x the failure-free time" || fail "stuck job" "numbers off"
+import json, sys
+t = json.load(open(sys.argv[1]))["reliability"]["time_to_train_days"]
+sys.exit(0 if t["unfinished_trials"] == 1 and abs(t["with_failures"]["mean"] / (10 * t["failure_free"]) - 1) < 1e-9 else 1)
+PY
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
