@@ -11,9 +11,10 @@
 // program: waits for the activations/gradients it needs (the transfer starts when both sides
 // are ready, as Megatron's batched send/recv), executes its kernels, runs its tensor-parallel
 // collectives (each distinct one simulated once as ring flows on the real links and cached),
-// reduces gradients over data parallel as NCCL ring channels (every member's flows launched, so
-// the fabric sees the whole collective), and steps the optimizer. Folded classes scale a
-// transfer by the number of class members sharing its NIC.
+// reduces gradients over data parallel as NCCL ring channels (every member's flows on the fabric,
+// so it sees the whole collective; folded classes launch one flow per class of identical,
+// isolated copies -- replay.cpp, "Folding", says when that is exact), and steps the optimizer.
+// Folded classes scale a transfer by the number of class members sharing its NIC.
 //
 // Faults inside the step (the scenario's `step_faults`, sim/scenario/step_faults.hpp):
 // - A slow GPU (factor f): its host computes at 1/f of its speed at full fidelity. Folded, its
@@ -74,6 +75,9 @@ struct EngineOptions {
   bool full_fidelity = false;  // one actor per GPU instead of one per rank class
   Deadline deadline;           // --max-wall: planning and the engine's child stop when it passes
   Bytes max_memory;            // --max-memory: the estimate's bound and the child's; 0 for none
+  // A test and benchmark knob: false launches every gradient-reduction ring flow instead of
+  // folding the copies that symmetry makes redundant (replay.cpp, "Folding"); the step is the same.
+  bool fold_rings = true;
   // Called as the reliability simulation's trials finish (done, total) -- sim/run, for a progress
   // line; never per event. None by default.
   std::function<void(int64_t, int64_t)> trial_progress;

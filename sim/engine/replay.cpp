@@ -9,6 +9,7 @@
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <tuple>
+#include <xbt/config.hpp>
 
 #include "sim/core/error.hpp"
 #include "sim/engine/engine.hpp"
@@ -65,6 +66,20 @@ struct Replay {
   std::deque<InFlight> in_flight_;
   sg4::SemaphorePtr never_ = sg4::Semaphore::create(0);  // what a stalled actor waits on
   FoldedNicPenalty nic_penalty;
+  // Folding (below): per pipeline rank, the flows one gradient-reduction launch starts; empty
+  // when not folding.
+  struct FoldedFlow {
+    sg4::Host* src = nullptr;
+    sg4::Host* dst = nullptr;
+    int64_t copies = 1;  // ring flows' bytes it carries
+    int64_t channels = 1;
+    bool leaves = false;  // its ring's tier (decides the algorithm and so the bytes)
+  };
+  struct FoldedRank {
+    std::vector<FoldedFlow> flows;
+    bool leaves = false;  // whether any of the rank's rings leaves its nodes
+  };
+  std::vector<FoldedRank> folded_;
 
   Replay(const Scenario& sc, const Pipeline& pl, const EngineOptions& o)
       : s(sc),
@@ -107,17 +122,24 @@ struct Replay {
   void ring_flows(const std::vector<int64_t>& members, Bytes per_rank, std::vector<sg4::CommPtr>& out) {
     const int64_t channels = ring_channels(place, members);
     if (channels == 0 || per_rank.value <= 0) return;
+    for_each_ring_hop(members, channels, [&](int64_t ga, int64_t gb) {
+      auto [a, b] = plat.endpoints(ga, gb);
+      SIM_ASSERT(a->is_on() && b->is_on(), "a flow from or to a failed GPU was started");  // SimGrid would abort
+      out.push_back(sg4::Comm::sendto_async(a, b, static_cast<uint64_t>(per_rank.value / double(channels))));
+      ++result.transfers;
+    });
+  }
+
+  // Calls f(from, to) for each flow of the ring channels over `members`, channel by channel.
+  template <class F>
+  void for_each_ring_hop(const std::vector<int64_t>& members, int64_t channels, F&& f) const {
     const auto nodes = members_by_node(place, members);
+    std::vector<int64_t> ring;
     for (int64_t ch = 0; ch < channels; ++ch) {
-      std::vector<int64_t> ring;
+      ring.clear();
       for (const auto& nd : nodes)
         for (size_t i = 0; i < nd.size(); ++i) ring.push_back(nd[(i + static_cast<size_t>(ch)) % nd.size()]);
-      for (size_t i = 0; i < ring.size(); ++i) {
-        auto [a, b] = plat.endpoints(ring[i], ring[(i + 1) % ring.size()]);
-        SIM_ASSERT(a->is_on() && b->is_on(), "a flow from or to a failed GPU was started");  // SimGrid would abort
-        out.push_back(sg4::Comm::sendto_async(a, b, static_cast<uint64_t>(per_rank.value / double(channels))));
-        ++result.transfers;
-      }
+      for (size_t i = 0; i < ring.size(); ++i) f(ring[i], ring[(i + 1) % ring.size()]);
     }
   }
 
@@ -151,9 +173,133 @@ struct Replay {
       }
   }
 
+  // Folding the gradient-reduction rings by symmetry (class fidelity, no failure in the step).
+  //
+  // A folded rank class launches every data-parallel ring of its pipeline rank -- tp*cp rings of
+  // channels*dp flows per gradient bucket -- so SimGrid would hold O(GPUs) flows in flight, and
+  // it unlinks each finished one from its list of in-flight activities by a linear scan: wall
+  // time grows with the square of the cluster. Most of those flows are copies of each other, and
+  // under CM02's max-min sharing a copy need not be simulated:
+  //
+  // - A *group* is a rank's flows on one route (same endpoints, hence the same links; same start,
+  //   the rank's launch; same bytes, when they come from rings of one tier: same algorithm and
+  //   channel count). A group is *clean* when no other flow of the step ever crosses one of its
+  //   links: no other group (of this rank or another), no pipeline transfer (at class fidelity
+  //   those run between the rank classes' representatives, tp = cp = dp = 0; every pair of ranks
+  //   is counted) and no tensor- or context-parallel probe (they end before the step starts).
+  //   Each clean group, over all of its rank's launches, is then a closed system: the max-min
+  //   allocation of a set of constraints that share no variable with the rest is the allocation
+  //   of that set alone (the bottleneck algorithm saturates it independently), so its flows'
+  //   rates, and their finishing times, depend on nothing outside it.
+  // - Two clean groups of one rank with the same number of flows, the same tier and links of the
+  //   same capacities and latencies in the same order are isomorphic closed systems: their flows
+  //   start together, with the same bytes, and finish together. One of them is simulated; the
+  //   rank waits for all of its flows, so waiting for the representative's is the same wait.
+  // - Within a clean group, its m flows share every link only with each other (over all
+  //   launches), in equal numbers: each launch puts m copies on the same links. Max-min sharing
+  //   with every flow replicated m times is the sharing of the unreplicated system scaled by m
+  //   (substitute z = m x in the constraints sum m x_f <= C), so one flow of m times the bytes
+  //   gets m times the rate and finishes at the same time. That needs no per-flow rate bound to
+  //   bind: CM02 caps a flow at TCP-gamma / (2 x route latency), so a group is merged only when
+  //   that cap is at least the route's slowest link (its rate can never reach it); otherwise its
+  //   m flows are launched as they are. Merging flows that share a link with anything else would
+  //   not be exact (a link shared by two copies and a third flow gives the copies 2/3 of it; one
+  //   merged flow would get 1/2), so only clean groups are merged.
+  //
+  // Everything else -- flows that cross a shared link: the representatives' NICs, which the
+  // pipeline transfers use; a NIC shared by several GPUs (nics_per_node < gpus_per_node) whose
+  // GPUs' rings do not follow the same routes; an oversubscribed pod uplink, which every
+  // cross-pod ring flow crosses; several channels of a ring on one NVLink port -- is launched
+  // unchanged. So the fold is exact wherever it applies (the step time is the unfolded one up to
+  // floating-point rounding, test/unit/engine_fold.cpp), and in-flight flows stay bounded by a
+  // few per rank and bucket when the rings of a rank class use disjoint links (one NIC per GPU,
+  // no oversubscribed uplink on their way): a rank's flows that touch its representative's NICs,
+  // plus one per isomorphism class. With a failure in the step, links and hosts go down under
+  // flows in flight, so nothing is folded; slow NICs are links of other capacities, hence other
+  // shapes, and are simulated as they are.
+  bool folding() const { return opt.fold_rings && !opt.full_fidelity && !watch.armed() && s.plan.dp > 1; }
+
+  void fold_rings() {
+    const auto& pl = s.plan;
+    RingFlowSet set;
+    std::map<std::pair<sg4::Host*, sg4::Host*>, int64_t> route_of;
+    std::map<std::vector<std::pair<double, double>>, int64_t> shape_of;
+    const double gamma = simgrid::config::get_value<double>("network/TCP-gamma");
+    std::vector<sg4::Link*> links;
+    auto route = [&](sg4::Host* a, sg4::Host* b) {
+      auto [it, fresh] = route_of.try_emplace({a, b}, static_cast<int64_t>(set.routes.size()));
+      if (!fresh) return it->second;
+      links.clear();
+      double latency = 0;
+      a->route_to(b, links, &latency);
+      RingFlowSet::Route r;
+      std::vector<std::pair<double, double>> shape;
+      double slowest = -1;
+      for (auto* l : links) {
+        r.links.push_back(reinterpret_cast<uintptr_t>(l));
+        shape.emplace_back(l->get_bandwidth(), l->get_latency());
+        slowest = slowest < 0 ? l->get_bandwidth() : std::min(slowest, l->get_bandwidth());
+      }
+      shape.emplace_back(latency, 0);
+      r.shape = shape_of.try_emplace(shape, static_cast<int64_t>(shape_of.size())).first->second;
+      r.mergeable = !(gamma > 0 && latency > 0) || gamma / (2 * latency) >= slowest;
+      set.routes.push_back(std::move(r));
+      return it->second;
+    };
+    std::vector<FoldedFlow> all;  // parallel to set.flows
+    folded_.assign(static_cast<size_t>(pl.pp), FoldedRank{});
+    for (int64_t r = 0; r < pl.pp; ++r)
+      for (int64_t c = 0; c < pl.cp; ++c)
+        for (int64_t t = 0; t < pl.tp; ++t) {
+          std::vector<int64_t> members;
+          for (int64_t d = 0; d < pl.dp; ++d) members.push_back(place.gpu({t, c, r, d}));
+          const bool leaves = crosses_nodes(members);
+          folded_[static_cast<size_t>(r)].leaves = folded_[static_cast<size_t>(r)].leaves || leaves;
+          const int64_t channels = ring_channels(place, members);
+          if (channels == 0) continue;
+          for_each_ring_hop(members, channels, [&](int64_t a, int64_t b) {
+            auto [ha, hb] = plat.endpoints(a, b);
+            set.flows.push_back({r, route(ha, hb), channels * 2 + (leaves ? 1 : 0)});
+            all.push_back({ha, hb, 1, channels, leaves});
+          });
+        }
+    for (int64_t r1 = 0; r1 < pl.pp; ++r1)
+      for (int64_t r2 = 0; r2 < pl.pp; ++r2) {
+        if (r1 == r2) continue;
+        auto [a, b] = plat.endpoints(place.gpu({0, 0, r1, 0}), place.gpu({0, 0, r2, 0}));
+        links.clear();
+        double latency = 0;
+        a->route_to(b, links, &latency);
+        for (auto* l : links) set.foreign_links.push_back(reinterpret_cast<uintptr_t>(l));
+      }
+    const std::vector<int64_t> keep = fold_ring_flows(set);
+    for (size_t i = 0; i < all.size(); ++i)
+      if (keep[i] > 0) {
+        all[i].copies = keep[i];
+        folded_[static_cast<size_t>(set.flows[i].rank)].flows.push_back(all[i]);
+      }
+  }
+
+  // Starts rank r's folded gradient all-reduce of `buffer`; returns whether its rings leave their nodes.
+  bool launch_folded(int64_t r, Bytes buffer, InFlight& in_flight) {
+    const auto& rank = folded_[static_cast<size_t>(r)];
+    const auto& k = s.cluster.device.collectives;
+    for (const auto& f : rank.flows) {
+      const CollectiveAlgo algo = choose_algo(CollectiveKind::ALL_REDUCE, s.plan.dp, f.leaves, s.cluster.nvls());
+      const Bytes per_rank = link_bytes(algo, CollectiveKind::ALL_REDUCE, buffer, s.plan.dp, k);
+      if (per_rank.value <= 0) continue;
+      const auto bytes = static_cast<uint64_t>(per_rank.value / double(f.channels)) * static_cast<uint64_t>(f.copies);
+      SIM_ASSERT(f.src->is_on() && f.dst->is_on(), "a flow from or to a failed GPU was started");
+      in_flight.comms.push_back(sg4::Comm::sendto_async(f.src, f.dst, bytes));
+      ++result.transfers;
+    }
+    return rank.leaves;
+  }
+
   // Starts the gradient all-reduce of `buffer` over dp for every tp/cp index of pipeline rank r;
   // returns whether the rings leave their nodes.
   bool launch_dp(int64_t r, Bytes buffer, InFlight& in_flight) {
+    if (!folded_.empty()) return launch_folded(r, buffer, in_flight);
     bool out = false;
     for (int64_t c = 0; c < s.plan.cp; ++c)
       for (int64_t t = 0; t < s.plan.tp; ++t) {
@@ -298,6 +444,7 @@ struct Replay {
 
   void start() {
     probe_collectives();
+    if (folding()) fold_rings();
     t0 = sg4::Engine::get_clock();
     const auto& pl = s.plan;
     for (int64_t r = 0; r < pl.pp; ++r) {

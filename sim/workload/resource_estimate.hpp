@@ -7,13 +7,19 @@
 //   tasks       vertices of the step's task graph (built and held by the planning process)
 //   task runs   tasks x the ranks that run each (1 per class; tp*cp*dp at full fidelity)
 //   flows       pipeline transfers (one per data edge and run) + data-parallel ring flows
-//               (channels x dp per ring, tp*cp rings per rank, per gradient bucket or once)
+//               (channels x dp per ring, tp*cp rings per rank, per gradient bucket or once; at
+//               class fidelity without a failure, only those the engine keeps after folding
+//               copies by symmetry: a few per rank when its rings' links are disjoint)
 //   peak flows  ring flows launched and not yet waited for at the busiest moment: a rank launches
 //               all of its rings (or buckets) before it waits for them
 //
+//   folded ring flows  every ring flow of one launch per rank, when the engine folds them: it
+//               routes and groups each once before the step
+//
 //   memory = base + per host x hosts + per task x tasks + per actor x actors + per flow x peak flows
+//            + per folded ring flow x folded ring flows
 //   wall   = per host x hosts + per task run x task runs + in-flight cost(peak flows)
-//            + per actor run x actors x task runs
+//            + per actor run x actors x task runs + per folded ring flow x folded ring flows
 //
 // The last two terms are SimGrid's: every finished activity is unlinked from a list of those in
 // flight (a linear scan), so wall time grows with the square of the flows in flight (all ranks'
@@ -46,6 +52,7 @@ struct SimulationSize {
   int64_t task_runs = 0;
   double flows = 0;  // doubles: a rejected plan's counts may pass 2^63
   double peak_flows = 0;
+  double folded_ring_flows = 0;  // ring flows the engine folds (one launch per rank): its workspace
 };
 
 struct ResourceEstimate {
@@ -63,10 +70,13 @@ struct SimulationBudget {
 };
 
 // What the cluster and the plan's degrees decide (the same for every micro-batch and virtual-stage
-// count): the platform's hosts, and the ring flows of one data-parallel launch per pipeline rank.
+// count): the platform's hosts, and the ring flows of one data-parallel launch per pipeline rank:
+// all of them (full fidelity, or a failure in the step) and those the engine keeps when it folds
+// copies by symmetry at class fidelity (ring_channels.hpp, fold_ring_flows).
 struct EngineShape {
   int64_t hosts = 0;
   std::vector<double> rank_flows;
+  std::vector<double> folded_rank_flows;
 };
 EngineShape engine_shape(const Scenario& s);
 

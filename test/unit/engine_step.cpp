@@ -18,6 +18,7 @@
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/planner.hpp"
 #include "sim/workload/stage_layout.hpp"
+#include "test/unit/engine_scenario.hpp"
 #include "test/unit/input_error_of.hpp"
 #include "test/unit/text_fill.hpp"
 
@@ -25,50 +26,9 @@ using namespace sim;
 
 namespace {
 
-struct Setup {
-  const char* model = "gpt-7.5b";
-  int64_t tp = 1, pp = 1, dp = 1, global_batch = 8, micro_batch = 1;
-  const char* recompute = "full";
-  int64_t gpus_per_node = 8, nics_per_node = 8;
-  double oversubscription = 1;
-  int64_t pod_gpus = 0;  // 0: one pod
-  const char* cluster = "dgx-a100-superpod";
-  const char* scale_up = "";  // a whole scale_up object to replace the cluster's, or ""
-};
-
-// DGX A100 nodes (topologies/dgx-a100-superpod.json) with the shipped A100 profile.
-Scenario scenario(const Setup& u) {
-  const std::string pod = u.pod_gpus > 0 ? ", \"pod_gpus\": " + std::to_string(u.pod_gpus) : std::string();
-  const std::string up = *u.scale_up ? std::string(", \"scale_up\": ") + u.scale_up : std::string();
-  const std::string text = fill(R"({"kind": "scenario", "name": "engine", "model": "{model}",
-    "cluster": {"from": "{cluster}", "gpus": {gpus}, "gpus_per_node": {node}{up},
-                "scale_out": {"kind": "fat-tree", "nics_per_node": {nics}, "nic_bandwidth": "200 Gb/s",
-                              "latency": "1 us", "oversubscription": {over}{pod}}},
-    "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}},
-    "training": {"seq_len": 2048, "global_batch": {B}, "micro_batch": {b}, "recompute": "{recompute}",
-                 "precision": "bf16"}})",
-                                {{"model", u.model},
-                                 {"cluster", u.cluster},
-                                 {"up", up},
-                                 {"gpus", std::to_string(u.tp * u.pp * u.dp)},
-                                 {"node", std::to_string(u.gpus_per_node)},
-                                 {"nics", std::to_string(u.nics_per_node)},
-                                 {"over", std::to_string(u.oversubscription)},
-                                 {"pod", pod},
-                                 {"tp", std::to_string(u.tp)},
-                                 {"pp", std::to_string(u.pp)},
-                                 {"dp", std::to_string(u.dp)},
-                                 {"B", std::to_string(u.global_batch)},
-                                 {"b", std::to_string(u.micro_batch)},
-                                 {"recompute", u.recompute}});
-  return parse_scenario(ParamReader::from_text(text, "engine_step.cpp"), TRAINSIM_SOURCE_DIR);
-}
-
-Pipeline build(const Scenario& s) {
-  ComputeModel cm(s.cluster.device, s.training.precision);
-  StageLayout layout = make_stage_layout(s.model, s.plan, s.plan.virtual_stages.value, s.file);
-  return build_pipeline(s, layout, s.training.micro_batch.value, cm);
-}
+using engine_test::build;
+using engine_test::scenario;
+using engine_test::Setup;
 
 size_t dp_task(const Pipeline& p, int64_t rank) {
   for (size_t v = 0; v < boost::num_vertices(p.graph); ++v)

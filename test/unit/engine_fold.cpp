@@ -1,0 +1,91 @@
+// Folding the gradient-reduction rings by symmetry (sim/engine/replay.cpp, "Folding"): launching
+// one representative per class of identical, isolated flows must give the step of launching them
+// all, where the fold applies (rings on disjoint links; rings sharing NICs, merged) and where it
+// must leave flows alone (an oversubscribed pod uplink that every cross-pod ring crosses). Each
+// TEST_CASE runs in its own process (ctest); the engine forks a child per simulate_step call.
+#include <catch2/catch.hpp>
+#include <iomanip>
+#include <string>
+
+#include "sim/core/params.hpp"
+#include "sim/cost/compute_model.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/pipeline.hpp"
+#include "sim/workload/stage_layout.hpp"
+#include "test/unit/engine_scenario.hpp"
+
+using namespace sim;
+
+namespace {
+
+// gpt-7.5b on DGX A100 nodes (engine_scenario.hpp), 8 micro-batches per replica.
+struct Setup : engine_test::Setup {
+  bool overlap = false;
+};
+
+Scenario scenario(const Setup& u) {
+  engine_test::Setup base = u;
+  base.global_batch = 8 * u.dp;
+  Scenario s = engine_test::scenario(base);
+  s.plan.overlap_grad_reduce = u.overlap;
+  return s;
+}
+
+struct Pair {
+  EngineResult folded, all;
+};
+
+Pair both(const Setup& u) {
+  const Scenario s = scenario(u);
+  const Pipeline p = engine_test::build(s);
+  EngineOptions on(false), off(false);
+  off.fold_rings = false;
+  return {simulate_step(s, p, on), simulate_step(s, p, off)};
+}
+
+void check_same_step(const Pair& r) {
+  INFO(std::setprecision(17) << "folded " << r.folded.step.value << " s (" << r.folded.transfers << " flows), unfolded "
+                             << r.all.step.value << " s (" << r.all.transfers << " flows)");
+  CHECK(r.folded.step.value == Approx(r.all.step.value).epsilon(1e-9));
+  CHECK(r.folded.spans.size() == r.all.spans.size());
+  for (size_t v = 0; v < r.folded.spans.size(); ++v)
+    CHECK(r.folded.spans[v].dp == Approx(r.all.spans[v].dp).epsilon(1e-9));
+}
+
+}  // namespace
+
+TEST_CASE("folding disjoint data-parallel rings keeps the step and launches fewer flows", "[engine]") {
+  // One NIC per GPU: the tp 8 rings of a rank class use disjoint NICs, and all but the flows at
+  // the representative's NICs (shared with the pipeline transfers) are isolated copies.
+  for (bool overlap : {false, true}) {
+    Setup u;
+    u.tp = 8, u.pp = 2, u.dp = 8, u.overlap = overlap;
+    const Pair r = both(u);
+    INFO("overlap " << overlap);
+    check_same_step(r);
+    CHECK(r.folded.transfers < r.all.transfers);
+  }
+}
+
+TEST_CASE("folding rings that share NICs merges their copies and keeps the step", "[engine]") {
+  // Two NICs per node: four GPUs (four rings of a rank class) share each NIC and follow the same
+  // routes; away from the representative's NICs each group of four is merged into one flow.
+  Setup u;
+  u.tp = 8, u.pp = 2, u.dp = 4, u.nics_per_node = 2;
+  const Pair r = both(u);
+  check_same_step(r);
+  CHECK(r.folded.transfers < r.all.transfers);
+}
+
+TEST_CASE("folding leaves flows on an oversubscribed pod uplink alone and keeps the step", "[engine]") {
+  // Pods of two nodes, oversubscription 4: every ring crosses the pod uplinks, which all rings of
+  // the class share, so those flows must be simulated as they are (merging them with the copies of
+  // other rings would change their max-min share); the intra-pod hops may still fold.
+  Setup u;
+  u.tp = 8, u.pp = 1, u.dp = 4, u.pod_gpus = 16, u.oversubscription = 4;
+  const Pair r = both(u);
+  check_same_step(r);
+  // Per launch: 8 rings x 4 hops unfolded; the 2 cross-pod hops of each ring are kept.
+  CHECK(r.folded.transfers >= r.all.transfers - 8 * 4 + 8 * 2);
+}
