@@ -159,6 +159,10 @@ case("stragglers-factor-range", "/step_faults/stragglers/factor/max", "1.1 is be
 # --- quantities --------------------------------------------------------------------------------
 case("unit-does-not-parse", "/cluster/scale_up/bandwidth", "'300 GB/parsec' does not parse",
      put("cluster.scale_up.bandwidth", "300 GB/parsec"))
+case("unknown-scale-out-kind", "/cluster/scale_out/kind", "'fat-tre' is not known (did you mean 'fat-tree'?)",
+     put("cluster.scale_out.kind", "fat-tre"))
+case("unknown-scale-up-kind", "/cluster/scale_up/kind", "'torus' is not known",
+     put("cluster.scale_up.kind", "torus"))
 case("nvls-not-bool", "/cluster/scale_up/nvls", "is string (expected true or false)",
      put("cluster.scale_up.nvls", "yes"))
 case("zero-bandwidth", "/cluster/scale_up/bandwidth", "'0 GB/s' is not positive",
