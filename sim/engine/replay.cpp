@@ -372,10 +372,11 @@ struct Replay {
     if (out && !opt.full_fidelity)
       share = double(std::max(place.class_peers_on_nic(from.pp, src), place.class_peers_on_nic(me.pp, dst))) *
               nic_penalty(from_pp, me.pp);
-    auto [a, b] = plat.endpoints(src, dst);
-    SIM_ASSERT(a->is_on() && b->is_on(), "a transfer from or to a failed GPU was started");  // SimGrid would abort
+    const auto ends = plat.endpoints(src, dst);  // a pair, not a structured binding: lambdas capture it (C++17)
+    SIM_ASSERT(ends.first->is_on() && ends.second->is_on(),
+               "a transfer from or to a failed GPU was started");  // SimGrid would abort
     const auto flow = static_cast<uint64_t>(bytes.value * share);
-    or_stall(actor, [&] { sg4::Comm::sendto(a, b, flow); });
+    or_stall(actor, [&] { sg4::Comm::sendto(ends.first, ends.second, flow); });
     ++result.transfers;
     const auto& k = c.device.collectives;
     sg4::this_actor::sleep_for((k.base_latency + (out ? k.scale_out_step_latency : k.scale_up_step_latency)).value);
