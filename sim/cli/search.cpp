@@ -38,6 +38,8 @@ struct Candidate {
 
 ParamReader with_plan(const ParamReader& base, const PlanChoice& c) {
   auto par = base.at("parallelism").without_key("layers_per_stage");  // the split follows pp
+  // An explicit GPU list names the given plan's ranks; a dimension order applies to any plan.
+  if (auto pl = par.find("placement"); pl && pl->is_array()) par = par.without_key("placement");
   return base.with_value("parallelism", par.dump())
       .with_value("parallelism.tp", std::to_string(c.tp))
       .with_value("parallelism.pp", std::to_string(c.pp))

@@ -58,36 +58,43 @@ void DownSet::remove(int64_t node) {
 
 void DownSet::change(int64_t node, int delta) {
   const Degradation& d = *d_;
+  if (!d.node_parts.empty()) {
+    for (const auto& [rep, u] : d.node_parts[static_cast<size_t>(node)]) change_unit(rep, u, delta);
+    return;
+  }
+  const int64_t u = d.unit_of(node);
+  const int64_t first = d.replica_of(node), last = first + std::max<int64_t>(1, d.replicas_per_node);
+  for (int64_t rep = first; rep < last && rep < d.dp; ++rep) change_unit(rep, u, delta);
+}
+
+void DownSet::change_unit(int64_t rep, int64_t u, int delta) {
+  const Degradation& d = *d_;
   const auto template_rate = [&](int64_t j) {
     return j < static_cast<int64_t>(d.template_rate.size()) ? d.template_rate[static_cast<size_t>(j)] : 0.0;
   };
-  const int64_t u = d.unit_of(node);
-  const int64_t first = d.replica_of(node), last = first + std::max<int64_t>(1, d.replicas_per_node);
-  for (int64_t rep = first; rep < last && rep < d.dp; ++rep) {
-    int64_t& nodes_down = unit_nodes_down_[static_cast<size_t>(rep * d.units + u)];
-    const bool was = nodes_down > 0;
-    nodes_down += delta;
-    const bool is = nodes_down > 0;
-    if (was == is) continue;  // the unit was already down (or still is)
-    const int step = is ? +1 : -1;
-    // The replica.
-    int64_t& j = replica_down_[static_cast<size_t>(rep)];
-    template_sum_ -= template_rate(j);
-    if (j == 0 && step > 0) ++degraded_replicas_;
-    j += step;
-    if (j == 0 && step < 0) --degraded_replicas_;
-    template_sum_ += template_rate(j);
-    // Adjacent pairs in the replica (REDUNDANT).
-    for (int64_t v : {u - 1, u + 1})
-      if (v >= 0 && v < d.units && unit_nodes_down_[static_cast<size_t>(rep * d.units + v)] > 0) adjacent_ += step;
-    // The unit's copies across replicas.
-    int64_t& k = unit_down_[static_cast<size_t>(u)];
-    --unit_histogram_[static_cast<size_t>(k)];
-    k += step;
-    ++unit_histogram_[static_cast<size_t>(k)];
-    max_down_ = std::max(max_down_, k);
-    while (max_down_ > 0 && unit_histogram_[static_cast<size_t>(max_down_)] == 0) --max_down_;
-  }
+  int64_t& nodes_down = unit_nodes_down_[static_cast<size_t>(rep * d.units + u)];
+  const bool was = nodes_down > 0;
+  nodes_down += delta;
+  const bool is = nodes_down > 0;
+  if (was == is) return;  // the unit was already down (or still is)
+  const int step = is ? +1 : -1;
+  // The replica.
+  int64_t& j = replica_down_[static_cast<size_t>(rep)];
+  template_sum_ -= template_rate(j);
+  if (j == 0 && step > 0) ++degraded_replicas_;
+  j += step;
+  if (j == 0 && step < 0) --degraded_replicas_;
+  template_sum_ += template_rate(j);
+  // Adjacent pairs in the replica (REDUNDANT).
+  for (int64_t v : {u - 1, u + 1})
+    if (v >= 0 && v < d.units && unit_nodes_down_[static_cast<size_t>(rep * d.units + v)] > 0) adjacent_ += step;
+  // The unit's copies across replicas.
+  int64_t& k = unit_down_[static_cast<size_t>(u)];
+  --unit_histogram_[static_cast<size_t>(k)];
+  k += step;
+  ++unit_histogram_[static_cast<size_t>(k)];
+  max_down_ = std::max(max_down_, k);
+  while (max_down_ > 0 && unit_histogram_[static_cast<size_t>(max_down_)] == 0) --max_down_;
 }
 
 double DownSet::rate() const {

@@ -4,10 +4,13 @@
 //
 // The job is dp data-parallel replicas of a pipeline. A replica is cut into `units`: the smallest
 // groups of whole nodes that hold whole pipeline stages (one node when a node holds one or more
-// stages; tp·cp/gpus_per_node nodes when a stage spans nodes). Nodes are numbered as Placement
-// lays ranks out (sim/topology/placement.hpp: a replica's nodes are consecutive), so node n is unit
-// (n mod nodes_per_replica) / nodes_per_unit of replica n / nodes_per_replica. When a replica is
-// smaller than a node (replicas_per_node > 1), the node holds whole replicas of one unit each.
+// stages; tp·cp/gpus_per_node nodes when a stage spans nodes). With the default placement
+// (sim/topology/placement.hpp, Megatron-LM's order: a replica's nodes are consecutive), node n is
+// unit (n mod nodes_per_replica) / nodes_per_unit of replica n / nodes_per_replica; when a replica
+// is smaller than a node (replicas_per_node > 1), the node holds whole replicas of one unit each.
+// Any other placement lists, per node, the (replica, unit) pairs its GPUs belong to (`node_parts`,
+// from the Placement): a node may then hold one unit of several replicas (data parallel inside a
+// node, "tp-dp-pp-cp"), and its failure takes that unit down in each of them.
 //
 // The rate is the job's throughput relative to its failure-free throughput (the strategy's own
 // healthy plan), from tables the step simulator filled (sim/run/degraded_plans.hpp):
@@ -30,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace sim::reliability {
@@ -45,6 +49,8 @@ struct Degradation {
   std::vector<double> template_rate = {1.0};  // RECONFIGURE, [j] for j = 0 … units; missing: 0
   double merged_rate = 1;                     // REDUNDANT
   std::vector<double> reroute_rate = {1.0};   // REROUTE, [d] for d = 0 … D (D ≥ 1 when dp ≥ 2)
+  // Per node, its (replica, unit) pairs, sorted; empty: the default layout (the fields above).
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> node_parts;
 
   int64_t replica_of(int64_t node) const;  // the first replica the node holds
   int64_t unit_of(int64_t node) const;
@@ -67,6 +73,7 @@ class DownSet {
  private:
   size_t index(int64_t node) const;
   void change(int64_t node, int delta);
+  void change_unit(int64_t replica, int64_t unit, int delta);  // one node of it went down or up
 
   const Degradation* d_;
   std::vector<uint8_t> down_;             // per node

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/core/error.hpp"
 #include "sim/run/run.hpp"
+#include "sim/topology/placement.hpp"
 #include "sim/workload/stage_layout.hpp"
 
 namespace sim {
@@ -23,7 +25,47 @@ Scenario plain(const Scenario& s) {
   return v;
 }
 
-void set_gpus(Scenario& v) { v.cluster.gpus = v.plan.tp * v.plan.cp * v.plan.pp * v.plan.dp; }
+// A variant on fewer GPUs keeps the dimension order; an explicit GPU list, which names the
+// healthy plan's ranks, falls back to the identity.
+void set_gpus(Scenario& v) {
+  const int64_t gpus = v.plan.tp * v.plan.cp * v.plan.pp * v.plan.dp;
+  if (gpus != v.cluster.gpus) v.plan.gpu_of_rank.clear();
+  v.cluster.gpus = gpus;
+}
+
+// A placement other than the default: units of the fewest whole stages (a divisor of pp) such that
+// no node holds stages of two units, and per node the (replica, unit) pairs of its GPUs. Returns
+// the stages per unit.
+int64_t place_units(const Scenario& s, reliability::Degradation& d) {
+  const Placement place(s.cluster, s.plan);
+  const int64_t pp = s.plan.pp, nodes = s.cluster.nodes();
+  std::vector<int64_t> lo(static_cast<size_t>(nodes), pp), hi(static_cast<size_t>(nodes), -1);
+  for (int64_t g = 0; g < s.cluster.gpus; ++g) {
+    const auto n = static_cast<size_t>(place.node(g));
+    const int64_t stage = place.coord(g).pp;
+    lo[n] = std::min(lo[n], stage);
+    hi[n] = std::max(hi[n], stage);
+  }
+  int64_t k = 1;
+  const auto splits = [&](int64_t size) {
+    for (size_t n = 0; n < lo.size(); ++n)
+      if (hi[n] >= 0 && lo[n] / size != hi[n] / size) return true;
+    return false;
+  };
+  while (pp % k != 0 || splits(k)) ++k;
+  d.units = pp / k;
+  d.nodes_per_unit = d.replicas_per_node = 1;
+  d.node_parts.assign(static_cast<size_t>(nodes), {});
+  for (int64_t g = 0; g < s.cluster.gpus; ++g) {
+    const RankCoord c = place.coord(g);
+    d.node_parts[static_cast<size_t>(place.node(g))].emplace_back(c.dp, c.pp / k);
+  }
+  for (auto& parts : d.node_parts) {
+    std::sort(parts.begin(), parts.end());
+    parts.erase(std::unique(parts.begin(), parts.end()), parts.end());
+  }
+  return k;
+}
 
 // The step time of a variant; nullopt when it cannot run (it does not fit in memory, or its
 // layout is impossible), with the reason in `why`.
@@ -65,7 +107,9 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
                        std::to_string(s.cluster.gpus) + " GPUs used)",
                    "tp * cp * pp * dp = cluster GPUs");
   int64_t stages_per_unit = 1;
-  if (replica_gpus >= gpn) {
+  if (!s.plan.default_placement()) {
+    stages_per_unit = place_units(s, d);
+  } else if (replica_gpus >= gpn) {
     if (replica_gpus % gpn != 0 || (stage_gpus > gpn && stage_gpus % gpn != 0) ||
         (stage_gpus < gpn && gpn % stage_gpus != 0))
       throw unsuited(s, "'" + name + "' needs pipeline stages that fill whole nodes or nodes that hold whole stages",

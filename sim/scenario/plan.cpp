@@ -8,6 +8,18 @@
 
 namespace sim {
 
+const char* to_string(ParallelDim d) {
+  switch (d) {
+    case ParallelDim::TP: return "tp";
+    case ParallelDim::CP: return "cp";
+    case ParallelDim::PP: return "pp";
+    case ParallelDim::DP: return "dp";
+  }
+  return "?";
+}
+
+bool ParallelPlan::default_placement() const { return gpu_of_rank.empty() && order == ParallelPlan{}.order; }
+
 const char* to_string(Schedule s) {
   switch (s) {
     case Schedule::GPIPE: return "gpipe";
@@ -37,9 +49,59 @@ static AutoCount auto_count(const ParamReader& r, int64_t max) {
 
 constexpr int64_t MAX_DEGREE = 1 << 20;
 
+// "tp-dp-pp-cp": the four dimensions, fastest first, each once.
+static std::array<ParallelDim, 4> dim_order(const ParamReader& r) {
+  const std::string expected = "tp, cp, pp and dp each once, fastest first, joined by '-' (e.g. \"tp-cp-pp-dp\")";
+  const std::string text = r.as_string();
+  const std::vector<std::string> names = {"tp", "cp", "pp", "dp"};
+  std::array<ParallelDim, 4> order{};
+  std::array<bool, 4> seen{};
+  size_t count = 0, start = 0;
+  while (true) {
+    const size_t dash = text.find('-', start);
+    const std::string name = text.substr(start, dash == std::string::npos ? std::string::npos : dash - start);
+    size_t d = 0;
+    while (d < names.size() && names[d] != name) ++d;
+    if (d == names.size()) {
+      const std::string close = name == "ep" ? "" : did_you_mean(name, names);
+      r.fail("'" + text + "': '" + name + "' is not a dimension" +
+                 (name == "ep"    ? " (expert parallelism runs over the dp*cp ranks)"
+                  : close.empty() ? ""
+                                  : " (did you mean '" + close + "'?)"),
+             expected);
+    }
+    if (seen[d]) r.fail("'" + text + "' names " + name + " twice", expected);
+    if (count == order.size()) r.fail("'" + text + "' names more than four dimensions", expected);
+    seen[d] = true;
+    order[count++] = static_cast<ParallelDim>(d);
+    if (dash == std::string::npos) break;
+    start = dash + 1;
+  }
+  for (size_t d = 0; d < names.size(); ++d)
+    if (!seen[d]) r.fail("'" + text + "' does not name " + names[d], expected);
+  return order;
+}
+
+// A string (the dimension order) or a list of GPUs, one per global rank; the list's length and
+// range are checked against the cluster by parse_scenario.
+static void parse_placement(const ParamReader& r, ParallelPlan& p) {
+  if (r.is_string()) {
+    p.order = dim_order(r);
+    return;
+  }
+  if (!r.is_array())
+    r.fail(std::string("is ") + (r.is_number()   ? "number"
+                                 : r.is_object() ? "object"
+                                 : r.is_null()   ? "null"
+                                                 : "boolean"),
+           "a dimension order such as \"tp-cp-pp-dp\", or a list of GPUs, one per global rank");
+  p.gpu_of_rank.reserve(r.size());
+  for (size_t i = 0; i < r.size(); ++i) p.gpu_of_rank.push_back(r[i].as_count(0, INT64_MAX));
+}
+
 ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   r.expect_keys({"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "virtual_stages", "schedule", "zero",
-                 "overlap_grad_reduce", "layers_per_stage"});
+                 "overlap_grad_reduce", "layers_per_stage", "placement"});
   ParallelPlan p;
   p.tp = r.count("tp", 1, MAX_DEGREE);
   p.pp = r.count("pp", 1, MAX_DEGREE);
@@ -63,6 +125,7 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   if (auto l = r.find("layers_per_stage")) {
     for (size_t i = 0; i < l->size(); ++i) p.layers_per_stage.push_back((*l)[i].as_count(1, 100000));
   }
+  if (auto pl = r.find("placement")) parse_placement(*pl, p);
   return p;
 }
 

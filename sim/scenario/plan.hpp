@@ -1,6 +1,7 @@
 // The parallelism plan and training settings (DESIGN.md sections `parallelism`, `training`).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,6 +22,10 @@ enum class Attention { UNFUSED, FLASH };
 const char* to_string(Schedule s);
 const char* to_string(Recompute r);
 
+// The four dimensions a global rank is indexed by (sim/topology/placement.hpp).
+enum class ParallelDim { TP, CP, PP, DP };
+const char* to_string(ParallelDim d);
+
 // A count that may be "auto" (0 means auto).
 struct AutoCount {
   int64_t value = 1;
@@ -37,6 +42,13 @@ struct ParallelPlan {
   int64_t zero = 0;
   bool overlap_grad_reduce = false;
   std::vector<int64_t> layers_per_stage;  // explicit split over pp*virtual stages; empty: default
+  // `placement`: the order of the dimensions in the global rank, fastest first (Megatron-LM's
+  // tp-cp-pp-dp by default), and, when given as a list, the GPU of each global rank (element g is
+  // global rank g's GPU; empty: GPU g runs rank g). The list is a permutation of [0, gpus),
+  // checked by parse_scenario.
+  std::array<ParallelDim, 4> order{ParallelDim::TP, ParallelDim::CP, ParallelDim::PP, ParallelDim::DP};
+  std::vector<int64_t> gpu_of_rank;
+  bool default_placement() const;
 
   static ParallelPlan parse(const ParamReader& r);
 };

@@ -53,6 +53,31 @@ void resolve_dp(Scenario& s, const ParamReader& r) {
   p.dp = s.cluster.gpus / others;
 }
 
+// An explicit placement list: a permutation of the cluster's GPUs, one per global rank.
+void check_placement(const Scenario& s, const ParamReader& par) {
+  auto pl = par.find("placement");
+  if (!pl || !pl->is_array()) return;
+  const auto& list = s.plan.gpu_of_rank;
+  const int64_t gpus = s.cluster.gpus, n = static_cast<int64_t>(list.size());
+  const std::string expected =
+      "one GPU per global rank: " + i2s(gpus) + " entries, each of [0, " + i2s(gpus) + ") once";
+  if (n > gpus) pl->fail(i2s(n) + " GPUs listed for the plan's " + i2s(gpus) + " global ranks", expected);
+  std::vector<int64_t> rank_on(static_cast<size_t>(gpus), -1);
+  for (int64_t g = 0; g < n; ++g) {
+    const int64_t gpu = list[static_cast<size_t>(g)];
+    const auto at = (*pl)[static_cast<size_t>(g)];
+    if (gpu >= gpus) at.fail("GPU " + i2s(gpu) + " is out of range", "a GPU in [0, " + i2s(gpus) + ")");
+    int64_t& other = rank_on[static_cast<size_t>(gpu)];
+    if (other >= 0) at.fail("ranks " + i2s(other) + " and " + i2s(g) + " both run on GPU " + i2s(gpu), "each GPU once");
+    other = g;
+  }
+  if (n < gpus) {
+    const auto missing = std::find(rank_on.begin(), rank_on.end(), -1) - rank_on.begin();
+    pl->fail(i2s(n) + " GPUs listed for the plan's " + i2s(gpus) + " global ranks (GPU " + i2s(missing) + " runs none)",
+             expected);
+  }
+}
+
 void cross_check(const Scenario& s, const ParamReader& r) {
   const auto& p = s.plan;
   const auto& m = s.model;
@@ -69,6 +94,7 @@ void cross_check(const Scenario& s, const ParamReader& r) {
                  (overflow ? std::string("more than 2^63") : i2s(product)) + " but the cluster has " +
                  i2s(s.cluster.gpus) + " GPUs",
              "tp*pp*dp*cp = cluster.gpus");
+  check_placement(s, par);
   if (m.heads % p.tp != 0)
     par.at("tp").fail(i2s(p.tp) + " does not divide heads=" + i2s(m.heads), "a divisor of the model's heads");
   if (m.kv_heads % p.tp != 0)

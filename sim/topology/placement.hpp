@@ -1,13 +1,22 @@
-// Where each rank of a plan runs (Megatron-LM's order, DESIGN.md): tensor parallel fastest
-// (inside a node), then context, pipeline, data parallel:
-//   global rank g = tp_i + tp * (cp_i + cp * (pp_i + pp * dp_i))
-// and GPU g sits on node g / gpus_per_node at local index g % gpus_per_node, which uses NIC
+// Where each rank of a plan runs. A rank's coordinates (tp_i, cp_i, pp_i, dp_i) give its global
+// rank by the plan's dimension order (`parallelism.placement`, fastest first); the default is
+// Megatron-LM's, tensor parallel fastest (inside a node), then context, pipeline, data parallel:
+//   global rank g = tp_i + tp * (cp_i + cp * (pp_i + pp * dp_i))            ("tp-cp-pp-dp")
+// and in general g = Σ_d i_d · stride_d, stride_d the product of the sizes of the dimensions
+// before d in the order (e.g. "tp-dp-pp-cp": g = tp_i + tp * (dp_i + dp * (pp_i + pp * cp_i)),
+// a stage's tp·dp ranks on consecutive GPUs). Global rank g runs on GPU g, or on gpu_of_rank[g]
+// when the plan lists GPUs explicitly (a permutation of [0, tp·cp·pp·dp), checked by
+// parse_scenario). Both gpu() and its inverse coord() are O(1).
+// GPU g sits on node g / gpus_per_node at local index g % gpus_per_node, which uses NIC
 // local * nics_per_node / gpus_per_node of its node (rail-optimised: GPU i on rail i).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <utility>
+#include <vector>
 
 namespace sim {
 
@@ -28,10 +37,15 @@ class Placement {
  public:
   Placement(const ClusterSpec& cluster, const ParallelPlan& plan);
 
-  int64_t gpu(const RankCoord& c) const { return c.tp + tp_ * (c.cp + cp_ * (c.pp + pp_ * c.dp)); }
-  // The inverse of gpu(): the coordinates of GPU `gpu` in [0, tp*cp*pp*dp).
+  // The GPU that the rank at `c` runs on.
+  int64_t gpu(const RankCoord& c) const {
+    const int64_t g = c.tp * stride_[0] + c.cp * stride_[1] + c.pp * stride_[2] + c.dp * stride_[3];
+    return gpu_of_rank_.empty() ? g : gpu_of_rank_[static_cast<size_t>(g)];
+  }
+  // The inverse of gpu(): the coordinates of the rank on GPU `gpu` in [0, tp*cp*pp*dp).
   RankCoord coord(int64_t gpu) const {
-    return {gpu % tp_, gpu / tp_ % cp_, gpu / (tp_ * cp_) % pp_, gpu / (tp_ * cp_ * pp_)};
+    const int64_t g = rank_of_gpu_.empty() ? gpu : rank_of_gpu_[static_cast<size_t>(gpu)];
+    return {g / stride_[0] % size_[0], g / stride_[1] % size_[1], g / stride_[2] % size_[2], g / stride_[3] % size_[3]};
   }
   int64_t node(int64_t gpu) const { return gpu / gpus_per_node_; }
   int64_t local(int64_t gpu) const { return gpu % gpus_per_node_; }
@@ -48,7 +62,8 @@ class Placement {
   int64_t class_peers_on_nic(int64_t pp_rank, int64_t gpu) const;
 
  private:
-  int64_t tp_, cp_, pp_, dp_;
+  std::array<int64_t, 4> size_{}, stride_{};                      // per dimension, indexed tp, cp, pp, dp
+  std::vector<int64_t> gpu_of_rank_, rank_of_gpu_;                // explicit placement and its inverse; empty: identity
   mutable std::map<std::pair<int64_t, int64_t>, int64_t> peers_;  // (pp rank, nic) -> count
   int64_t gpus_per_node_, nics_per_node_, pod_gpus_;
 };

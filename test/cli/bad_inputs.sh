@@ -216,6 +216,24 @@ case("dp-auto-not-dividing", "/parallelism/dp", "\"auto\" needs tp*pp*cp = 3 to 
 case("dp-unknown-word", "/parallelism/dp", "'all' is not known (expected one of auto)", put("parallelism.dp", "all"))
 case("product-overflow", "/parallelism", "but the cluster has 8 GPUs",
      all_of(*(put("parallelism." + k, 65536) for k in ("tp", "pp", "dp", "cp"))))
+# parallelism.placement: an order of tp, cp, pp, dp, or a permutation of the 8 GPUs, one per rank.
+case("placement-unknown-dim", "/parallelism/placement", "'tp-cp-pp-ep': 'ep' is not a dimension",
+     put("parallelism.placement", "tp-cp-pp-ep"))
+case("placement-repeated-dim", "/parallelism/placement", "'tp-dp-pp-dp' names dp twice",
+     put("parallelism.placement", "tp-dp-pp-dp"))
+case("placement-missing-dim", "/parallelism/placement", "'tp-pp-dp' does not name cp",
+     put("parallelism.placement", "tp-pp-dp"))
+case("placement-object", "/parallelism/placement", "is object (expected a dimension order",
+     put("parallelism.placement", {"tp": 0}))
+case("placement-negative", "/parallelism/placement/2", "-1 is out of range", put("parallelism.placement", [0, 1, -1]))
+case("placement-too-long", "/parallelism/placement", "9 GPUs listed for the plan's 8 global ranks",
+     put("parallelism.placement", list(range(9))))
+case("placement-out-of-range", "/parallelism/placement/3", "GPU 8 is out of range (expected a GPU in [0, 8))",
+     put("parallelism.placement", [0, 1, 2, 8, 4, 5, 6, 7]))
+case("placement-repeated-gpu", "/parallelism/placement/5", "ranks 1 and 5 both run on GPU 3 (expected each GPU once)",
+     put("parallelism.placement", [0, 3, 2, 1, 4, 3, 6, 7]))
+case("placement-missing-gpu", "/parallelism/placement", "7 GPUs listed for the plan's 8 global ranks (GPU 5 runs none)",
+     put("parallelism.placement", [0, 1, 2, 3, 4, 6, 7]))
 # 12 heads divide hidden 6144 but not tp 8.
 case("tp-not-dividing-heads", "/parallelism/tp", "8 does not divide heads=12",
      all_of(put("model.heads", 12), put("model.kv_heads", 12)))
