@@ -44,10 +44,15 @@ Seconds ring_time_idle(CollectiveKind kind, Bytes buffer, int64_t n, BytesPerSec
 
 const std::vector<CollectiveAlgoEntry>& collective_algorithms() {
   static const std::vector<CollectiveAlgoEntry> entries = {
-      {CollectiveAlgo::RING, "ring", "NCCL ring: all-reduce, all-gather, reduce-scatter, all-to-all, send/recv"},
+      {CollectiveAlgo::RING, "ring",
+       "NCCL ring: every rank sends to its successor; runs all-reduce, all-gather, reduce-scatter, all-to-all, "
+       "send/recv"},
+      {CollectiveAlgo::TREE, "tree",
+       "NCCL double binary tree across nodes, a chain inside each: reduce up, broadcast down; all-reduce only"},
       {CollectiveAlgo::NVLS, "nvls",
-       "NVLink SHARP all-reduce inside an NVSwitch node (devices with nvls_* constants; NCCL's default there since "
-       "2.17)"},
+       "NVLink SHARP: the NVSwitch reduces; all-reduce inside one node whose NVSwitch has it (nvls_* constants)"},
+      {CollectiveAlgo::NVLS_TREE, "nvls_tree",
+       "NVLink SHARP inside each node, double binary tree between nodes; all-reduce only, two or more nodes"},
   };
   return entries;
 }
@@ -56,6 +61,12 @@ const char* to_string(CollectiveAlgo a) {
   for (const auto& e : collective_algorithms())
     if (e.algo == a) return e.name;
   return "ring";
+}
+
+std::optional<CollectiveAlgo> parse_algo(const std::string& name) {
+  for (const auto& e : collective_algorithms())
+    if (name == e.name) return e.algo;
+  return std::nullopt;
 }
 
 CollectiveAlgo choose_algo(CollectiveKind kind, int64_t n, bool scale_out, bool nvls) {

@@ -1,5 +1,7 @@
-// Collectives as NCCL runs them (calibration.md §1.1): the ring algorithm, and NVLink SHARP
-// (NVLS) for all-reduces inside an NVSwitch domain that has it.
+// Collectives as NCCL runs them (calibration.md §1.1): the ring, the double binary tree, NVLink
+// SHARP (NVLS) inside an NVSwitch domain that has it, and NVLS inside nodes with a tree between
+// them (NVLS_TREE). NCCL's tuning model that picks among them (and the protocol) is in
+// sim/cost/nccl_tuning.hpp; the flows each algorithm sends in sim/cost/collective_flows.hpp.
 //
 // For a group of n ranks and a buffer of S bytes (the per-rank buffer for all-reduce; the whole
 // gathered/scattered buffer for all-gather and reduce-scatter), in the ring's steady state every
@@ -14,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -53,8 +57,10 @@ Seconds ring_time_idle(CollectiveKind kind, Bytes buffer, int64_t n, BytesPerSec
 // carries S each way once -- against 2(n-1)/n * S for the ring -- at its own achieved fraction
 // of the line rate; the latency is one fixed term (NCCL tuning.cc: NVLS Simple, NVLink 25 us).
 //   t = nvls_latency + S / (B * nvls_efficiency)
-enum class CollectiveAlgo { RING, NVLS };
+enum class CollectiveAlgo { RING, TREE, NVLS, NVLS_TREE };
 const char* to_string(CollectiveAlgo a);
+// The registry name ("ring", "tree", "nvls", "nvls_tree"); std::nullopt for anything else.
+std::optional<CollectiveAlgo> parse_algo(const std::string& name);
 
 // The registry `trainsim list` prints: each algorithm with its one-line description.
 struct CollectiveAlgoEntry {
@@ -63,6 +69,10 @@ struct CollectiveAlgoEntry {
   const char* description;
 };
 const std::vector<CollectiveAlgoEntry>& collective_algorithms();
+
+// ---- The pre-tuning API (ring and NVLS only). Kept, unchanged, until its callers (sim/engine,
+// sim/workload/comm_costs, sim/calibrate/check) move to choose_collective / collective_flows;
+// then remove it. Only RING and NVLS are meaningful arguments here.
 
 // NCCL's choice: NVLS for an all-reduce of two or more ranks that stays in one node when
 // `nvls` (ClusterSpec::nvls()), the ring otherwise.

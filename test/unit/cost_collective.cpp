@@ -6,11 +6,19 @@
 //   idle-network time:           t = base + steps * step_latency + bytes_per_rank / (B * eff)
 //                                (NCCL src/graph/tuning.cc's alpha-beta model, calibration.md §1.1)
 // and a group of one rank costs nothing.
+#include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/core/params.hpp"
 #include "sim/cost/collective.hpp"
+#include "sim/cost/collective_flows.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/cost/nccl_tuning.hpp"
 #include "sim/scenario/device.hpp"
 
 using namespace sim;
@@ -216,4 +224,322 @@ TEST_CASE("across nodes the A100 and H100 profiles give NCCL's measured busbw pe
   const double ndr = busbw_per_nic("h100-sxm", 50e9);
   CHECK(ndr >= 46 * 0.98);
   CHECK(ndr <= 48 * 1.02);
+}
+
+// ---- NCCL's algorithms and protocols (sim/cost/nccl_tuning.hpp, sim/cost/collective_flows.hpp).
+
+namespace {
+
+// The idle-network price of a set of flows: every member has an NVLink port and a NIC, each with
+// an egress and an ingress side; a flow between members of one node loads the NVLink ports, one
+// between nodes the NICs. The time is the most loaded port's load / capacity.
+double idle_price(const std::vector<MemberFlow>& flows, const std::vector<int64_t>& node_of, double nvlink,
+                  double nic) {
+  const size_t n = node_of.size();
+  std::vector<double> up_out(n), up_in(n), net_out(n), net_in(n);
+  for (const auto& f : flows) {
+    const auto a = static_cast<size_t>(f.from), b = static_cast<size_t>(f.to);
+    const bool same = node_of[a] == node_of[b];
+    (same ? up_out : net_out)[a] += f.bytes.value;
+    (same ? up_in : net_in)[b] += f.bytes.value;
+  }
+  double t = 0;
+  for (size_t i = 0; i < n; ++i)
+    t = std::max({t, up_out[i] / nvlink, up_in[i] / nvlink, net_out[i] / nic, net_in[i] / nic});
+  return t;
+}
+
+std::vector<std::vector<int64_t>> even_nodes(int64_t nodes, int64_t ppn) {
+  std::vector<std::vector<int64_t>> by_node(static_cast<size_t>(nodes));
+  for (int64_t i = 0; i < nodes * ppn; ++i) by_node[static_cast<size_t>(i / ppn)].push_back(i);
+  return by_node;
+}
+
+std::vector<int64_t> node_index(const std::vector<std::vector<int64_t>>& by_node) {
+  std::vector<int64_t> node_of;
+  for (size_t k = 0; k < by_node.size(); ++k)
+    for (int64_t m : by_node[k]) {
+      if (node_of.size() <= static_cast<size_t>(m)) node_of.resize(static_cast<size_t>(m) + 1);
+      node_of[static_cast<size_t>(m)] = static_cast<int64_t>(k);
+    }
+  return node_of;
+}
+
+// NCCL's default constants (tuning.cc@5067397, calibration.md §1.1) as a profile; the H100
+// profile's tier efficiencies.
+CollectiveConstants nccl_defaults() {
+  CollectiveConstants c = constants();  // NCCL's Simple ring latencies
+  c.scale_up_efficiency = 0.822;
+  c.scale_out_efficiency = 0.94;
+  c.nvls_efficiency = 0.6095;
+  c.nvls_latency = Seconds(25e-6);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the algorithm registry lists ring, tree, nvls and nvls_tree, and parses their names", "[cost]") {
+  std::vector<std::string> names;
+  for (const auto& e : collective_algorithms()) {
+    names.push_back(e.name);
+    CHECK(parse_algo(e.name) == e.algo);
+    CHECK(std::string(to_string(e.algo)) == e.name);
+    CHECK(std::string(e.description).size() > 20);
+  }
+  CHECK(names == std::vector<std::string>{"ring", "tree", "nvls", "nvls_tree"});
+  CHECK_FALSE(parse_algo("Ring").has_value());
+  CHECK_FALSE(parse_algo("collnet").has_value());
+}
+
+TEST_CASE("ring flows are the engine's ring hops, channel by channel", "[cost]") {
+  const CollectiveConstants c = constants();
+  const CollectiveChoice ring{CollectiveAlgo::RING, Protocol::SIMPLE, Seconds(0), 1.0, Seconds(0)};
+  const double S = 64 * MiB;
+  using Hop = std::pair<int64_t, int64_t>;
+  const auto hops = [](const std::vector<MemberFlow>& flows) {
+    std::vector<Hop> h;
+    for (const auto& f : flows) h.emplace_back(f.from, f.to);
+    return h;
+  };
+  SECTION("2 nodes x 4: four channels, each node's members rotated by the channel") {
+    const auto flows = collective_flows(ring, CollectiveKind::ALL_REDUCE, {{0, 1, 2, 3}, {4, 5, 6, 7}}, Bytes(S), c);
+    const std::vector<Hop> expected = {
+        {0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 0},  // channel 0: 0 1 2 3 | 4 5 6 7
+        {1, 2}, {2, 3}, {3, 0}, {0, 5}, {5, 6}, {6, 7}, {7, 4}, {4, 1},  // channel 1: 1 2 3 0 | 5 6 7 4
+        {2, 3}, {3, 0}, {0, 1}, {1, 6}, {6, 7}, {7, 4}, {4, 5}, {5, 2},  // channel 2: 2 3 0 1 | 6 7 4 5
+        {3, 0}, {0, 1}, {1, 2}, {2, 7}, {7, 4}, {4, 5}, {5, 6}, {6, 3},  // channel 3: 3 0 1 2 | 7 4 5 6
+    };
+    CHECK(hops(flows) == expected);
+    for (const auto& f : flows) CHECK(f.bytes.value == 2.0 * 7 / 8 * S / 4);  // 2(n-1)/n S over 4 channels
+  }
+  SECTION("one node x 4: one channel") {
+    const auto flows = collective_flows(ring, CollectiveKind::ALL_GATHER, {{0, 1, 2, 3}}, Bytes(S), c);
+    CHECK(hops(flows) == std::vector<Hop>{{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+    for (const auto& f : flows) CHECK(f.bytes.value == 3.0 / 4 * S);
+  }
+  SECTION("3 nodes x 2, members not in index order") {
+    const auto flows = collective_flows(ring, CollectiveKind::REDUCE_SCATTER, {{5, 0}, {1, 4}, {2, 3}}, Bytes(S), c);
+    const std::vector<Hop> expected = {
+        {5, 0}, {0, 1}, {1, 4}, {4, 2}, {2, 3}, {3, 5},  // channel 0: 5 0 | 1 4 | 2 3
+        {0, 5}, {5, 4}, {4, 1}, {1, 3}, {3, 2}, {2, 0},  // channel 1: 0 5 | 4 1 | 3 2
+    };
+    CHECK(hops(flows) == expected);
+    for (const auto& f : flows) CHECK(f.bytes.value == 5.0 / 6 * S / 2);
+  }
+  SECTION("a protocol's bandwidth factor scales every hop") {
+    CollectiveChoice ll = ring;
+    ll.protocol = Protocol::LL;
+    ll.bandwidth_factor = 0.5;
+    for (const auto& f : collective_flows(ll, CollectiveKind::ALL_REDUCE, {{0, 1, 2, 3}}, Bytes(S), c))
+      CHECK(f.bytes.value == 2.0 * 3 / 4 * S * 2);
+  }
+  CHECK(collective_flows(ring, CollectiveKind::ALL_REDUCE, {{0}}, Bytes(S), c).empty());
+}
+
+TEST_CASE("NCCL's double binary tree: node 4 of 4 nodes as in trees.cc's picture", "[cost]") {
+  // ncclGetBtree(4): 0 -> 2 -> {1, 3}; the mirror (even count): 3 -> 1 -> {0, 2}.
+  CHECK(dtree_parents(4, 0) == std::array<int64_t, 2>{-1, 1});
+  CHECK(dtree_parents(4, 1) == std::array<int64_t, 2>{2, 3});
+  CHECK(dtree_parents(4, 2) == std::array<int64_t, 2>{0, 1});
+  CHECK(dtree_parents(4, 3) == std::array<int64_t, 2>{2, -1});
+  // 13 ranks (odd: shift by one), trees.cc's second picture: 1 -> 9 -> {5, 0}; 12's parent is 11.
+  CHECK(dtree_parents(13, 1)[1] == -1);
+  CHECK(dtree_parents(13, 9)[1] == 1);
+  CHECK(dtree_parents(13, 0)[1] == 9);
+  CHECK(dtree_parents(13, 12)[1] == 11);
+  CHECK(dtree_parents(13, 8)[0] == 0);
+}
+
+TEST_CASE("tree flows: per-node network bytes follow the double tree, NVLink bytes the chains", "[cost]") {
+  const CollectiveConstants c = constants();
+  const CollectiveChoice tree{CollectiveAlgo::TREE, Protocol::SIMPLE, Seconds(0), 1.0, Seconds(0)};
+  const double S = 256 * MiB;
+  const int64_t ppn = 4;
+  const auto by_node = even_nodes(4, ppn);
+  const auto node_of = node_index(by_node);
+  const auto flows = collective_flows(tree, CollectiveKind::ALL_REDUCE, by_node, Bytes(S), c);
+  std::vector<double> net_out(4), net_in(4), nvl_out(16), nic_out(16);
+  for (const auto& f : flows) {
+    const auto a = static_cast<size_t>(node_of[size_t(f.from)]), b = static_cast<size_t>(node_of[size_t(f.to)]);
+    if (a == b) {
+      nvl_out[size_t(f.from)] += f.bytes.value;
+    } else {
+      net_out[a] += f.bytes.value;
+      net_in[b] += f.bytes.value;
+      nic_out[size_t(f.from)] += f.bytes.value;
+    }
+  }
+  // Tree edges per node, from the trees above: tree 0 {0-2, 2-1, 2-3}, tree 1 {3-1, 1-0, 1-2}.
+  // Each edge carries S/2 each way (reduce up, broadcast down) over all channels.
+  const double edges[4] = {2, 4, 4, 2};
+  for (size_t k = 0; k < 4; ++k) {
+    INFO("node " << k);
+    CHECK(net_out[k] == Approx(edges[k] * S / 2).epsilon(1e-12));
+    CHECK(net_in[k] == Approx(edges[k] * S / 2).epsilon(1e-12));
+    // channel c leaves through member c: the node's network bytes split evenly over its NICs
+    for (int64_t m : by_node[k]) CHECK(nic_out[size_t(m)] == Approx(edges[k] * S / 2 / ppn).epsilon(1e-12));
+  }
+  // All nodes: 2 trees x (nodes - 1) edges x 2 directions x S/2.
+  CHECK(net_out[0] + net_out[1] + net_out[2] + net_out[3] == Approx(2 * 3 * S).epsilon(1e-12));
+  // Chains: a GPU sends S/(2 ppn) up and down in ppn - 1 of ppn channels, both trees: 2 S (ppn-1)/ppn.
+  for (double b : nvl_out) CHECK(b == Approx(2 * S * (ppn - 1) / ppn).epsilon(1e-12));
+  CHECK(dtree_max_edges(4) == 4);
+  CHECK(dtree_max_edges(1) == 0);
+}
+
+TEST_CASE("choose_collective's idle time is its latency plus the idle price of its flows", "[cost]") {
+  const CollectiveConstants c = nccl_defaults();
+  const double up = 450e9, out = 50e9;
+  struct Case {
+    int64_t nodes, ppn;
+    bool nvls;
+    double bytes;
+  };
+  for (const Case& k : {Case{1, 8, false, 1 * MiB}, Case{1, 8, true, 256 * MiB}, Case{4, 8, false, 4 * MiB},
+                        Case{16, 8, false, 1024 * MiB}, Case{16, 8, true, 1024 * MiB}, Case{5, 4, true, 64 * MiB},
+                        Case{3, 1, false, 8 * MiB}})
+    for (CollectiveAlgo a :
+         {CollectiveAlgo::RING, CollectiveAlgo::TREE, CollectiveAlgo::NVLS, CollectiveAlgo::NVLS_TREE}) {
+      const GroupShape g{k.nodes * k.ppn, k.nodes, k.nvls, BytesPerSecond(up), BytesPerSecond(out), GpuArch::HOPPER};
+      if (cannot_run(a, CollectiveKind::ALL_REDUCE, g)) continue;
+      INFO(to_string(a) << " " << k.nodes << " x " << k.ppn << ", " << k.bytes / MiB << " MiB");
+      const auto by_node = even_nodes(k.nodes, k.ppn);
+      const CollectiveChoice ch = choose_collective(CollectiveKind::ALL_REDUCE, g, Bytes(k.bytes), c, a);
+      CHECK(ch.algo == a);
+      const double price = idle_price(collective_flows(ch, CollectiveKind::ALL_REDUCE, by_node, Bytes(k.bytes), c),
+                                      node_index(by_node), up * c.scale_up_efficiency, out * c.scale_out_efficiency);
+      CHECK(ch.time_idle.value == Approx(ch.latency.value + price).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("16 nodes x 8: the tree wins small all-reduces and the ring large ones, LL tiny and Simple large", "[cost]") {
+  // NCCL tuning.cc@5067397 defaults (calibration.md §1.1), in us: baseLat Ring {LL 6.6, LL128 14,
+  // Simple 8.4}, Tree {6.8, 14, 8.4}; hwLat NVLink Ring {0.6, 1.9, 3.4}, Tree {0.6, 1.25, 4.0};
+  // NET Ring {2.7, 4.0, 14}, Tree {5.0, 8.5, 14}. Bandwidth refinements: ring LL x0.5 capped at
+  // llMaxBw (20.4 GB/s bus, 3+ nodes, Intel), ring LL128 x0.92; tree all-reduce x0.92, LL x1/3.8
+  // (capped at llMaxBw), LL128 x120/128; treeCorrectionFactor (1 above 256 MB; at 1 KiB,
+  // log2(1024/64) = 4: LL 0.9, LL128 1.0, Simple 0.9).
+  const CollectiveConstants c = nccl_defaults();
+  const double up = 450e9 * 0.822, nic = 50e9 * 0.94, n = 128, ppn = 8;
+  const GroupShape g{128, 16, false, BytesPerSecond(450e9), BytesPerSecond(50e9), GpuArch::HOPPER};
+  struct Option {
+    CollectiveAlgo a;
+    Protocol p;
+    double latency_us, factor;
+  };
+  const auto options = [&](double S, bool tiny) {
+    // ring: ppn channels; a GPU's NIC carries 1/ppn of the bytes per rank, its NVLink (ppn-1)/ppn.
+    const double per = 2 * (n - 1) / n * S;
+    const double ring = std::max(per / ppn / nic, per * (ppn - 1) / ppn / up);
+    // tree: every node is interior (3 edges) in one tree and a leaf (1 edge) in the other; 4
+    // edges x S/2 over its 8 NICs. Chains: 2 S (ppn-1)/ppn per GPU on NVLink.
+    const double tree = std::max(4 * S / 2 / ppn / nic, 2 * S * (ppn - 1) / ppn / up);
+    const double ll_cap = 20.4e9;
+    const double steps = 2 * (n - 1), log2_nodes = 4;
+    std::vector<std::pair<Option, double>> out;
+    const auto add = [&](Option o, double bw_term) { out.push_back({o, o.latency_us * 1e-6 + bw_term / o.factor}); };
+    add({CollectiveAlgo::RING, Protocol::LL, 6.6 + steps * 2.7, std::min(0.5, ll_cap / (per / ring))}, ring);
+    add({CollectiveAlgo::RING, Protocol::LL128, 14 + steps * 4.0, 0.92}, ring);
+    add({CollectiveAlgo::RING, Protocol::SIMPLE, 8.4 + steps * 14, 1.0}, ring);
+    const double corr_ll = tiny ? 0.9 : 1.0, corr_ll128 = 1.0, corr_simple = tiny ? 0.9 : 1.0;
+    add({CollectiveAlgo::TREE, Protocol::LL, 6.8 + 2 * (7 * 0.6 + log2_nodes * 5.0),
+         std::min(0.92 / 3.8, ll_cap / (2 * S / tree)) * corr_ll},
+        tree);
+    add({CollectiveAlgo::TREE, Protocol::LL128, 14 + 2 * (7 * 1.25 + log2_nodes * 8.5), 0.92 * 120 / 128 * corr_ll128},
+        tree);
+    add({CollectiveAlgo::TREE, Protocol::SIMPLE, 8.4 + 2 * (7 * 4.0 + log2_nodes * 14), 0.92 * corr_simple}, tree);
+    return out;
+  };
+  for (auto [S, tiny] : {std::pair{1024.0, true}, std::pair{16.0 * 1024 * MiB, false}}) {
+    INFO(S << " bytes");
+    const auto opts = options(S, tiny);
+    const auto best = std::min_element(opts.begin(), opts.end(), [](auto& x, auto& y) { return x.second < y.second; });
+    const CollectiveChoice ch = choose_collective(CollectiveKind::ALL_REDUCE, g, Bytes(S), c);
+    CHECK(ch.algo == best->first.a);
+    CHECK(ch.protocol == best->first.p);
+    CHECK(ch.latency.value == Approx(best->first.latency_us * 1e-6).epsilon(1e-9));
+    CHECK(ch.bandwidth_factor == Approx(best->first.factor).epsilon(1e-9));
+    CHECK(ch.time_idle.value == Approx(best->second).epsilon(1e-9));
+    if (tiny) {
+      CHECK(ch.algo == CollectiveAlgo::TREE);
+      CHECK(ch.protocol == Protocol::LL);
+    } else {
+      CHECK(ch.algo == CollectiveAlgo::RING);
+      CHECK(ch.protocol == Protocol::SIMPLE);
+    }
+  }
+  // With NVLink SHARP the NVLS tree, not the ring, carries the large ones (its latency is
+  // logarithmic: 25 + 2 log2(16) x 20.9 us).
+  GroupShape sharp = g;
+  sharp.nvls = true;
+  const CollectiveChoice big = choose_collective(CollectiveKind::ALL_REDUCE, sharp, Bytes(16.0 * 1024 * MiB), c);
+  CHECK(big.algo == CollectiveAlgo::NVLS_TREE);
+  CHECK(big.latency.value == Approx((25 + 2 * 4 * 20.9) * 1e-6).epsilon(1e-9));
+  CHECK(choose_collective(CollectiveKind::ALL_REDUCE, sharp, Bytes(1024), c).algo == CollectiveAlgo::TREE);
+  // All-gather: only the ring; LL when tiny, Simple when large.
+  CHECK(choose_collective(CollectiveKind::ALL_GATHER, g, Bytes(1024), c).protocol == Protocol::LL);
+  CHECK(choose_collective(CollectiveKind::ALL_GATHER, g, Bytes(16.0 * 1024 * MiB), c).protocol == Protocol::SIMPLE);
+}
+
+TEST_CASE("the A100 profile with NCCL's protocol choice reproduces 8-GPU all-reduce busbw: 15% from 64 MiB, 30% below",
+          "[cost]") {
+  // nccl-tests all_reduce_perf busbw (GB/s), 8-GPU NVSwitch A100 node (vTrain
+  // trace/a100/AR_GPU8_1M_1024M_LUT; calibration.md §2.4). The flows are priced on each GPU's
+  // NVLink port at 300 GB/s (DGX A100 datasheet) x the profile's scale_up_efficiency.
+  const DeviceSpec a100 =
+      DeviceSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/a100-sxm-80gb.json"));
+  const double nvlink = 300e9;
+  const GroupShape g{8, 1, false, BytesPerSecond(nvlink), BytesPerSecond(0), gpu_arch(a100.name)};
+  CHECK(g.arch == GpuArch::AMPERE);
+  const auto by_node = even_nodes(1, 8);
+  const double mib[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+  const double measured[] = {19.8, 39.4, 76.6, 109.3, 126.3, 164.0, 202.5, 202.1, 217.2, 224.2, 229.3};
+  for (size_t i = 0; i < 11; ++i) {
+    const double S = mib[i] * MiB;
+    const CollectiveChoice ch = choose_collective(CollectiveKind::ALL_REDUCE, g, Bytes(S), a100.collectives);
+    const auto flows = collective_flows(ch, CollectiveKind::ALL_REDUCE, by_node, Bytes(S), a100.collectives);
+    const double t =
+        ch.latency.value + idle_price(flows, node_index(by_node), nvlink * a100.collectives.scale_up_efficiency, 1);
+    const double busbw = S / t * busbw_factor(CollectiveKind::ALL_REDUCE, 8) / 1e9;
+    INFO(mib[i] << " MiB: " << to_string(ch.algo) << "/" << to_string(ch.protocol) << " modelled " << busbw
+                << " GB/s, measured " << measured[i]);
+    CHECK(busbw == Approx(measured[i]).epsilon(mib[i] >= 64 ? 0.15 : 0.30));
+    if (mib[i] >= 64) CHECK(ch.protocol == Protocol::SIMPLE);
+  }
+}
+
+TEST_CASE("an algorithm that cannot run says why, and forcing it throws", "[cost]") {
+  using K = CollectiveKind;
+  const CollectiveConstants c = nccl_defaults();
+  const BytesPerSecond up(450e9), out(50e9);
+  const GroupShape one_node{8, 1, true, up, out, GpuArch::HOPPER};
+  const GroupShape two_nodes{16, 2, true, up, out, GpuArch::HOPPER};
+  const GroupShape no_sharp{8, 1, false, up, out, GpuArch::AMPERE};
+  const auto why = [](CollectiveAlgo a, K k, const GroupShape& g) { return cannot_run(a, k, g).value_or(""); };
+  CHECK(why(CollectiveAlgo::TREE, K::ALL_GATHER, two_nodes) == "tree runs all-reduce only, not all-gather");
+  CHECK(why(CollectiveAlgo::NVLS, K::ALL_REDUCE, no_sharp) == "nvls needs an NVSwitch domain with NVLink SHARP");
+  CHECK(why(CollectiveAlgo::NVLS, K::ALL_REDUCE, two_nodes).find("inside one node") != std::string::npos);
+  CHECK(why(CollectiveAlgo::NVLS, K::REDUCE_SCATTER, one_node).find("all-reduce only") != std::string::npos);
+  CHECK(why(CollectiveAlgo::NVLS_TREE, K::ALL_REDUCE, one_node).find("two or more nodes") != std::string::npos);
+  CHECK(why(CollectiveAlgo::NVLS_TREE, K::ALL_REDUCE, GroupShape{16, 2, false, up, out, GpuArch::AMPERE})
+            .find("NVLink SHARP") != std::string::npos);
+  for (K k : {K::ALL_REDUCE, K::ALL_GATHER, K::REDUCE_SCATTER, K::ALL_TO_ALL, K::SEND_RECV})
+    CHECK_FALSE(cannot_run(CollectiveAlgo::RING, k, two_nodes).has_value());
+  CHECK_FALSE(cannot_run(CollectiveAlgo::TREE, K::ALL_REDUCE, one_node).has_value());  // a chain inside the node
+  CHECK_FALSE(cannot_run(CollectiveAlgo::NVLS, K::ALL_REDUCE, one_node).has_value());
+  CHECK_FALSE(cannot_run(CollectiveAlgo::NVLS_TREE, K::ALL_REDUCE, two_nodes).has_value());
+  CHECK_THROWS_WITH(choose_collective(K::ALL_REDUCE, no_sharp, Bytes(MiB), c, CollectiveAlgo::NVLS),
+                    "nvls needs an NVSwitch domain with NVLink SHARP");
+  CHECK_THROWS_AS(choose_collective(K::ALL_GATHER, two_nodes, Bytes(MiB), c, CollectiveAlgo::TREE),
+                  std::invalid_argument);
+  // Forcing an algorithm that can run keeps it, whatever is faster.
+  CHECK(choose_collective(K::ALL_REDUCE, two_nodes, Bytes(1024), c, CollectiveAlgo::RING).algo == CollectiveAlgo::RING);
+  // Inside one NVLS node, a large all-reduce goes to NVLS (t = 25 us + S / (B * nvls_efficiency)).
+  const CollectiveChoice nvls = choose_collective(K::ALL_REDUCE, one_node, Bytes(1024 * MiB), c);
+  CHECK(nvls.algo == CollectiveAlgo::NVLS);
+  CHECK(nvls.time_idle.value == Approx(25e-6 + 1024 * MiB / (450e9 * 0.6095)).epsilon(1e-9));
+  // One rank: nothing to do.
+  const CollectiveChoice solo =
+      choose_collective(K::ALL_REDUCE, GroupShape{1, 1, false, up, out, GpuArch::HOPPER}, Bytes(MiB), c);
+  CHECK(solo.time_idle.value == 0);
 }

@@ -1,0 +1,126 @@
+#include "sim/cost/collective_flows.hpp"
+
+#include <algorithm>
+
+#include "sim/core/error.hpp"
+
+namespace sim {
+
+namespace {
+
+// NVIDIA/nccl src/graph/trees.cc ncclGetBtree: the parent of `rank` in a binary tree rooted at 0
+// that alternates leaves and interior nodes (0 -> 8 -> {4, 12} -> ... for 14 ranks).
+int64_t btree_parent(int64_t n, int64_t rank) {
+  if (rank == 0) return -1;
+  int64_t bit = 1;
+  for (; bit < n; bit <<= 1)
+    if (bit & rank) break;
+  int64_t up = (rank ^ bit) | (bit << 1);
+  if (up >= n) up = rank ^ bit;
+  return up;
+}
+
+size_t members_in(const std::vector<std::vector<int64_t>>& by_node) {
+  size_t n = 0;
+  for (const auto& nd : by_node) n += nd.size();
+  return n;
+}
+
+// The engine's ring: sim/engine/replay.cpp ring_flows / for_each_ring_hop.
+void ring_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_rank, std::vector<MemberFlow>& out) {
+  const int64_t channels = by_node.size() > 1 ? static_cast<int64_t>(by_node.front().size()) : 1;
+  if (per_rank.value <= 0) return;
+  const Bytes bytes(per_rank.value / double(channels));
+  std::vector<int64_t> ring;
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    ring.clear();
+    for (const auto& nd : by_node)
+      for (size_t i = 0; i < nd.size(); ++i) ring.push_back(nd[(i + static_cast<size_t>(ch)) % nd.size()]);
+    for (size_t i = 0; i < ring.size(); ++i) out.push_back({ring[i], ring[(i + 1) % ring.size()], bytes});
+  }
+}
+
+// Each GPU's NVLink port carries `bytes` once each way: a ring of flows inside every node.
+void nvls_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes bytes, std::vector<MemberFlow>& out) {
+  for (const auto& nd : by_node) {
+    if (nd.size() < 2) continue;
+    for (size_t i = 0; i < nd.size(); ++i) out.push_back({nd[i], nd[(i + 1) % nd.size()], bytes});
+  }
+}
+
+// Channel c, tree t: reduce up (chain to the head, head to the parent's head), broadcast down.
+void tree_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_edge, bool chains,
+                std::vector<MemberFlow>& out) {
+  const auto nodes = static_cast<int64_t>(by_node.size());
+  const size_t ppn = by_node.front().size();
+  std::vector<std::array<int64_t, 2>> parent;
+  for (int64_t k = 0; k < nodes; ++k) parent.push_back(dtree_parents(nodes, k));
+  for (size_t ch = 0; ch < ppn; ++ch)
+    for (size_t t = 0; t < 2; ++t)
+      for (int64_t k = 0; k < nodes; ++k) {
+        const auto& nd = by_node[static_cast<size_t>(k)];
+        const auto chain = [&](size_t j) { return nd[(ch + j) % ppn]; };
+        if (chains) {
+          for (size_t j = ppn - 1; j >= 1; --j) out.push_back({chain(j), chain(j - 1), per_edge});
+          for (size_t j = 0; j + 1 < ppn; ++j) out.push_back({chain(j), chain(j + 1), per_edge});
+        }
+        const int64_t p = parent[static_cast<size_t>(k)][t];
+        if (p < 0) continue;
+        const int64_t head = chain(0), parent_head = by_node[static_cast<size_t>(p)][ch];
+        out.push_back({head, parent_head, per_edge});
+        out.push_back({parent_head, head, per_edge});
+      }
+}
+
+}  // namespace
+
+std::array<int64_t, 2> dtree_parents(int64_t n, int64_t k) {
+  const int64_t p0 = btree_parent(n, k);
+  if (n % 2 == 1) {
+    const int64_t u = btree_parent(n, (k - 1 + n) % n);
+    return {p0, u < 0 ? -1 : (u + 1) % n};
+  }
+  const int64_t u = btree_parent(n, n - 1 - k);
+  return {p0, u < 0 ? -1 : n - 1 - u};
+}
+
+int64_t dtree_max_edges(int64_t n) {
+  std::vector<int64_t> edges(static_cast<size_t>(std::max<int64_t>(n, 0)), 0);
+  for (int64_t k = 0; k < n; ++k)
+    for (int64_t p : dtree_parents(n, k))
+      if (p >= 0) {
+        ++edges[static_cast<size_t>(k)];
+        ++edges[static_cast<size_t>(p)];
+      }
+  return edges.empty() ? 0 : *std::max_element(edges.begin(), edges.end());
+}
+
+std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, CollectiveKind kind,
+                                         const std::vector<std::vector<int64_t>>& by_node, Bytes buffer,
+                                         const CollectiveConstants& c) {
+  std::vector<MemberFlow> out;
+  const auto n = static_cast<int64_t>(members_in(by_node));
+  if (n < 2) return out;
+  SIM_ASSERT(choice.bandwidth_factor > 0, "a collective choice needs a positive bandwidth factor");
+  const double scale = 1.0 / choice.bandwidth_factor;
+  if (choice.algo == CollectiveAlgo::RING) {
+    ring_flows(by_node, ring_cost(kind, buffer, n).bytes_per_rank * scale, out);
+    return out;
+  }
+  const size_t ppn = by_node.front().size();
+  for (const auto& nd : by_node) SIM_ASSERT(nd.size() == ppn, "tree and NVLS collectives need equal nodes");
+  const Bytes nvls = buffer * (c.scale_up_efficiency / c.nvls_efficiency * scale);
+  const Bytes per_edge = buffer * (scale / (2.0 * double(ppn)));
+  switch (choice.algo) {
+    case CollectiveAlgo::NVLS: nvls_flows(by_node, nvls, out); break;
+    case CollectiveAlgo::TREE: tree_flows(by_node, per_edge, true, out); break;
+    case CollectiveAlgo::NVLS_TREE:
+      nvls_flows(by_node, nvls, out);
+      tree_flows(by_node, per_edge, false, out);
+      break;
+    case CollectiveAlgo::RING: break;
+  }
+  return out;
+}
+
+}  // namespace sim

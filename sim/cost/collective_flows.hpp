@@ -1,0 +1,58 @@
+// The flows a collective algorithm sends (sim/cost/nccl_tuning.hpp chooses the algorithm): the
+// steady-state traffic of the whole collective aggregated into one flow per (sender, receiver,
+// channel, phase), all started together. Their bytes are counted for links that run at the
+// tier's Simple-protocol efficiency (NVLink at scale_up_efficiency, the network at
+// scale_out_efficiency, as the engine's platform carries them) and divided by the choice's
+// bandwidth_factor, so that pricing them on an idle network -- the most loaded GPU port,
+// load / capacity -- gives the algorithm's bandwidth term. The latency (CollectiveChoice::latency)
+// is added on top.
+//
+// `by_node` lists the group's member indices (into the caller's member list) grouped by node, in
+// ring order, e.g. {{0,1,2,3},{4,5,6,7}}. Every algorithm but the ring needs nodes of equal size.
+//
+//   RING       channels = the first node's member count when the ring leaves its node, else 1.
+//              Channel ch takes each node's members rotated by ch (member[(i+ch) % size]) node
+//              after node; every hop of it sends ring_cost(kind, buffer, n).bytes_per_rank /
+//              channels. Channel by channel, hop by hop (the engine's ring_flows).
+//   NVLS       a ring of flows inside the node, each buffer * scale_up_efficiency / nvls_efficiency:
+//              every GPU's NVLink port carries the buffer once up and once down.
+//   TREE       NCCL's double binary tree over the nodes (src/graph/trees.cc ncclGetDtree: tree 1
+//              mirrors tree 0, or shifts it by one when the count is odd, so a node is interior in
+//              at most one), each tree carrying half the buffer, on `ppn` channels: channel c
+//              carries 1/ppn of it and leaves each node through member c (a NIC per GPU), which
+//              heads the node's chain c, c+1, ... Reduce flows up the chain and the tree, the
+//              broadcast down, so every chain and tree edge carries buffer / (2 ppn) each way per
+//              channel and tree.
+//                      node 0 ----- tree edge ----- node 1
+//                     [c]->c+1->...               [c]->c+1->...   ([c]: member c, the head)
+//   NVLS_TREE  NVLS inside each node (as NVLS) plus the TREE's inter-node flows between heads.
+//
+// Fewer than two members: no flows.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sim/cost/nccl_tuning.hpp"
+
+namespace sim {
+
+struct MemberFlow {
+  int64_t from = 0, to = 0;  // indices into the member list
+  Bytes bytes;
+};
+
+std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, CollectiveKind kind,
+                                         const std::vector<std::vector<int64_t>>& by_node, Bytes buffer,
+                                         const CollectiveConstants& c);
+
+// NCCL's double binary tree over n nodes (src/graph/trees.cc ncclGetDtree): node k's parent in
+// tree 0 and tree 1, -1 for a root.
+std::array<int64_t, 2> dtree_parents(int64_t n, int64_t k);
+
+// The most tree edges any node has, summed over both trees (each edge carries buffer / 2 per
+// direction over all channels): 0 for one node.
+int64_t dtree_max_edges(int64_t n);
+
+}  // namespace sim
