@@ -1,11 +1,11 @@
 // The SimGrid replay of one training step (the only layer that includes SimGrid; this header
 // exposes none of it).
 //
-// Platform: one star zone holding, per GPU, a host on its NVLink port (a split-duplex link at the
-// scale-up bandwidth), and per NIC a host on its network port (a split-duplex link at the NIC
-// rate); with an oversubscribed fabric, a second host per NIC whose route also crosses its pod's
-// uplink, for traffic between pods. Links carry line rate x the device's achieved fraction
-// (busbw / line rate); NCCL's latency terms are added to each transfer.
+// Platform: the cluster's network from the topology layer (sim/topology/builders.hpp) as one
+// SimGrid star zone (platform.cpp): per GPU a host on its NVLink port, per NIC a host for each
+// tier of switch where it can meet another NIC, routed over its port and the uplinks on the way
+// (those that can bind: an oversubscribed pod's uplink). Links carry line rate x the device's
+// achieved fraction (busbw / line rate); NCCL's latency terms are added to each transfer.
 //
 // Replay: one actor per rank class (pipeline rank) -- or per GPU with full fidelity -- walks its
 // program: waits for the activations/gradients it needs (the transfer starts when both sides

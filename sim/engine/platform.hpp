@@ -1,9 +1,12 @@
-// SimGrid platform of a cluster (engine-internal; see engine.hpp for the layout).
+// SimGrid platform of a cluster (engine-internal; see engine.hpp for the layout): the topology
+// layer's fabric (sim/topology/fabric.hpp) as one star zone, a host per route end whose route is
+// the end's climb, so that SimGrid's routes are the fabric's.
 #pragma once
 
 #include <simgrid/s4u.hpp>
 #include <vector>
 
+#include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
 
 namespace sim {
@@ -19,19 +22,23 @@ class Platform {
   // control host runs the fault timer; neither is on any route.
   Platform(const ClusterSpec& cluster, const Placement& place, const StepFaults& faults, int64_t pipeline_ranks);
 
-  simgrid::s4u::Host* gpu_host(int64_t gpu) const { return gpu_[static_cast<size_t>(gpu)]; }
+  simgrid::s4u::Host* gpu_host(int64_t gpu) const { return end_[static_cast<size_t>(gpu)]; }
   simgrid::s4u::Host* class_host(int64_t pp_rank) const { return class_[static_cast<size_t>(pp_rank)]; }
   simgrid::s4u::Host* control_host() const { return control_; }
   simgrid::s4u::Link* nic_link(int64_t nic) const { return nic_link_[static_cast<size_t>(nic)]; }
-  // The endpoints of a transfer from GPU a to GPU b: NVLink ports inside a node, NIC ports (or
-  // their pod-crossing twins) between nodes.
+  // The hosts of a transfer from GPU a to GPU b: those of its route's ends (Fabric::ends).
   std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*> endpoints(int64_t a, int64_t b) const;
   bool same_node(int64_t a, int64_t b) const { return place_.same_node(a, b); }
+  const Fabric& fabric() const { return fabric_; }
+  // What each network link carries each way here: the fabric's capacity, slow NICs slowed.
+  const std::vector<double>& capacities() const { return capacity_; }
 
  private:
   const Placement& place_;
-  std::vector<simgrid::s4u::Host*> gpu_, nic_, nic_cross_, class_;
+  Fabric fabric_;
+  std::vector<simgrid::s4u::Host*> end_, class_;  // end_: per route end; the GPUs' come first
   std::vector<simgrid::s4u::Link*> nic_link_;
+  std::vector<double> capacity_;
   simgrid::s4u::Host* control_ = nullptr;
 };
 

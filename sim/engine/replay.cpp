@@ -122,25 +122,12 @@ struct Replay {
   void ring_flows(const std::vector<int64_t>& members, Bytes per_rank, std::vector<sg4::CommPtr>& out) {
     const int64_t channels = ring_channels(place, members);
     if (channels == 0 || per_rank.value <= 0) return;
-    for_each_ring_hop(members, channels, [&](int64_t ga, int64_t gb) {
+    for_each_ring_hop(place, members, channels, [&](int64_t ga, int64_t gb) {
       auto [a, b] = plat.endpoints(ga, gb);
       SIM_ASSERT(a->is_on() && b->is_on(), "a flow from or to a failed GPU was started");  // SimGrid would abort
       out.push_back(sg4::Comm::sendto_async(a, b, static_cast<uint64_t>(per_rank.value / double(channels))));
       ++result.transfers;
     });
-  }
-
-  // Calls f(from, to) for each flow of the ring channels over `members`, channel by channel.
-  template <class F>
-  void for_each_ring_hop(const std::vector<int64_t>& members, int64_t channels, F&& f) const {
-    const auto nodes = members_by_node(place, members);
-    std::vector<int64_t> ring;
-    for (int64_t ch = 0; ch < channels; ++ch) {
-      ring.clear();
-      for (const auto& nd : nodes)
-        for (size_t i = 0; i < nd.size(); ++i) ring.push_back(nd[(i + static_cast<size_t>(ch)) % nd.size()]);
-      for (size_t i = 0; i < ring.size(); ++i) f(ring[i], ring[(i + 1) % ring.size()]);
-    }
   }
 
   bool crosses_nodes(const std::vector<int64_t>& members) const {
@@ -220,64 +207,18 @@ struct Replay {
   bool folding() const { return opt.fold_rings && !opt.full_fidelity && !watch.armed() && s.plan.dp > 1; }
 
   void fold_rings() {
-    const auto& pl = s.plan;
-    RingFlowSet set;
-    std::map<std::pair<sg4::Host*, sg4::Host*>, int64_t> route_of;
-    std::map<std::vector<std::pair<double, double>>, int64_t> shape_of;
-    const double gamma = simgrid::config::get_value<double>("network/TCP-gamma");
-    std::vector<sg4::Link*> links;
-    auto route = [&](sg4::Host* a, sg4::Host* b) {
-      auto [it, fresh] = route_of.try_emplace({a, b}, static_cast<int64_t>(set.routes.size()));
-      if (!fresh) return it->second;
-      links.clear();
-      double latency = 0;
-      a->route_to(b, links, &latency);
-      RingFlowSet::Route r;
-      std::vector<std::pair<double, double>> shape;
-      double slowest = -1;
-      for (auto* l : links) {
-        r.links.push_back(reinterpret_cast<uintptr_t>(l));
-        shape.emplace_back(l->get_bandwidth(), l->get_latency());
-        slowest = slowest < 0 ? l->get_bandwidth() : std::min(slowest, l->get_bandwidth());
-      }
-      shape.emplace_back(latency, 0);
-      r.shape = shape_of.try_emplace(shape, static_cast<int64_t>(shape_of.size())).first->second;
-      r.mergeable = !(gamma > 0 && latency > 0) || gamma / (2 * latency) >= slowest;
-      set.routes.push_back(std::move(r));
-      return it->second;
-    };
-    std::vector<FoldedFlow> all;  // parallel to set.flows
-    folded_.assign(static_cast<size_t>(pl.pp), FoldedRank{});
-    for (int64_t r = 0; r < pl.pp; ++r)
-      for (int64_t c = 0; c < pl.cp; ++c)
-        for (int64_t t = 0; t < pl.tp; ++t) {
-          std::vector<int64_t> members;
-          for (int64_t d = 0; d < pl.dp; ++d) members.push_back(place.gpu({t, c, r, d}));
-          const bool leaves = crosses_nodes(members);
-          folded_[static_cast<size_t>(r)].leaves = folded_[static_cast<size_t>(r)].leaves || leaves;
-          const int64_t channels = ring_channels(place, members);
-          if (channels == 0) continue;
-          for_each_ring_hop(members, channels, [&](int64_t a, int64_t b) {
-            auto [ha, hb] = plat.endpoints(a, b);
-            set.flows.push_back({r, route(ha, hb), channels * 2 + (leaves ? 1 : 0)});
-            all.push_back({ha, hb, 1, channels, leaves});
-          });
-        }
-    for (int64_t r1 = 0; r1 < pl.pp; ++r1)
-      for (int64_t r2 = 0; r2 < pl.pp; ++r2) {
-        if (r1 == r2) continue;
-        auto [a, b] = plat.endpoints(place.gpu({0, 0, r1, 0}), place.gpu({0, 0, r2, 0}));
-        links.clear();
-        double latency = 0;
-        a->route_to(b, links, &latency);
-        for (auto* l : links) set.foreign_links.push_back(reinterpret_cast<uintptr_t>(l));
-      }
+    std::vector<DpRingFlow> all;  // parallel to the set's flows
+    const RingFlowSet set = dp_ring_flows(s.plan, place, plat.fabric(), plat.capacities(),
+                                          simgrid::config::get_value<double>("network/TCP-gamma"), all);
     const std::vector<int64_t> keep = fold_ring_flows(set);
-    for (size_t i = 0; i < all.size(); ++i)
-      if (keep[i] > 0) {
-        all[i].copies = keep[i];
-        folded_[static_cast<size_t>(set.flows[i].rank)].flows.push_back(all[i]);
-      }
+    folded_.assign(static_cast<size_t>(s.plan.pp), FoldedRank{});
+    for (size_t i = 0; i < all.size(); ++i) {
+      auto& rank = folded_[static_cast<size_t>(set.flows[i].rank)];
+      rank.leaves = rank.leaves || all[i].leaves;
+      if (keep[i] == 0) continue;
+      auto [a, b] = plat.endpoints(all[i].from, all[i].to);
+      rank.flows.push_back({a, b, keep[i], all[i].channels, all[i].leaves});
+    }
   }
 
   // Starts rank r's folded gradient all-reduce of `buffer`; returns whether its rings leave their nodes.

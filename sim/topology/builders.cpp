@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <numeric>
 #include <string>
 
 #include "sim/core/error.hpp"
@@ -24,11 +25,14 @@ void fat_tree(Network& net, const ClusterSpec& c) {
   s.gpus_per_node = c.gpus_per_node;
   s.nics_per_node = c.scale_out.nics_per_node;
   s.nic_bandwidth = c.scale_out.nic_bandwidth;
+  // Pods of pod_gpus as Placement::pod counts them; the last may be partial (Llama 3 405B's 16k
+  // GPUs take five of the 24k cluster's 3,072-GPU pods and a third of a sixth).
   s.pod_nodes = c.scale_out.pod_gpus > 0 ? std::max<int64_t>(1, c.scale_out.pod_gpus / c.gpus_per_node) : s.nodes;
-  while (s.nodes % s.pod_nodes != 0) --s.pod_nodes;  // a last, partial pod joins the others' size
+  s.pod_nodes = std::min(s.pod_nodes, s.nodes);
   s.oversubscription = c.scale_out.oversubscription;
-  s.leaf_nodes = std::min(SCALABLE_UNIT_NODES, s.pod_nodes);
-  while (s.pod_nodes % s.leaf_nodes != 0) --s.leaf_nodes;
+  const int64_t last_pod = s.nodes - (s.nodes - 1) / s.pod_nodes * s.pod_nodes;
+  s.leaf_nodes = std::min(SCALABLE_UNIT_NODES, std::gcd(s.pod_nodes, last_pod));
+  while (s.pod_nodes % s.leaf_nodes != 0 || last_pod % s.leaf_nodes != 0) --s.leaf_nodes;
   s.latency = c.scale_out.latency;
   build_fat_tree(net, s);
 }

@@ -15,6 +15,11 @@
 // cluster): leaf (p, k) joins every NIC of the k-th group of leaf_nodes nodes (a rack of 2 servers).
 // The spine of a pod and the core are drawn as one non-blocking switch each, their links as one
 // link per leaf or pod carrying the sum of its ports (what ECMP spreads over them).
+//
+// Latency: the cluster's scale_out latency is the whole fabric's (its sources put a three-level
+// fat tree, switch hops, NIC and cable, at about 1 us), charged on each NIC's link -- a route
+// between two NICs crosses two -- and on each pod uplink, for the extra tier between pods; the
+// leaf-to-spine hop inside a pod adds none.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +32,11 @@ namespace sim {
 struct FatTreeShape {
   int64_t nodes = 1, gpus_per_node = 8, nics_per_node = 8;
   BytesPerSecond nic_bandwidth;  // per NIC per direction
-  int64_t pod_nodes = 0;         // 0: one pod of every node; must divide nodes
+  int64_t pod_nodes = 0;         // 0: one pod of every node; the last pod may have fewer
   double oversubscription = 1;   // above a pod (pod uplink = pod NIC bandwidth / this)
   bool rail_optimised = true;
-  int64_t leaf_nodes = 32;  // nodes under one leaf (per rail when rail-optimised); must divide pod_nodes
-  Seconds latency;          // per link
+  int64_t leaf_nodes = 32;  // nodes under one leaf (per rail when rail-optimised); must divide every pod's nodes
+  Seconds latency;          // on each NIC link and pod uplink (above)
 };
 
 // Adds the NICs, leaves, spines and core to a network whose GPUs exist already (build_nvswitch),

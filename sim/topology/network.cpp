@@ -11,6 +11,7 @@ namespace sim {
 int64_t Network::add_vertex(VertexKind kind, int tier) {
   vertices_.push_back({kind, tier});
   adjacent_.emplace_back();
+  up_.push_back(-1);
   return static_cast<int64_t>(vertices_.size()) - 1;
 }
 
@@ -21,6 +22,11 @@ int64_t Network::add_link(int64_t a, int64_t b, BytesPerSecond bandwidth, Second
   const int64_t id = static_cast<int64_t>(links_.size()) - 1;
   adjacent_[static_cast<size_t>(a)].emplace_back(b, id);
   adjacent_[static_cast<size_t>(b)].emplace_back(a, id);
+  const Vertex &va = vertices_[static_cast<size_t>(a)], &vb = vertices_[static_cast<size_t>(b)];
+  if (va.kind != VertexKind::GPU && vb.kind != VertexKind::GPU && va.tier != vb.tier) {
+    int64_t& up = up_[static_cast<size_t>(va.tier < vb.tier ? a : b)];
+    up = up == -1 ? id : -2;
+  }
   return id;
 }
 
@@ -37,6 +43,63 @@ int64_t Network::links_between(int tier_a, int tier_b) const {
 }
 
 std::vector<int64_t> Network::route(int64_t from, int64_t to) const {
+  if (from == to) return {};
+  std::vector<int64_t> path;
+  if (tree_route(from, to, path)) return path;
+  return search_route(from, to);
+}
+
+bool Network::tree_route(int64_t from, int64_t to, std::vector<int64_t>& path) const {
+  const auto is_gpu = [&](int64_t v) { return vertices_[static_cast<size_t>(v)].kind == VertexKind::GPU; };
+  if (!is_gpu(from) || !is_gpu(to)) return false;
+  // Two hops through a switch or NIC both GPUs sit on; the lowest-indexed one, as the search.
+  auto mine = adjacent_[static_cast<size_t>(from)];
+  std::sort(mine.begin(), mine.end());
+  for (const auto& [v, l] : mine) {
+    if (is_gpu(v)) continue;
+    for (const auto& [w, k] : adjacent_[static_cast<size_t>(to)])
+      if (w == v) {
+        path = {l, k};
+        return true;
+      }
+  }
+  // Otherwise out through each GPU's NIC, up to their lowest common switch and down.
+  const auto nic_link = [&](int64_t g) {
+    int64_t found = -1;
+    for (const auto& [v, l] : adjacent_[static_cast<size_t>(g)])
+      if (vertices_[static_cast<size_t>(v)].kind == VertexKind::NIC) {
+        if (found >= 0) return int64_t(-1);
+        found = l;
+      }
+    return found;
+  };
+  const int64_t la = nic_link(from), lb = nic_link(to);
+  if (la < 0 || lb < 0) return false;
+  std::vector<int64_t> up_a{la}, above;  // vertices above from's NIC, bottom up
+  for (int64_t v = other_end(la, from);;) {
+    above.push_back(v);
+    const int64_t l = up_[static_cast<size_t>(v)];
+    if (l == -2) return false;
+    if (l == -1) break;
+    up_a.push_back(l);
+    v = other_end(l, v);
+  }
+  std::vector<int64_t> up_b{lb};
+  for (int64_t v = other_end(lb, to);;) {
+    const auto meet = std::find(above.begin(), above.end(), v);
+    if (meet != above.end()) {
+      path.assign(up_a.begin(), up_a.begin() + (meet - above.begin()) + 1);
+      path.insert(path.end(), up_b.rbegin(), up_b.rend());
+      return true;
+    }
+    const int64_t l = up_[static_cast<size_t>(v)];
+    if (l < 0) return false;
+    up_b.push_back(l);
+    v = other_end(l, v);
+  }
+}
+
+std::vector<int64_t> Network::search_route(int64_t from, int64_t to) const {
   if (from == to) return {};
   // Breadth-first from `from`, visiting neighbours in the order they were linked (builders link
   // lower-indexed vertices first), so the first path found is the deterministic one.

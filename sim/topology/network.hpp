@@ -3,8 +3,12 @@
 // lay them out from a cluster. It answers what the engine and the estimate ask of a topology: the
 // route between two endpoints (its links), and what a cut between two groups can carry (bisection).
 //
-// Not yet the engine's platform: sim/engine/platform.cpp still builds its star of GPU ports, NICs
-// and pod uplinks (issue #11 moves it onto this layer).
+// The engine builds its SimGrid platform from this graph (sim/engine/platform.cpp) and the
+// closed-form estimate prices flows on the same routes (sim/workload/comm_costs.cpp).
+//
+// Routes between GPUs of a tree-shaped fabric (every switch and NIC with at most one link to a
+// higher tier: what the builders lay out) are found by climbing to the lowest common switch, in
+// O(depth); other graphs fall back to a breadth-first search.
 #pragma once
 
 #include <cstdint>
@@ -39,22 +43,41 @@ class Network {
   int64_t count(VertexKind kind, int tier) const;       // vertices of that kind and tier
   int64_t links_between(int tier_a, int tier_b) const;  // links whose ends sit on these tiers (either order)
 
-  // GPU g's vertex and, once a scale-out network is built, its NIC's (-1 before).
-  std::vector<int64_t> gpu, nic_of_gpu;
+  // GPU g's vertex and, once a scale-out network is built, its NIC's (-1 before); the NICs by
+  // global index (node * nics_per_node + rail, sim/topology/placement.hpp).
+  std::vector<int64_t> gpu, nic_of_gpu, nic;
+
+  // The link from vertex v (not a GPU) to the one switch above it; -1 at the top, -2 when v has
+  // several (not a tree).
+  int64_t up_link(int64_t v) const { return up_[static_cast<size_t>(v)]; }
+  // Vertex v's (neighbour, link) pairs, in the order they were linked.
+  const std::vector<std::pair<int64_t, int64_t>>& adjacent(int64_t v) const {
+    return adjacent_[static_cast<size_t>(v)];
+  }
+  // The other end of link l from vertex v.
+  int64_t other_end(int64_t l, int64_t v) const {
+    const Link& k = links_[static_cast<size_t>(l)];
+    return k.a == v ? k.b : k.a;
+  }
 
   // The links from `from` to `to` with the fewest hops, never forwarding through a GPU (a NIC
   // forwards between its GPUs and its switch); ties go to the lower vertex index, so the route is
   // deterministic.
   // Empty when from == to; std::logic_error when none exists.
   std::vector<int64_t> route(int64_t from, int64_t to) const;
+  // The same by breadth-first search alone (what route() falls back to on graphs that are no tree).
+  std::vector<int64_t> search_route(int64_t from, int64_t to) const;
 
   // The most that can flow from the vertices `from` to the vertices `to` at once (each link
   // carrying its bandwidth in each direction): the bandwidth of the cheapest cut between them.
   BytesPerSecond max_flow(const std::vector<int64_t>& from, const std::vector<int64_t>& to) const;
 
  private:
+  bool tree_route(int64_t from, int64_t to, std::vector<int64_t>& path) const;
+
   std::vector<Vertex> vertices_;
   std::vector<Link> links_;
+  std::vector<int64_t> up_;
   std::vector<std::vector<std::pair<int64_t, int64_t>>> adjacent_;  // per vertex: (neighbour, link)
 };
 

@@ -14,6 +14,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
 #include "sim/workload/estimate.hpp"
 #include "sim/workload/pipeline.hpp"
@@ -113,61 +114,16 @@ double folded_ring_flows(const Scenario& s, const EngineShape& c, bool full) {
   return folds(s, c, full) ? std::accumulate(c.rank_flows.begin(), c.rank_flows.end(), 0.0) : 0.0;
 }
 
-// The engine's fold (replay.cpp, "Folding") on the platform's links as engine.hpp lays them out:
-// a port per GPU (NVLink) and per NIC, split into up and down, and an uplink per pod when the
-// fabric is oversubscribed; capacities are taken equal per kind (no slow NIC), every route
-// mergeable. Returns the flows each rank keeps per launch.
-std::vector<double> folded_flows(const Scenario& s, const Placement& place, bool oversubscribed) {
-  const auto& pl = s.plan;
-  enum Port : uint64_t { NVL, NIC, POD };
-  auto id = [](Port kind, int64_t index, bool up) { return (uint64_t(index) * 3 + kind) * 2 + (up ? 1 : 0); };
-  RingFlowSet set;
-  std::map<std::tuple<int, int64_t, int64_t>, int64_t> route_of;  // by its endpoint hosts: (shape, from, to)
-  auto route = [&](int64_t a, int64_t b) {
-    RingFlowSet::Route r;
-    if (place.same_node(a, b)) {
-      r.links = {id(NVL, a, true), id(NVL, b, false)};
-      r.shape = 0;
-    } else if (oversubscribed && place.pod(a) != place.pod(b)) {
-      r.links = {id(NIC, place.nic(a), true), id(POD, place.pod(a), true), id(POD, place.pod(b), false),
-                 id(NIC, place.nic(b), false)};
-      r.shape = 2;
-    } else {
-      r.links = {id(NIC, place.nic(a), true), id(NIC, place.nic(b), false)};
-      r.shape = 1;
-    }
-    const bool gpus = r.shape == 0;  // GPU ports, else NIC hosts (or their pod-crossing twins)
-    auto [it, fresh] = route_of.try_emplace({int(r.shape), gpus ? a : place.nic(a), gpus ? b : place.nic(b)},
-                                            static_cast<int64_t>(set.routes.size()));
-    if (fresh) set.routes.push_back(std::move(r));
-    return it->second;
-  };
-  std::vector<int64_t> members(static_cast<size_t>(pl.dp)), ring;
-  for (int64_t r = 0; r < pl.pp; ++r)
-    for (int64_t cp = 0; cp < pl.cp; ++cp)
-      for (int64_t t = 0; t < pl.tp; ++t) {
-        for (int64_t d = 0; d < pl.dp; ++d) members[static_cast<size_t>(d)] = place.gpu({t, cp, r, d});
-        const int64_t channels = ring_channels(place, members);
-        if (channels == 0) continue;
-        const auto nodes = members_by_node(place, members);
-        const bool leaves = nodes.size() > 1;
-        for (int64_t ch = 0; ch < channels; ++ch) {
-          ring.clear();
-          for (const auto& nd : nodes)
-            for (size_t i = 0; i < nd.size(); ++i) ring.push_back(nd[(i + static_cast<size_t>(ch)) % nd.size()]);
-          for (size_t i = 0; i < ring.size(); ++i)
-            set.flows.push_back({r, route(ring[i], ring[(i + 1) % ring.size()]), channels * 2 + (leaves ? 1 : 0)});
-        }
-      }
-  for (int64_t r1 = 0; r1 < pl.pp; ++r1)
-    for (int64_t r2 = 0; r2 < pl.pp; ++r2)
-      if (r1 != r2) {
-        const auto& links =
-            set.routes[static_cast<size_t>(route(place.gpu({0, 0, r1, 0}), place.gpu({0, 0, r2, 0})))].links;
-        set.foreign_links.insert(set.foreign_links.end(), links.begin(), links.end());
-      }
+// The engine's fold (replay.cpp, "Folding") of the same flows on the same fabric, without slow
+// NICs and with every route mergeable. Returns the flows each rank keeps per launch.
+std::vector<double> folded_flows(const Scenario& s, const Placement& place, const Fabric& fabric) {
+  std::vector<double> capacity;
+  for (int64_t l = 0; l < static_cast<int64_t>(fabric.network().links().size()); ++l)
+    capacity.push_back(fabric.capacity(l));
+  std::vector<DpRingFlow> flows;
+  const RingFlowSet set = dp_ring_flows(s.plan, place, fabric, capacity, 0.0, flows);
   const std::vector<int64_t> keep = fold_ring_flows(set);
-  std::vector<double> out(static_cast<size_t>(pl.pp), 0.0);
+  std::vector<double> out(static_cast<size_t>(s.plan.pp), 0.0);
   for (size_t i = 0; i < keep.size(); ++i)
     if (keep[i] > 0) out[static_cast<size_t>(set.flows[i].rank)] += 1;
   return out;
@@ -198,10 +154,8 @@ EngineShape engine_shape(const Scenario& s) {
   const auto& c = s.cluster;
   const auto& pl = s.plan;
   EngineShape n;
-  const int64_t nics = c.nodes() * c.scale_out.nics_per_node;
-  const int64_t pods = (c.gpus + c.scale_out.pod_gpus - 1) / c.scale_out.pod_gpus;
-  const bool oversubscribed = pods > 1 && c.scale_out.oversubscription > 1.0;
-  n.hosts = c.gpus + nics * (oversubscribed ? 2 : 1);
+  const Fabric fabric(c);
+  n.hosts = fabric.ends();
   n.rank_flows.assign(static_cast<size_t>(pl.pp), 0.0);
   if (pl.dp < 2) return n;
   const Placement place(c, pl);
@@ -212,7 +166,7 @@ EngineShape engine_shape(const Scenario& s) {
         for (int64_t d = 0; d < pl.dp; ++d) members[static_cast<size_t>(d)] = place.gpu({t, cp, r, d});
         n.rank_flows[static_cast<size_t>(r)] += double(ring_channels(place, members)) * double(pl.dp);
       }
-  n.folded_rank_flows = folded_flows(s, place, oversubscribed);
+  n.folded_rank_flows = folded_flows(s, place, fabric);
   return n;
 }
 

@@ -2,7 +2,8 @@
 // the simulation process's peak resident memory and its wall time, from the counts of what the
 // engine creates (sim/engine/engine.hpp):
 //
-//   hosts       GPU ports + NIC ports (+ a pod-crossing twin per NIC when oversubscribed)
+//   hosts       the fabric's route ends: GPU ports + NIC ports (+ a pod-crossing twin per NIC when
+//               oversubscribed; sim/topology/fabric.hpp)
 //   actors      pipeline ranks, or every GPU with full fidelity
 //   tasks       vertices of the step's task graph (built and held by the planning process)
 //   task runs   tasks x the ranks that run each (1 per class; tp*cp*dp at full fidelity)

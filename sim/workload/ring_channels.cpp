@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "sim/scenario/plan.hpp"
+#include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
 
 namespace sim {
@@ -88,6 +90,57 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set) {
     }
   }
   return out;
+}
+
+}  // namespace sim
+
+namespace sim {
+
+RingFlowSet dp_ring_flows(const ParallelPlan& pl, const Placement& place, const Fabric& fabric,
+                          const std::vector<double>& capacity, double tcp_gamma, std::vector<DpRingFlow>& flows) {
+  RingFlowSet set;
+  flows.clear();
+  std::map<std::pair<int64_t, int64_t>, int64_t> route_of;  // by its ends
+  std::map<std::vector<std::pair<double, double>>, int64_t> shape_of;
+  const auto& links = fabric.network().links();
+  const auto route = [&](int64_t a, int64_t b) {
+    auto [it, fresh] = route_of.try_emplace(fabric.ends(a, b), static_cast<int64_t>(set.routes.size()));
+    if (!fresh) return it->second;
+    RingFlowSet::Route r;
+    std::vector<std::pair<double, double>> shape;
+    double latency = 0, slowest = -1;
+    fabric.for_each_link(a, b, [&](uint64_t id, int64_t l) {
+      const double c = capacity[static_cast<size_t>(l)], lat = links[static_cast<size_t>(l)].latency.value;
+      r.links.push_back(id);
+      shape.emplace_back(c, lat);
+      latency += lat;
+      slowest = slowest < 0 ? c : std::min(slowest, c);
+    });
+    shape.emplace_back(latency, 0);
+    r.shape = shape_of.try_emplace(shape, static_cast<int64_t>(shape_of.size())).first->second;
+    r.mergeable = !(tcp_gamma > 0 && latency > 0) || tcp_gamma / (2 * latency) >= slowest;
+    set.routes.push_back(std::move(r));
+    return it->second;
+  };
+  std::vector<int64_t> members(static_cast<size_t>(pl.dp));
+  for (int64_t r = 0; r < pl.pp; ++r)
+    for (int64_t c = 0; c < pl.cp; ++c)
+      for (int64_t t = 0; t < pl.tp; ++t) {
+        for (int64_t d = 0; d < pl.dp; ++d) members[static_cast<size_t>(d)] = place.gpu({t, c, r, d});
+        const int64_t channels = ring_channels(place, members);
+        if (channels == 0) continue;
+        const bool leaves = members_by_node(place, members).size() > 1;
+        for_each_ring_hop(place, members, channels, [&](int64_t a, int64_t b) {
+          set.flows.push_back({r, route(a, b), channels * 2 + (leaves ? 1 : 0)});
+          flows.push_back({a, b, channels, leaves});
+        });
+      }
+  for (int64_t r1 = 0; r1 < pl.pp; ++r1)
+    for (int64_t r2 = 0; r2 < pl.pp; ++r2)
+      if (r1 != r2)
+        fabric.for_each_link(place.gpu({0, 0, r1, 0}), place.gpu({0, 0, r2, 0}),
+                             [&](uint64_t id, int64_t) { set.foreign_links.push_back(id); });
+  return set;
 }
 
 }  // namespace sim

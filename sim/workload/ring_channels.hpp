@@ -7,17 +7,34 @@
 // counts them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace sim {
 
+class Fabric;
 class Placement;
+struct ParallelPlan;
 
 // The members grouped by node, in ring order.
 std::vector<std::vector<int64_t>> members_by_node(const Placement& place, const std::vector<int64_t>& members);
 // 0 for fewer than two members.
 int64_t ring_channels(const Placement& place, const std::vector<int64_t>& members);
+
+// Calls f(from, to) for each flow (GPU ids) of the ring channels over `members`, channel by
+// channel: channel ch takes each node's members rotated by ch, node after node.
+template <class F>
+void for_each_ring_hop(const Placement& place, const std::vector<int64_t>& members, int64_t channels, F&& f) {
+  const auto nodes = members_by_node(place, members);
+  std::vector<int64_t> ring;
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    ring.clear();
+    for (const auto& nd : nodes)
+      for (size_t i = 0; i < nd.size(); ++i) ring.push_back(nd[(i + static_cast<size_t>(ch)) % nd.size()]);
+    for (size_t i = 0; i < ring.size(); ++i) f(ring[i], ring[(i + 1) % ring.size()]);
+  }
+}
 
 // The data-parallel ring flows of a step, described for folding by symmetry: the engine launches
 // only what fold_ring_flows keeps (sim/engine/replay.cpp, "Folding", gives the conditions and why
@@ -40,5 +57,21 @@ struct RingFlowSet {
 
 // Per flow: 0 when it is not launched, else the number of flows' bytes it carries (1: itself).
 std::vector<int64_t> fold_ring_flows(const RingFlowSet& set);
+
+// The gradient-reduction ring flows of a step, every one a rank class launches (per pipeline
+// rank, the dp ring of each tp and cp index, channel by channel), on the fabric's routes: one
+// route per pair of route ends (links as Fabric's directed ids), shaped by the links' capacities
+// (`capacity`, per network link: the engine's, slow NICs included) and latencies. A route is
+// mergeable unless SimGrid's per-flow bound TCP-gamma / (2 x route latency) is below its slowest
+// link (`tcp_gamma` 0: no bound). The pipeline transfers between the rank classes'
+// representatives are the foreign links. `flows` receives, parallel to the set's flows, what the
+// engine needs to launch them.
+struct DpRingFlow {
+  int64_t from = 0, to = 0;  // GPUs
+  int64_t channels = 1;      // of its ring
+  bool leaves = false;       // its ring leaves its nodes (decides the algorithm, so the bytes)
+};
+RingFlowSet dp_ring_flows(const ParallelPlan& plan, const Placement& place, const Fabric& fabric,
+                          const std::vector<double>& capacity, double tcp_gamma, std::vector<DpRingFlow>& flows);
 
 }  // namespace sim

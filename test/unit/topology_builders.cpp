@@ -20,6 +20,17 @@ std::vector<int64_t> gpus(const Network& n, int64_t first, int64_t count) {
   return {n.gpu.begin() + first, n.gpu.begin() + first + count};
 }
 
+// Nodes of 8 GPUs and 8 NICs (25 GB/s), leaves of 4 nodes per rail, pods of 8 nodes, 1:4 above.
+FatTreeShape rails_shape(int64_t nodes) {
+  FatTreeShape s;
+  s.nodes = nodes;
+  s.nic_bandwidth = BytesPerSecond(25e9);
+  s.pod_nodes = 8;
+  s.leaf_nodes = 4;
+  s.oversubscription = 4;
+  return s;
+}
+
 size_t hops(const Network& n, int64_t a, int64_t b) {
   return n.route(n.gpu[static_cast<size_t>(a)], n.gpu[static_cast<size_t>(b)]).size();
 }
@@ -40,13 +51,7 @@ TEST_CASE("nvswitch: a switch per domain, each GPU one NVLink port; NVL72 is one
 }
 
 TEST_CASE("fat-tree, rail-optimised: counts, hops and bisection from the sketch", "[topology]") {
-  // 16 nodes of 8 GPUs and 8 NICs (25 GB/s), leaves of 4 nodes per rail, pods of 8 nodes, 1:4 above.
-  FatTreeShape s;
-  s.nodes = 16;
-  s.nic_bandwidth = BytesPerSecond(25e9);
-  s.pod_nodes = 8;
-  s.leaf_nodes = 4;
-  s.oversubscription = 4;
+  const FatTreeShape s = rails_shape(16);
   Network n;
   build_nvswitch(n, {128, 8, BytesPerSecond(300e9), Seconds(0)});
   build_fat_tree(n, s);
@@ -115,5 +120,43 @@ TEST_CASE("build_network: the DGX H100 SuperPOD file as scalable units of 32 nod
     if (n.vertices()[v].kind == VertexKind::NIC) nics.push_back(static_cast<int64_t>(v));
   for (int64_t g = 0; g < 2048; g += 37)
     CHECK(n.nic_of_gpu[static_cast<size_t>(g)] == nics[static_cast<size_t>(place.nic(g))]);
+  CHECK(n.nic == nics);  // Network::nic lists them by global index
   CHECK(n.max_flow(gpus(n, 0, 1024), gpus(n, 1024, 1024)).value == Approx(1024 * 50e9));
+}
+
+TEST_CASE("routes climb to the lowest common switch: the same links as a breadth-first search", "[topology]") {
+  // route() takes the tree's shortcut (up from each NIC to where they meet); search_route() is the
+  // plain fewest-hop search. On every builder's fabric they must agree, link for link.
+  const FatTreeShape rails = rails_shape(16);
+  FatTreeShape tor = rails;
+  tor.rail_optimised = false;
+  tor.leaf_nodes = 2;
+  tor.nics_per_node = 4;  // two GPUs per NIC
+  for (const auto& shape : {rails, tor}) {
+    Network n;
+    build_nvswitch(n, {128, 8, BytesPerSecond(300e9), Seconds(0)});
+    build_fat_tree(n, shape);
+    for (int64_t a = 0; a < 128; a += 3)
+      for (int64_t b = 0; b < 128; b += 5) {
+        const int64_t va = n.gpu[static_cast<size_t>(a)], vb = n.gpu[static_cast<size_t>(b)];
+        CHECK(n.route(va, vb) == n.search_route(va, vb));
+      }
+  }
+}
+
+TEST_CASE("fat-tree: a last, partial pod has the uplink of its own NICs", "[topology]") {
+  // 12 nodes in pods of 8: pod 0 has 8 nodes, pod 1 the other 4 (a job on part of a cluster, as
+  // Llama 3 405B's 16k GPUs on the 24k cluster's 3,072-GPU pods). At 1:4 each pod's uplink carries
+  // its NICs' bandwidth / 4, so between the pods the smaller, 4 x 8 x 25 GB/s / 4, is the cut.
+  FatTreeShape s = rails_shape(12);
+  Network n;
+  build_nvswitch(n, {96, 8, BytesPerSecond(300e9), Seconds(0)});
+  build_fat_tree(n, s);
+  CHECK(n.count(VertexKind::SWITCH, 2) == 2);
+  CHECK(n.count(VertexKind::SWITCH, 1) - 12 == (2 + 1) * 8);  // leaf groups x rails
+  CHECK(n.max_flow(gpus(n, 0, 64), gpus(n, 64, 32)).value == Approx(4 * 8 * 25e9 / 4));
+  s.leaf_nodes = 3;  // divides neither pod
+  Network bad;
+  build_nvswitch(bad, {96, 8, BytesPerSecond(300e9), Seconds(0)});
+  CHECK_THROWS_AS(build_fat_tree(bad, s), std::invalid_argument);
 }

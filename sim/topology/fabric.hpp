@@ -1,0 +1,66 @@
+// The routes transfers take between GPUs and the capacity of each link they cross: what the
+// engine simulates (sim/engine/platform.cpp builds its SimGrid platform from this) and what the
+// estimates price (sim/workload/comm_costs.cpp, resource_estimate.cpp). One place decides them.
+//
+// A route runs between two *ends*. Ends [0, gpus) are the GPUs' NVLink ports: a transfer between
+// two GPUs of one scale-up domain goes up the sender's port and down the receiver's. The other
+// ends belong to NICs: one per tier of switch where the NIC can meet another, whose *climb* is
+// the NIC's port and the uplinks on the way there. A transfer between GPUs of different domains
+// runs between their NICs' ends at the tier of the NICs' lowest common switch: up the sender's
+// climb, down the receiver's -- exactly the network's route (network.hpp), less the links that
+// cannot bind:
+// - a GPU's link to its NIC carries only traffic that the NIC's own port carries too;
+// - an uplink whose capacity is at least the sum of the links below it (a full-bisection leaf,
+//   or a pod at 1:1) can never fill before all of those do.
+// Max-min sharing is the same without them, and flows that would meet only there stay
+// independent (the engine folds flows on links nothing else uses, replay.cpp "Folding"). A NIC's
+// ends whose climbs are then equal are one end: on a full-bisection fabric a NIC has one.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "sim/topology/network.hpp"
+
+namespace sim {
+
+struct ClusterSpec;
+
+class Fabric {
+ public:
+  explicit Fabric(const ClusterSpec& cluster);
+
+  const Network& network() const { return net_; }
+  int64_t gpus() const { return static_cast<int64_t>(net_.gpu.size()); }
+  int64_t ends() const { return static_cast<int64_t>(climb_.size()); }
+  // The network links from the end up, in order.
+  const std::vector<int64_t>& climb(int64_t end) const { return climb_[static_cast<size_t>(end)]; }
+  // The ends of a transfer from GPU a to GPU b (a != b).
+  std::pair<int64_t, int64_t> ends(int64_t a, int64_t b) const;
+  // NIC n's port (n: global index, node * nics_per_node + rail), the link a NIC fault acts on.
+  int64_t nic_port(int64_t nic) const { return nic_port_[static_cast<size_t>(nic)]; }
+  // What a link carries each way: its line rate times the device's achieved fraction on its
+  // tier (scale_up_efficiency on NVLink, scale_out_efficiency on the network; busbw/line rate).
+  double capacity(int64_t link) const { return capacity_[static_cast<size_t>(link)]; }
+
+  // Directed link ids for pricing: a route's links are its source's climb going up and its
+  // destination's coming down.
+  static uint64_t up(int64_t link) { return static_cast<uint64_t>(link) * 2 + 1; }
+  static uint64_t down(int64_t link) { return static_cast<uint64_t>(link) * 2; }
+  template <class F>
+  void for_each_link(int64_t a, int64_t b, F&& f) const {  // f(directed id, link) along a -> b
+    const auto [ea, eb] = ends(a, b);
+    for (int64_t l : climb(ea)) f(up(l), l);
+    for (auto it = climb(eb).rbegin(); it != climb(eb).rend(); ++it) f(down(*it), *it);
+  }
+
+ private:
+  Network net_;
+  std::vector<std::vector<int64_t>> climb_;
+  std::vector<std::vector<int64_t>> nic_end_;  // per NIC, per tier of the meeting switch
+  std::vector<int64_t> nic_port_, nic_index_;  // nic_index_: per vertex, its NIC's index (-1)
+  std::vector<double> capacity_;
+};
+
+}  // namespace sim
