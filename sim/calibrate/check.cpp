@@ -60,8 +60,11 @@ CheckResult check_profile(const Measurements& m, const DeviceSpec& d) {
       skip("NVLS all-reduces: the profile has no NVLS constants");
       continue;
     }
-    const CollectiveAlgo algo = nvls ? CollectiveAlgo::NVLS : CollectiveAlgo::RING;
-    Seconds t = collective_time_idle(algo, c.op, c.bytes, c.ranks, m.scale_up_bandwidth, false, d.collectives);
+    // The model the fit fits (fit.cpp): the measured algorithm with the Simple protocol's alpha-beta
+    // terms at every size -- the ring's, or NVLS's one latency and efficiency.
+    const Seconds t =
+        nvls ? d.collectives.nvls_latency + c.bytes / (m.scale_up_bandwidth * d.collectives.nvls_efficiency)
+             : ring_time_idle(c.op, c.bytes, c.ranks, m.scale_up_bandwidth, false, d.collectives);
     r.predictions.push_back(
         {fmt::format("{} n={} {}", to_string(c.op), c.ranks, c.algo), format_bytes(c.bytes), c.at, c.time, t});
   }

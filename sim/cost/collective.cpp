@@ -69,24 +69,4 @@ std::optional<CollectiveAlgo> parse_algo(const std::string& name) {
   return std::nullopt;
 }
 
-CollectiveAlgo choose_algo(CollectiveKind kind, int64_t n, bool scale_out, bool nvls) {
-  return kind == CollectiveKind::ALL_REDUCE && n >= 2 && !scale_out && nvls ? CollectiveAlgo::NVLS
-                                                                            : CollectiveAlgo::RING;
-}
-
-Bytes link_bytes(CollectiveAlgo a, CollectiveKind kind, Bytes buffer, int64_t n, const CollectiveConstants& c) {
-  if (a == CollectiveAlgo::RING) return ring_cost(kind, buffer, n).bytes_per_rank;
-  return buffer * (c.scale_up_efficiency / c.nvls_efficiency);
-}
-
-Seconds algo_latency(CollectiveAlgo a, CollectiveKind kind, int64_t n, bool scale_out, const CollectiveConstants& c) {
-  return a == CollectiveAlgo::RING ? collective_latency(kind, n, scale_out, c) : c.nvls_latency;
-}
-
-Seconds collective_time_idle(CollectiveAlgo a, CollectiveKind kind, Bytes buffer, int64_t n,
-                             BytesPerSecond link_bandwidth, bool scale_out, const CollectiveConstants& c) {
-  if (a == CollectiveAlgo::RING) return ring_time_idle(kind, buffer, n, link_bandwidth, scale_out, c);
-  return c.nvls_latency + buffer / (link_bandwidth * c.nvls_efficiency);
-}
-
 }  // namespace sim

@@ -70,21 +70,7 @@ struct CollectiveAlgoEntry {
 };
 const std::vector<CollectiveAlgoEntry>& collective_algorithms();
 
-// ---- The pre-tuning API (ring and NVLS only). Kept, unchanged, until its callers (sim/engine,
-// sim/workload/comm_costs, sim/calibrate/check) move to choose_collective / collective_flows;
-// then remove it. Only RING and NVLS are meaningful arguments here.
-
-// NCCL's choice: NVLS for an all-reduce of two or more ranks that stays in one node when
-// `nvls` (ClusterSpec::nvls()), the ring otherwise.
-CollectiveAlgo choose_algo(CollectiveKind kind, int64_t n, bool scale_out, bool nvls);
-
-// What each member sends on its link, counted for links that run at the tier's ring efficiency
-// (as the engine's platform and the estimator price them): the ring's bytes_per_rank, or for
-// NVLS the buffer scaled by scale_up_efficiency / nvls_efficiency, which then takes exactly
-// S / (B * nvls_efficiency).
-Bytes link_bytes(CollectiveAlgo a, CollectiveKind kind, Bytes buffer, int64_t n, const CollectiveConstants& c);
-Seconds algo_latency(CollectiveAlgo a, CollectiveKind kind, int64_t n, bool scale_out, const CollectiveConstants& c);
-Seconds collective_time_idle(CollectiveAlgo a, CollectiveKind kind, Bytes buffer, int64_t n,
-                             BytesPerSecond link_bandwidth, bool scale_out, const CollectiveConstants& c);
+// Which algorithm runs, with which protocol and latency, is NCCL's tuning model's choice
+// (sim/cost/nccl_tuning.hpp); the flows each algorithm sends are in sim/cost/collective_flows.hpp.
 
 }  // namespace sim

@@ -5,15 +5,17 @@
 // SimGrid star zone (platform.cpp): per GPU a host on its NVLink port, per NIC a host for each
 // tier of switch where it can meet another NIC, routed over its port and the uplinks on the way
 // (those that can bind: an oversubscribed pod's uplink). Links carry line rate x the device's
-// achieved fraction (busbw / line rate); NCCL's latency terms are added to each transfer.
+// achieved fraction (busbw / line rate). Every transfer is the communication plan's
+// (sim/workload/comm_plan.hpp): NCCL's algorithm and protocol for the collective's size and
+// group, its flows, and its latency terms, added after the flows end.
 //
 // Replay: one actor per rank class (pipeline rank) -- or per GPU with full fidelity -- walks its
 // program: waits for the activations/gradients it needs (the transfer starts when both sides
 // are ready, as Megatron's batched send/recv), executes its kernels, runs its tensor-parallel
-// collectives (each distinct one simulated once as ring flows on the real links and cached),
-// reduces gradients over data parallel as NCCL ring channels (every member's flows on the fabric,
-// so it sees the whole collective; folded classes launch one flow per class of identical,
-// isolated copies -- replay.cpp, "Folding", says when that is exact), and steps the optimizer.
+// collectives (each distinct one simulated once as its flows on the real links and cached),
+// reduces gradients over data parallel as NCCL does (every member's flows on the fabric, so it
+// sees the whole collective; folded classes launch one flow per class of identical, isolated
+// copies -- replay.cpp, "Folding", says when that is exact), and steps the optimizer.
 // Folded classes scale a transfer by the number of class members sharing its NIC.
 //
 // Faults inside the step (the scenario's `step_faults`, sim/scenario/step_faults.hpp):

@@ -18,6 +18,7 @@
 #include "sim/engine/fork_call.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/comm_plan.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/ring_channels.hpp"
 
@@ -46,6 +47,7 @@ using CollectiveKey = std::tuple<int, int, double>;  // (CommGroup, CollectiveKi
 struct InFlight {
   std::vector<sg4::CommPtr> comms;
   bool broken = false;
+  double latency = 0;  // the largest latency term of the all-reduces in flight, paid after them
 };
 
 struct Replay {
@@ -54,6 +56,7 @@ struct Replay {
   const EngineOptions& opt;
   Placement place;
   Platform plat;
+  CommPlan comm;
   EngineResult result;
   std::map<CollectiveKey, double> collective_cost;
   std::vector<sg4::BarrierPtr> stage_barrier;
@@ -71,15 +74,12 @@ struct Replay {
   struct FoldedFlow {
     sg4::Host* src = nullptr;
     sg4::Host* dst = nullptr;
-    int64_t copies = 1;  // ring flows' bytes it carries
-    int64_t channels = 1;
-    bool leaves = false;  // its ring's tier (decides the algorithm and so the bytes)
+    int64_t copies = 1;  // flows' bytes it carries
+    int64_t index = 0;   // among the flows of its group's all-reduce
   };
-  struct FoldedRank {
-    std::vector<FoldedFlow> flows;
-    bool leaves = false;  // whether any of the rank's rings leaves its nodes
-  };
-  std::vector<FoldedRank> folded_;
+  // Per pipeline rank, data-parallel group and variant (algorithm and protocol), the flows kept.
+  std::vector<std::map<std::pair<int64_t, int64_t>, std::vector<FoldedFlow>>> folded_;
+  std::vector<DpVariant> variants_;
 
   Replay(const Scenario& sc, const Pipeline& pl, const EngineOptions& o)
       : s(sc),
@@ -87,6 +87,7 @@ struct Replay {
         opt(o),
         place(sc.cluster, sc.plan),
         plat(sc.cluster, place, sc.step_faults, sc.plan.pp),
+        comm(sc, place, plat.fabric()),
         watch(place, sc.plan, o.full_fidelity, sc.step_faults.failure()),
         nic_penalty(place, sc.plan, sc.step_faults) {
     result.spans.assign(boost::num_vertices(p.graph), TaskSpan{});
@@ -117,23 +118,18 @@ struct Replay {
     if (failed) stall(actor);
   }
 
-  // NCCL ring channels over `members` (in rank order): one channel per member on a node when the
-  // ring leaves the node (each channel crosses through a different member's NIC), one otherwise.
-  void ring_flows(const std::vector<int64_t>& members, Bytes per_rank, std::vector<sg4::CommPtr>& out) {
-    const int64_t channels = ring_channels(place, members);
-    if (channels == 0 || per_rank.value <= 0) return;
-    for_each_ring_hop(place, members, channels, [&](int64_t ga, int64_t gb) {
-      auto [a, b] = plat.endpoints(ga, gb);
-      SIM_ASSERT(a->is_on() && b->is_on(), "a flow from or to a failed GPU was started");  // SimGrid would abort
-      out.push_back(sg4::Comm::sendto_async(a, b, static_cast<uint64_t>(per_rank.value / double(channels))));
-      ++result.transfers;
-    });
+  // Starts a flow of `bytes` (whole bytes) from GPU a to GPU b, between their route ends' hosts.
+  void send_flow(int64_t ga, int64_t gb, uint64_t bytes, std::vector<sg4::CommPtr>& out) {
+    if (bytes == 0) return;
+    auto [a, b] = plat.endpoints(ga, gb);
+    SIM_ASSERT(a->is_on() && b->is_on(), "a flow from or to a failed GPU was started");  // SimGrid would abort
+    out.push_back(sg4::Comm::sendto_async(a, b, bytes));
+    ++result.transfers;
   }
 
-  bool crosses_nodes(const std::vector<int64_t>& members) const {
-    for (int64_t g : members)
-      if (!place.same_node(g, members.front())) return true;
-    return false;
+  // Starts the flows of a collective of the communication plan.
+  void launch(const CommOp& op, std::vector<sg4::CommPtr>& out) {
+    for (const auto& f : op.flows) send_flow(f.from, f.to, static_cast<uint64_t>(f.bytes.value), out);
   }
 
   // Simulates every distinct TP and CP collective once, on the groups of the first class.
@@ -145,18 +141,12 @@ struct Replay {
       for (const auto& use : p.graph[v].collectives) {
         CollectiveKey key{static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value};
         if (collective_cost.count(key)) continue;
-        const auto& group = groups[int(use.group)];
-        const int64_t n = static_cast<int64_t>(group.size());
-        const bool out = crosses_nodes(group);
-        const CollectiveAlgo algo = choose_algo(use.kind, n, out, s.cluster.nvls());
-        const auto& k = s.cluster.device.collectives;
+        const CommOp op = comm.collective(use.kind, groups[int(use.group)], use.bytes);
         double begin = sg4::Engine::get_clock();
         std::vector<sg4::CommPtr> comms;
-        // NVLS flows: each member's link carries the (scaled) buffer up and down once, which a
-        // ring of flows reproduces on the star's per-GPU ports.
-        ring_flows(group, link_bytes(algo, use.kind, use.bytes, n, k), comms);
+        launch(op, comms);
         sg4::Comm::wait_all(comms);
-        collective_cost[key] = sg4::Engine::get_clock() - begin + algo_latency(algo, use.kind, n, out, k).value;
+        collective_cost[key] = sg4::Engine::get_clock() - begin + op.choice.latency.value;
       }
   }
 
@@ -207,68 +197,64 @@ struct Replay {
   bool folding() const { return opt.fold_rings && !opt.full_fidelity && !watch.armed() && s.plan.dp > 1; }
 
   void fold_rings() {
-    std::vector<DpRingFlow> all;  // parallel to the set's flows
-    const RingFlowSet set = dp_ring_flows(s.plan, place, plat.fabric(), plat.capacities(),
-                                          simgrid::config::get_value<double>("network/TCP-gamma"), all);
+    std::vector<DpFlow> all;  // parallel to the set's flows
+    const RingFlowSet set = dp_flow_set(comm, s.plan, place, dp_buffers(p, s.plan.pp), plat.capacities(),
+                                        simgrid::config::get_value<double>("network/TCP-gamma"), all, variants_);
     const std::vector<int64_t> keep = fold_ring_flows(set);
-    folded_.assign(static_cast<size_t>(s.plan.pp), FoldedRank{});
+    folded_.assign(static_cast<size_t>(s.plan.pp), {});
     for (size_t i = 0; i < all.size(); ++i) {
-      auto& rank = folded_[static_cast<size_t>(set.flows[i].rank)];
-      rank.leaves = rank.leaves || all[i].leaves;
       if (keep[i] == 0) continue;
       auto [a, b] = plat.endpoints(all[i].from, all[i].to);
-      rank.flows.push_back({a, b, keep[i], all[i].channels, all[i].leaves});
+      folded_[static_cast<size_t>(set.flows[i].rank)][{all[i].group, all[i].variant}].push_back(
+          {a, b, keep[i], all[i].index});
     }
   }
 
-  // Starts rank r's folded gradient all-reduce of `buffer`; returns whether its rings leave their nodes.
-  bool launch_folded(int64_t r, Bytes buffer, InFlight& in_flight) {
+  // Starts rank r's folded gradient all-reduce of `buffer`: each data-parallel group's kept flows
+  // for the algorithm and protocol NCCL runs it with.
+  void launch_folded(int64_t r, Bytes buffer, InFlight& in_flight) {
     const auto& rank = folded_[static_cast<size_t>(r)];
-    const auto& k = s.cluster.device.collectives;
-    for (const auto& f : rank.flows) {
-      const CollectiveAlgo algo = choose_algo(CollectiveKind::ALL_REDUCE, s.plan.dp, f.leaves, s.cluster.nvls());
-      const Bytes per_rank = link_bytes(algo, CollectiveKind::ALL_REDUCE, buffer, s.plan.dp, k);
-      if (per_rank.value <= 0) continue;
-      const auto bytes = static_cast<uint64_t>(per_rank.value / double(f.channels)) * static_cast<uint64_t>(f.copies);
-      SIM_ASSERT(f.src->is_on() && f.dst->is_on(), "a flow from or to a failed GPU was started");
-      in_flight.comms.push_back(sg4::Comm::sendto_async(f.src, f.dst, bytes));
-      ++result.transfers;
+    for (int64_t g = 0; g < s.plan.tp * s.plan.cp; ++g) {
+      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, dp_group(s.plan, place, r, g), buffer);
+      in_flight.latency = std::max(in_flight.latency, op.choice.latency.value);
+      const auto v = std::find(variants_.begin(), variants_.end(), DpVariant{op.choice.algo, op.choice.protocol});
+      SIM_ASSERT(v != variants_.end(), "a gradient reduction of a buffer the fold did not see");
+      const auto kept = rank.find({g, v - variants_.begin()});
+      if (kept == rank.end()) continue;
+      for (const auto& f : kept->second) {
+        const auto bytes =
+            static_cast<uint64_t>(op.flows[static_cast<size_t>(f.index)].bytes.value) * static_cast<uint64_t>(f.copies);
+        SIM_ASSERT(f.src->is_on() && f.dst->is_on(), "a flow from or to a failed GPU was started");
+        in_flight.comms.push_back(sg4::Comm::sendto_async(f.src, f.dst, bytes));
+        ++result.transfers;
+      }
     }
-    return rank.leaves;
   }
 
-  // Starts the gradient all-reduce of `buffer` over dp for every tp/cp index of pipeline rank r;
-  // returns whether the rings leave their nodes.
-  bool launch_dp(int64_t r, Bytes buffer, InFlight& in_flight) {
+  // Starts the gradient all-reduce of `buffer` over dp for every tp/cp index of pipeline rank r.
+  void launch_dp(int64_t r, Bytes buffer, InFlight& in_flight) {
+    if (buffer.value <= 0) return;
     if (!folded_.empty()) return launch_folded(r, buffer, in_flight);
-    bool out = false;
-    for (int64_t c = 0; c < s.plan.cp; ++c)
-      for (int64_t t = 0; t < s.plan.tp; ++t) {
-        std::vector<int64_t> members;
-        for (int64_t d = 0; d < s.plan.dp; ++d) members.push_back(place.gpu({t, c, r, d}));
-        const bool leaves = crosses_nodes(members);
-        out = out || leaves;
-        if (watch.touches(members)) {
-          in_flight.broken = true;
-          continue;
-        }
-        const CollectiveAlgo algo = choose_algo(CollectiveKind::ALL_REDUCE, s.plan.dp, leaves, s.cluster.nvls());
-        ring_flows(members,
-                   link_bytes(algo, CollectiveKind::ALL_REDUCE, buffer, s.plan.dp, s.cluster.device.collectives),
-                   in_flight.comms);
+    for (int64_t g = 0; g < s.plan.tp * s.plan.cp; ++g) {
+      const std::vector<int64_t> members = dp_group(s.plan, place, r, g);
+      if (watch.touches(members)) {
+        in_flight.broken = true;
+        continue;
       }
-    return out;
+      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer);
+      in_flight.latency = std::max(in_flight.latency, op.choice.latency.value);
+      launch(op, in_flight.comms);
+    }
   }
 
   // The rank's gradient reduction: `buffer` now, plus the overlapped buckets already in flight.
   void dp_reduce(int64_t r, Bytes buffer, InFlight& in_flight, int actor) {
-    const bool out = launch_dp(r, buffer, in_flight);  // a zero buffer only tells which tier the rings use
+    launch_dp(r, buffer, in_flight);
     if (in_flight.broken) stall(actor);
     or_stall(actor, [&] { sg4::Comm::wait_all(in_flight.comms); });
     in_flight.comms.clear();
-    const CollectiveAlgo algo = choose_algo(CollectiveKind::ALL_REDUCE, s.plan.dp, out, s.cluster.nvls());
-    sg4::this_actor::sleep_for(
-        algo_latency(algo, CollectiveKind::ALL_REDUCE, s.plan.dp, out, s.cluster.device.collectives).value);
+    sg4::this_actor::sleep_for(in_flight.latency);
+    in_flight.latency = 0;
   }
 
   // Runs a task's kernels; with overlapped gradient buckets, in one piece per bucket, starting
@@ -307,7 +293,6 @@ struct Replay {
     RankCoord from = me;
     from.pp = from_pp;
     int64_t src = place.gpu(from), dst = place.gpu(me);
-    const auto& c = s.cluster;
     double share = 1.0;
     bool out = !place.same_node(src, dst);
     if (out && !opt.full_fidelity)
@@ -319,8 +304,7 @@ struct Replay {
     const auto flow = static_cast<uint64_t>(bytes.value * share);
     or_stall(actor, [&] { sg4::Comm::sendto(ends.first, ends.second, flow); });
     ++result.transfers;
-    const auto& k = c.device.collectives;
-    sg4::this_actor::sleep_for((k.base_latency + (out ? k.scale_out_step_latency : k.scale_up_step_latency)).value);
+    sg4::this_actor::sleep_for(comm.send(src, dst, bytes).choice.latency.value);
     watch.unblock(actor);
     return sg4::Engine::get_clock() - begin;
   }

@@ -148,10 +148,21 @@ std::string report_json(const RunResult& r) {
                  {"schedule", to_string(s.plan.schedule)},
                  {"microbatches", r.plan.pipeline->microbatches},
                  {"candidates_evaluated", r.plan.candidates_tried}};
-  // What NCCL runs for the group all-reduces ("ring" or "nvls"; a group of one runs nothing).
+  // What NCCL runs for the largest all-reduce over the tensor-parallel group and for the largest
+  // gradient reduction of the first pipeline rank (a group of one runs nothing).
+  Bytes tp_bytes, dp_bytes;
+  const auto& g = r.plan.pipeline->graph;
+  for (size_t v = 0; v < boost::num_vertices(g); ++v) {
+    for (const auto& use : g[v].collectives)
+      if (use.group == CommGroup::TP && use.kind == CollectiveKind::ALL_REDUCE)
+        tp_bytes = std::max(tp_bytes, use.bytes);
+    if (g[v].rank != 0) continue;
+    dp_bytes = std::max(dp_bytes, g[v].dp_bytes);
+    for (const Bytes& b : g[v].dp_buckets) dp_bytes = std::max(dp_bytes, b);
+  }
   const CommCosts comm(s);
-  j["chosen"]["all_reduce"] = {{"tp", to_string(comm.group_all_reduce_algo(CommGroup::TP))},
-                               {"dp", to_string(comm.dp_all_reduce_algo(0))}};
+  j["chosen"]["all_reduce"] = {{"tp", to_string(comm.group_all_reduce_algo(CommGroup::TP, tp_bytes))},
+                               {"dp", to_string(comm.dp_all_reduce_algo(0, dp_bytes))}};
   j["simulation"] = {{"fidelity", r.full_fidelity ? "full" : "class"},
                      {"actors", r.engine.actors},
                      {"transfers", r.engine.transfers},

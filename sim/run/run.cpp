@@ -48,7 +48,8 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
         SimulationBudget full = simulation_budget(opt);
         full.full_fidelity = true;
         const Estimate timeline = estimate_step(s, *r.plan.pipeline, CommCosts(s));
-        fail_opt.full_fidelity = within(estimate_resources(s, engine_shape(s), *r.plan.pipeline, timeline, true), full);
+        fail_opt.full_fidelity = within(
+            estimate_resources(s, engine_shape(s, r.plan.pipeline.get()), *r.plan.pipeline, timeline, true), full);
       }
       f.full_fidelity = fail_opt.full_fidelity;
       f.outcome = simulate_step(s, *r.plan.pipeline, fail_opt).failure;

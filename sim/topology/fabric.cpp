@@ -2,12 +2,35 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <tuple>
+#include <type_traits>
 
 #include "sim/scenario/cluster.hpp"
 #include "sim/topology/builders.hpp"
 
 namespace sim {
+
+std::shared_ptr<const Fabric> Fabric::of(const ClusterSpec& c) {
+  // Everything the network and the capacities are built from.
+  const auto& k = c.device.collectives;
+  const auto key = std::make_tuple(c.gpus, c.gpus_per_node, c.scale_up.kind, c.scale_up.bandwidth.value,
+                                   c.scale_up.latency.value, c.scale_out.kind, c.scale_out.nics_per_node,
+                                   c.scale_out.nic_bandwidth.value, c.scale_out.oversubscription, c.scale_out.pod_gpus,
+                                   c.scale_out.latency.value, k.scale_up_efficiency, k.scale_out_efficiency);
+  static std::mutex mutex;
+  static std::optional<std::decay_t<decltype(key)>> last_key;
+  static std::shared_ptr<const Fabric> last;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!last || last_key != key) {
+    last.reset();  // at most one at a time: a 131,072-GPU fabric holds about 100 MB
+    last = std::make_shared<const Fabric>(c);
+    last_key = key;
+  }
+  return last;
+}
 
 Fabric::Fabric(const ClusterSpec& c) : net_(build_network(c)) {
   const auto& k = c.device.collectives;
@@ -23,6 +46,7 @@ Fabric::Fabric(const ClusterSpec& c) : net_(build_network(c)) {
       if (kind(w) == VertexKind::SWITCH) port.push_back(l);
     if (port.size() != 1) throw std::logic_error("Fabric: a GPU without exactly one scale-up switch");
     climb_.push_back(port);
+    domain_.push_back(net_.other_end(port.front(), v));
   }
   // Whether vertex v's uplink l can bind: less capacity than v's links below it.
   const auto binds = [&](int64_t v, int64_t l) {
@@ -31,10 +55,11 @@ Fabric::Fabric(const ClusterSpec& c) : net_(build_network(c)) {
       if (m != l) below += net_.links()[static_cast<size_t>(m)].bandwidth.value;
     return net_.links()[static_cast<size_t>(l)].bandwidth.value < below;
   };
-  nic_index_.assign(net_.vertices().size(), -1);
+  std::vector<int64_t> nic_index(net_.vertices().size(), -1);
   for (size_t n = 0; n < net_.nic.size(); ++n) {
     int64_t v = net_.nic[n];
-    nic_index_[static_cast<size_t>(v)] = static_cast<int64_t>(n);
+    nic_index[static_cast<size_t>(v)] = static_cast<int64_t>(n);
+    std::vector<int64_t> above{v};
     int64_t up = net_.up_link(v);
     if (up < 0) throw std::logic_error("Fabric: a NIC without one switch above it");
     nic_port_.push_back(up);
@@ -45,30 +70,45 @@ Fabric::Fabric(const ClusterSpec& c) : net_(build_network(c)) {
       auto [it, fresh] = end_of.try_emplace(climb, ends());
       if (fresh) climb_.push_back(climb);
       by_tier.resize(static_cast<size_t>(tier(v)) + 1, it->second);
+      if (static_cast<int>(above.size()) != tier(v)) tree_ = false;  // tiers skipped: not a layered tree
+      above.push_back(v);
       up = net_.up_link(v);
       if (up < 0) break;
       if (binds(v, up)) climb.push_back(up);
     }
     nic_end_.push_back(std::move(by_tier));
+    above_.push_back(std::move(above));
+  }
+  for (size_t g = 0; g < net_.gpu.size(); ++g) {
+    const int64_t nic = g < net_.nic_of_gpu.size() ? net_.nic_of_gpu[g] : -1;
+    gpu_nic_.push_back(nic < 0 ? -1 : nic_index[static_cast<size_t>(nic)]);
   }
 }
 
 std::pair<int64_t, int64_t> Fabric::ends(int64_t a, int64_t b) const {
-  const int64_t va = net_.gpu[static_cast<size_t>(a)], vb = net_.gpu[static_cast<size_t>(b)];
-  const auto path = net_.route(va, vb);
-  const auto& vertex = [&](int64_t v) { return net_.vertices()[static_cast<size_t>(v)]; };
-  if (path.size() == 2 && vertex(net_.other_end(path[0], va)).kind == VertexKind::SWITCH) return {a, b};
-  int top = 0;  // the highest switch on the way is where the two NICs meet
-  for (int64_t l : path) {
-    const Link& n = net_.links()[static_cast<size_t>(l)];
-    top = std::max({top, vertex(n.a).tier, vertex(n.b).tier});
+  // The network's route (fewest hops, network.hpp): through the shared scale-up switch, else up
+  // from the two NICs to the lowest switch they share. Climbed on the NICs' chains when the
+  // fabric is a layered tree (what the builders make), searched on the graph otherwise.
+  if (domain_[static_cast<size_t>(a)] == domain_[static_cast<size_t>(b)]) return {a, b};
+  const int64_t na = gpu_nic_[static_cast<size_t>(a)], nb = gpu_nic_[static_cast<size_t>(b)];
+  if (na < 0 || nb < 0) throw std::logic_error("Fabric: no route between GPUs of different domains");
+  int top = 0;
+  if (tree_) {
+    const auto &ua = above_[static_cast<size_t>(na)], &ub = above_[static_cast<size_t>(nb)];
+    while (static_cast<size_t>(top) < std::min(ua.size(), ub.size()) &&
+           ua[static_cast<size_t>(top)] != ub[static_cast<size_t>(top)])
+      ++top;
+    if (static_cast<size_t>(top) == std::min(ua.size(), ub.size()))
+      throw std::logic_error("Fabric: NICs without a common switch");
+  } else {
+    const auto& vertex = [&](int64_t v) { return net_.vertices()[static_cast<size_t>(v)]; };
+    for (int64_t l : net_.route(net_.gpu[static_cast<size_t>(a)], net_.gpu[static_cast<size_t>(b)])) {
+      const Link& n = net_.links()[static_cast<size_t>(l)];
+      top = std::max({top, vertex(n.a).tier, vertex(n.b).tier});
+    }
   }
-  const auto end = [&](int64_t g) {
-    const auto& by_tier =
-        nic_end_[static_cast<size_t>(nic_index_[static_cast<size_t>(net_.nic_of_gpu[static_cast<size_t>(g)])])];
-    return by_tier[static_cast<size_t>(top)];
-  };
-  return {end(a), end(b)};
+  return {nic_end_[static_cast<size_t>(na)][static_cast<size_t>(top)],
+          nic_end_[static_cast<size_t>(nb)][static_cast<size_t>(top)]};
 }
 
 }  // namespace sim

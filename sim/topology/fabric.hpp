@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct ClusterSpec;
 
 class Fabric {
  public:
+  // The fabric of `cluster`, shared: built once per distinct network (what the fabric depends on)
+  // in this process, so that planning many candidates on one cluster builds it once.
+  static std::shared_ptr<const Fabric> of(const ClusterSpec& cluster);
+
   explicit Fabric(const ClusterSpec& cluster);
 
   const Network& network() const { return net_; }
@@ -59,7 +64,10 @@ class Fabric {
   Network net_;
   std::vector<std::vector<int64_t>> climb_;
   std::vector<std::vector<int64_t>> nic_end_;  // per NIC, per tier of the meeting switch
-  std::vector<int64_t> nic_port_, nic_index_;  // nic_index_: per vertex, its NIC's index (-1)
+  std::vector<std::vector<int64_t>> above_;    // per NIC, the switch above it at each tier (0: itself)
+  std::vector<int64_t> nic_port_;
+  std::vector<int64_t> domain_, gpu_nic_;  // per GPU: its scale-up switch, its NIC's index (-1: none)
+  bool tree_ = true;                       // every NIC climbs a single chain (else ends() searches)
   std::vector<double> capacity_;
 };
 

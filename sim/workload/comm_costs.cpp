@@ -1,97 +1,110 @@
 #include "sim/workload/comm_costs.hpp"
 
 #include <algorithm>
-#include <set>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <type_traits>
 
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/ring_channels.hpp"
 
 namespace sim {
 
-CommCosts::CommCosts(const Scenario& s) : s_(s), place_(s.cluster, s.plan) {}
-
 namespace {
 
-// The group's ranks are consecutive GPUs (TP) or strided by tp (CP): it leaves the node when its
-// first and last members sit on different nodes.
-bool group_leaves_node(const Scenario& s, const Placement& place, CommGroup group) {
-  const int64_t n = group == CommGroup::TP ? s.plan.tp : s.plan.cp;
-  const RankCoord last = group == CommGroup::TP ? RankCoord{n - 1, 0, 0, 0} : RankCoord{0, n - 1, 0, 0};
-  return !place.same_node(place.gpu({0, 0, 0, 0}), place.gpu(last));
+// The last plan shape's memo (CommCosts::Memo): one at a time, as Fabric::of keeps its fabric.
+std::shared_ptr<void> shared_memo(const Fabric* fabric, const Scenario& s,
+                                  const std::function<std::shared_ptr<void>()>& make) {
+  const auto& p = s.plan;
+  const auto key = std::make_tuple(fabric, p.tp, p.cp, p.pp, p.dp, p.order, p.gpu_of_rank, s.cluster.device.name,
+                                   s.cluster.scale_up.nvls);
+  static std::mutex mutex;
+  static std::optional<std::decay_t<decltype(key)>> last_key;
+  static std::shared_ptr<void> last;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!last || last_key != key) {
+    last = make();
+    last_key = key;
+  }
+  return last;
 }
 
 }  // namespace
 
+CommCosts::CommCosts(const Scenario& s)
+    : s_(s), place_(s.cluster, s.plan), fabric_(Fabric::of(s.cluster)), plan_(s, place_, *fabric_) {
+  memo_ = std::static_pointer_cast<Memo>(
+      shared_memo(fabric_.get(), s, [] { return std::static_pointer_cast<void>(std::make_shared<Memo>()); }));
+}
+
+CollectiveChoice CommCosts::dp_choice(int64_t rank, Bytes buffer) const {
+  auto [it, fresh] = memo_->dp_choice.try_emplace({rank, buffer.value});
+  if (fresh) it->second = plan_.choose(CollectiveKind::ALL_REDUCE, dp_group(s_.plan, place_, rank, 0), buffer);
+  return it->second;
+}
+
+std::vector<int64_t> CommCosts::group_members(CommGroup group) const {
+  std::vector<int64_t> members;
+  if (group == CommGroup::TP)
+    for (int64_t t = 0; t < s_.plan.tp; ++t) members.push_back(place_.gpu({t, 0, 0, 0}));
+  else
+    for (int64_t c = 0; c < s_.plan.cp; ++c) members.push_back(place_.gpu({0, c, 0, 0}));
+  return members;
+}
+
 Seconds CommCosts::group_collective(CommGroup group, CollectiveKind kind, Bytes buffer) const {
-  const auto& c = s_.cluster;
-  const int64_t n = group == CommGroup::TP ? s_.plan.tp : s_.plan.cp;
-  const bool out = group_leaves_node(s_, place_, group);
-  BytesPerSecond bw = out ? c.scale_out.nic_bandwidth : c.scale_up.bandwidth;
-  return collective_time_idle(choose_algo(kind, n, out, c.nvls()), kind, buffer, n, bw, out, c.device.collectives);
+  auto [it, fresh] = memo_->group_cost.try_emplace({static_cast<int>(group), static_cast<int>(kind), buffer.value});
+  if (fresh) {
+    const CommOp op = plan_.collective(kind, group_members(group), buffer);
+    it->second = op.choice.latency + plan_.transfer_time(op.flows);
+  }
+  return it->second;
 }
 
-CollectiveAlgo CommCosts::group_all_reduce_algo(CommGroup group) const {
-  const int64_t n = group == CommGroup::TP ? s_.plan.tp : s_.plan.cp;
-  return choose_algo(CollectiveKind::ALL_REDUCE, n, group_leaves_node(s_, place_, group), s_.cluster.nvls());
+CollectiveAlgo CommCosts::group_all_reduce_algo(CommGroup group, Bytes buffer) const {
+  return plan_.choose(CollectiveKind::ALL_REDUCE, group_members(group), buffer).algo;
 }
 
-CollectiveAlgo CommCosts::dp_all_reduce_algo(int64_t rank) const {
-  return choose_algo(CollectiveKind::ALL_REDUCE, s_.plan.dp, dp_crosses_nodes(rank), s_.cluster.nvls());
-}
+CollectiveAlgo CommCosts::dp_all_reduce_algo(int64_t rank, Bytes buffer) const { return dp_choice(rank, buffer).algo; }
 
 Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
-  const auto& c = s_.cluster;
-  int64_t a = place_.gpu({0, 0, from_rank, 0}), b = place_.gpu({0, 0, to_rank, 0});
-  bool out = !place_.same_node(a, b);
-  BytesPerSecond bw = out ? c.scale_out.nic_bandwidth * c.device.collectives.scale_out_efficiency
-                          : c.scale_up.bandwidth * c.device.collectives.scale_up_efficiency;
-  // GPUs of a class that share one NIC share its bandwidth.
-  if (out) bw = bw / double(std::max(place_.class_peers_on_nic(from_rank, a), place_.class_peers_on_nic(to_rank, b)));
-  Seconds step = out ? c.device.collectives.scale_out_step_latency : c.device.collectives.scale_up_step_latency;
-  return c.device.collectives.base_latency + step + bytes / bw;
-}
-
-bool CommCosts::dp_crosses_nodes(int64_t rank) const {
-  int64_t first = place_.gpu({0, 0, rank, 0}), last = place_.gpu({0, 0, rank, s_.plan.dp - 1});
-  return !place_.same_node(first, last);
-}
-
-int64_t CommCosts::dp_members_per_node(int64_t rank) const {
-  std::set<int64_t> nodes;
-  for (int64_t d = 0; d < s_.plan.dp; ++d) nodes.insert(place_.node(place_.gpu({0, 0, rank, d})));
-  return s_.plan.dp / static_cast<int64_t>(nodes.size());
+  const auto& pl = s_.plan;
+  const int64_t a = place_.gpu({0, 0, from_rank, 0}), b = place_.gpu({0, 0, to_rank, 0});
+  auto [it, fresh] = memo_->p2p_per_byte.try_emplace({from_rank, to_rank}, 0.0);
+  if (fresh) {
+    constexpr double kProbe = 1 << 20;  // bytes per member; the time scales with them
+    std::vector<GpuFlow> flows;
+    for (int64_t d = 0; d < pl.dp; ++d)
+      for (int64_t c = 0; c < pl.cp; ++c)
+        for (int64_t t = 0; t < pl.tp; ++t)
+          flows.push_back({place_.gpu({t, c, from_rank, d}), place_.gpu({t, c, to_rank, d}), Bytes(kProbe)});
+    it->second = plan_.transfer_time(flows).value / kProbe;
+  }
+  return plan_.send(a, b, bytes).choice.latency + Seconds(bytes.value * it->second);
 }
 
 Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {
-  return dp_latency(rank) + dp_transfer(rank, buffer);
+  return dp_latency(rank, buffer) + dp_transfer(rank, buffer);
 }
 
-Seconds CommCosts::dp_latency(int64_t rank) const {
-  if (s_.plan.dp <= 1) return Seconds(0);
-  const bool out = dp_crosses_nodes(rank);
-  return algo_latency(choose_algo(CollectiveKind::ALL_REDUCE, s_.plan.dp, out, s_.cluster.nvls()),
-                      CollectiveKind::ALL_REDUCE, s_.plan.dp, out, s_.cluster.device.collectives);
-}
+Seconds CommCosts::dp_latency(int64_t rank, Bytes buffer) const { return dp_choice(rank, buffer).latency; }
 
 Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {
-  const int64_t n = s_.plan.dp;
-  if (n <= 1) return Seconds(0);
-  const auto& c = s_.cluster;
-  const auto& k = c.device.collectives;
-  RingCost ring = ring_cost(CollectiveKind::ALL_REDUCE, buffer, n);
-  if (!dp_crosses_nodes(rank)) {
-    const CollectiveAlgo a = choose_algo(CollectiveKind::ALL_REDUCE, n, false, c.nvls());
-    return link_bytes(a, CollectiveKind::ALL_REDUCE, buffer, n, k) / (c.scale_up.bandwidth * k.scale_up_efficiency);
+  const auto& pl = s_.plan;
+  if (pl.dp <= 1 || buffer.value <= 0) return Seconds(0);
+  const CollectiveChoice ch = dp_choice(rank, buffer);
+  auto [it, fresh] =
+      memo_->dp_per_byte.try_emplace({rank, static_cast<int>(ch.algo), static_cast<int>(ch.protocol)}, 0.0);
+  if (fresh) {
+    std::vector<GpuFlow> flows;
+    for (int64_t g = 0; g < pl.tp * pl.cp; ++g) {
+      const CommOp op = plan_.collective(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g), buffer);
+      flows.insert(flows.end(), op.flows.begin(), op.flows.end());
+    }
+    it->second = plan_.transfer_time(flows).value / buffer.value;
   }
-  // NCCL runs one ring channel per member on a node, each leaving the node through a different
-  // NIC: 1/m of the traffic crosses each member's NIC, (m-1)/m stays on NVLink.
-  const double m = static_cast<double>(dp_members_per_node(rank));
-  const double gpus_per_nic = place_.gpus_per_nic();
-  // A ring that leaves its pod shares the pod's uplinks, oversubscribed by this ratio.
-  const bool crosses_pods = place_.pod(place_.gpu({0, 0, rank, 0})) != place_.pod(place_.gpu({0, 0, rank, n - 1}));
-  const double over = crosses_pods ? c.scale_out.oversubscription : 1.0;
-  Seconds net = ring.bytes_per_rank / m / (c.scale_out.nic_bandwidth * k.scale_out_efficiency / gpus_per_nic / over);
-  Seconds nvl = ring.bytes_per_rank * ((m - 1.0) / m) / (c.scale_up.bandwidth * k.scale_up_efficiency);
-  return std::max(net, nvl);
+  return Seconds(buffer.value * it->second);
 }
 
 }  // namespace sim

@@ -1,15 +1,20 @@
-// Closed-form communication costs of a plan on an idle network: the tensor-parallel collectives,
-// the pipeline's point-to-point transfers and the data-parallel gradient reduction, from the
-// placement (which tier a group spans) and NCCL's alpha-beta model (sim/cost/collective.hpp).
-// The engine prices the same transfers with SimGrid's flow model; this is the fast path used by
-// the `auto` search and as the engine's cross-check.
+// Closed-form communication costs of a plan on an idle network: the tensor- and context-parallel
+// collectives, the pipeline's point-to-point transfers and the data-parallel gradient reduction,
+// each the communication plan's flows (comm_plan.hpp) priced on the fabric with nothing else
+// running, plus the plan's latency terms. The engine runs the same flows under SimGrid's sharing;
+// this is the fast path used by the `auto` search and as the engine's cross-check.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
 
 #include "sim/core/units.hpp"
 #include "sim/cost/collective.hpp"
+#include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
+#include "sim/workload/comm_plan.hpp"
 
 namespace sim {
 
@@ -21,22 +26,36 @@ class CommCosts {
 
   // A collective over the TP or CP group of a rank class (all classes' groups have one shape).
   Seconds group_collective(CommGroup group, CollectiveKind kind, Bytes buffer) const;
-  // The algorithm an all-reduce over that group, or over dp of pipeline rank `rank`, runs.
-  CollectiveAlgo group_all_reduce_algo(CommGroup group) const;
-  CollectiveAlgo dp_all_reduce_algo(int64_t rank) const;
-  // Pipeline rank `rank` sends `bytes` per GPU to pipeline rank rank+1 (or rank-1).
+  // The algorithm an all-reduce of `buffer` over that group, or over dp of pipeline rank `rank`, runs.
+  CollectiveAlgo group_all_reduce_algo(CommGroup group, Bytes buffer) const;
+  CollectiveAlgo dp_all_reduce_algo(int64_t rank, Bytes buffer) const;
+  // Pipeline rank `from_rank` sends `bytes` per GPU to pipeline rank `to_rank`: every member of
+  // the class at once, so GPUs that share a NIC share it.
   Seconds p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const;
   Seconds dp_all_reduce(int64_t rank, Bytes buffer) const;  // = dp_latency + dp_transfer
-  Seconds dp_latency(int64_t rank) const;                   // NCCL's alpha terms
-  Seconds dp_transfer(int64_t rank, Bytes buffer) const;    // the bytes on the bottleneck link
-
-  // Does pipeline rank r's dp group span nodes? How many of its members share a node?
-  bool dp_crosses_nodes(int64_t rank) const;
-  int64_t dp_members_per_node(int64_t rank) const;
+  Seconds dp_latency(int64_t rank, Bytes buffer) const;     // NCCL's alpha terms
+  // Every data-parallel group of the rank reducing `buffer` at once: the flows on the fabric.
+  Seconds dp_transfer(int64_t rank, Bytes buffer) const;
 
  private:
+  std::vector<int64_t> group_members(CommGroup group) const;
+
   const Scenario& s_;
   Placement place_;
+  std::shared_ptr<const Fabric> fabric_;
+  CommPlan plan_;
+  CollectiveChoice dp_choice(int64_t rank, Bytes buffer) const;
+
+  // What the flows cost per byte, which depends on the plan's shape and placement and the fabric
+  // only: shared by every CommCosts of one plan shape (the `auto` search prices many candidates
+  // that differ in micro-batch and virtual stages only).
+  struct Memo {
+    std::map<std::tuple<int, int, double>, Seconds> group_cost;        // (group, kind, buffer)
+    std::map<std::pair<int64_t, int64_t>, double> p2p_per_byte;        // (from rank, to rank)
+    std::map<std::tuple<int64_t, int, int>, double> dp_per_byte;       // (rank, algo, protocol)
+    std::map<std::pair<int64_t, double>, CollectiveChoice> dp_choice;  // (rank, buffer)
+  };
+  std::shared_ptr<Memo> memo_;
 };
 
 }  // namespace sim

@@ -27,6 +27,7 @@ Estimate estimate_step(const Scenario& /*s*/, const Pipeline& p, const CommCosts
   // Per pipeline rank, when its data-parallel channel is free: overlapped gradient buckets queue
   // on it in the order they become ready.
   std::vector<Seconds> dp_free(p.program.size());
+  std::vector<Seconds> dp_alpha(p.program.size());  // the largest latency term of the buckets in flight
   for (TaskId v : order) {
     Seconds start;
     for (auto [it, end] = boost::in_edges(v, g); it != end; ++it) {
@@ -38,14 +39,19 @@ Estimate estimate_step(const Scenario& /*s*/, const Pipeline& p, const CommCosts
     const Task& t = g[v];
     Seconds& channel = dp_free[static_cast<size_t>(t.rank)];
     const double pieces = static_cast<double>(t.dp_buckets.size());
-    for (size_t k = 0; k < t.dp_buckets.size(); ++k)
+    Seconds& alpha = dp_alpha[static_cast<size_t>(t.rank)];
+    for (size_t k = 0; k < t.dp_buckets.size(); ++k) {
       channel =
           std::max(channel, start + t.compute * (double(k + 1) / pieces)) + comm.dp_transfer(t.rank, t.dp_buckets[k]);
+      alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_buckets[k]));
+    }
     Seconds dur = t.compute + task_collective_time(p, v, comm);
     if (t.kind == TaskKind::DP_REDUCE) {
       start = std::max(start, channel);  // overlapped buckets still in flight
-      dur += comm.dp_all_reduce(t.rank, t.dp_bytes);
-      if (t.dp_bytes.value == 0) dur += comm.dp_latency(t.rank);
+      // The engine pays the largest latency term of the all-reduces in flight once they end.
+      if (t.dp_bytes.value > 0) alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_bytes));
+      dur += comm.dp_transfer(t.rank, t.dp_bytes) + alpha;
+      alpha = Seconds(0);
     }
     e.finish[v] = start + dur;
     e.step = std::max(e.step, e.finish[v]);

@@ -183,3 +183,19 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
 }
 
 }  // namespace sim
+
+namespace sim {
+
+std::vector<std::vector<Bytes>> dp_buffers(const Pipeline& p, int64_t pp) {
+  std::vector<std::vector<Bytes>> out(static_cast<size_t>(pp));
+  for (size_t v = 0; v < boost::num_vertices(p.graph); ++v) {
+    const Task& t = p.graph[v];
+    auto& mine = out[static_cast<size_t>(t.rank)];
+    for (const Bytes& b : t.dp_buckets)
+      if (b.value > 0) mine.push_back(b);
+    if (t.kind == TaskKind::DP_REDUCE && t.dp_bytes.value > 0) mine.push_back(t.dp_bytes);
+  }
+  return out;
+}
+
+}  // namespace sim

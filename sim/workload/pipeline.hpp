@@ -74,4 +74,8 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
 // b*s*h*2, divided by tp (Megatron's scatter/gather optimisation, or sequence parallelism).
 Bytes p2p_bytes(const Scenario& s, int64_t micro_batch);
 
+// The buffers each of the `pp` pipeline ranks reduces over data parallel: its gradient buckets and
+// its reduction buffers, zeros left out.
+std::vector<std::vector<Bytes>> dp_buffers(const Pipeline& p, int64_t pp);
+
 }  // namespace sim

@@ -16,6 +16,7 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
+#include "sim/workload/comm_plan.hpp"
 #include "sim/workload/estimate.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/ring_channels.hpp"
@@ -115,13 +116,17 @@ double folded_ring_flows(const Scenario& s, const EngineShape& c, bool full) {
 }
 
 // The engine's fold (replay.cpp, "Folding") of the same flows on the same fabric, without slow
-// NICs and with every route mergeable. Returns the flows each rank keeps per launch.
-std::vector<double> folded_flows(const Scenario& s, const Placement& place, const Fabric& fabric) {
+// NICs and with every route mergeable, for the gradient buffers of each rank (engine_shape).
+// Returns the flows each rank keeps per launch.
+std::vector<double> folded_flows(const Scenario& s, const Placement& place, const Fabric& fabric,
+                                 const std::vector<std::vector<Bytes>>& buffers) {
   std::vector<double> capacity;
   for (int64_t l = 0; l < static_cast<int64_t>(fabric.network().links().size()); ++l)
     capacity.push_back(fabric.capacity(l));
-  std::vector<DpRingFlow> flows;
-  const RingFlowSet set = dp_ring_flows(s.plan, place, fabric, capacity, 0.0, flows);
+  const CommPlan comm(s, place, fabric);
+  std::vector<DpFlow> flows;
+  std::vector<DpVariant> variants;
+  const RingFlowSet set = dp_flow_set(comm, s.plan, place, buffers, capacity, 0.0, flows, variants);
   const std::vector<int64_t> keep = fold_ring_flows(set);
   std::vector<double> out(static_cast<size_t>(s.plan.pp), 0.0);
   for (size_t i = 0; i < keep.size(); ++i)
@@ -150,12 +155,12 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
-EngineShape engine_shape(const Scenario& s) {
+EngineShape engine_shape(const Scenario& s, const Pipeline* p) {
   const auto& c = s.cluster;
   const auto& pl = s.plan;
   EngineShape n;
-  const Fabric fabric(c);
-  n.hosts = fabric.ends();
+  const auto fabric = Fabric::of(c);
+  n.hosts = fabric->ends();
   n.rank_flows.assign(static_cast<size_t>(pl.pp), 0.0);
   if (pl.dp < 2) return n;
   const Placement place(c, pl);
@@ -166,7 +171,10 @@ EngineShape engine_shape(const Scenario& s) {
         for (int64_t d = 0; d < pl.dp; ++d) members[static_cast<size_t>(d)] = place.gpu({t, cp, r, d});
         n.rank_flows[static_cast<size_t>(r)] += double(ring_channels(place, members)) * double(pl.dp);
       }
-  n.folded_rank_flows = folded_flows(s, place, fabric);
+  constexpr double kLargest = 1024.0 * 1024 * 1024 * 1024;
+  n.folded_rank_flows = folded_flows(
+      s, place, *fabric,
+      p ? dp_buffers(*p, pl.pp) : std::vector<std::vector<Bytes>>(static_cast<size_t>(pl.pp), {Bytes(kLargest)}));
   return n;
 }
 

@@ -79,7 +79,10 @@ struct EngineShape {
   std::vector<double> rank_flows;
   std::vector<double> folded_rank_flows;
 };
-EngineShape engine_shape(const Scenario& s);
+// With the step's pipeline, the fold of the algorithms its gradient buffers run; without, of the
+// one NCCL runs for the largest buffers (1 TiB: bandwidth decides, and the ring, which folds best,
+// or NVLS wins), a lower bound.
+EngineShape engine_shape(const Scenario& s, const Pipeline* p = nullptr);
 
 // Before the task graph is built: `microbatches` and the layout's virtual stages give the task
 // count; peak flows are one rank's (a lower bound: ranks' reductions may overlap).

@@ -9,6 +9,7 @@
 #include "sim/scenario/plan.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
+#include "sim/workload/comm_plan.hpp"
 
 namespace sim {
 
@@ -96,12 +97,23 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set) {
 
 namespace sim {
 
-RingFlowSet dp_ring_flows(const ParallelPlan& pl, const Placement& place, const Fabric& fabric,
-                          const std::vector<double>& capacity, double tcp_gamma, std::vector<DpRingFlow>& flows) {
+std::vector<int64_t> dp_group(const ParallelPlan& pl, const Placement& place, int64_t r, int64_t group) {
+  std::vector<int64_t> members;
+  for (int64_t d = 0; d < pl.dp; ++d) members.push_back(place.gpu({group % pl.tp, group / pl.tp, r, d}));
+  return members;
+}
+
+RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Placement& place,
+                        const std::vector<std::vector<Bytes>>& buffers, const std::vector<double>& capacity,
+                        double tcp_gamma, std::vector<DpFlow>& flows, std::vector<DpVariant>& variants) {
+  const Fabric& fabric = comm.fabric();
   RingFlowSet set;
   flows.clear();
+  variants.clear();
   std::map<std::pair<int64_t, int64_t>, int64_t> route_of;  // by its ends
   std::map<std::vector<std::pair<double, double>>, int64_t> shape_of;
+  std::map<std::pair<size_t, double>, int64_t> tier_of;           // (variant, bytes per buffer byte)
+  std::map<std::pair<int64_t, DpVariant>, Bytes> group_variants;  // (group, variant) -> a buffer it runs at
   const auto& links = fabric.network().links();
   const auto route = [&](int64_t a, int64_t b) {
     auto [it, fresh] = route_of.try_emplace(fabric.ends(a, b), static_cast<int64_t>(set.routes.size()));
@@ -122,19 +134,28 @@ RingFlowSet dp_ring_flows(const ParallelPlan& pl, const Placement& place, const 
     set.routes.push_back(std::move(r));
     return it->second;
   };
-  std::vector<int64_t> members(static_cast<size_t>(pl.dp));
   for (int64_t r = 0; r < pl.pp; ++r)
-    for (int64_t c = 0; c < pl.cp; ++c)
-      for (int64_t t = 0; t < pl.tp; ++t) {
-        for (int64_t d = 0; d < pl.dp; ++d) members[static_cast<size_t>(d)] = place.gpu({t, c, r, d});
-        const int64_t channels = ring_channels(place, members);
-        if (channels == 0) continue;
-        const bool leaves = members_by_node(place, members).size() > 1;
-        for_each_ring_hop(place, members, channels, [&](int64_t a, int64_t b) {
-          set.flows.push_back({r, route(a, b), channels * 2 + (leaves ? 1 : 0)});
-          flows.push_back({a, b, channels, leaves});
-        });
+    for (int64_t g = 0; g < pl.tp * pl.cp; ++g) {
+      const auto members = dp_group(pl, place, r, g);
+      group_variants.clear();
+      for (const Bytes& b : buffers[static_cast<size_t>(r)]) {
+        const CollectiveChoice ch = comm.choose(CollectiveKind::ALL_REDUCE, members, b);
+        group_variants.try_emplace({g, DpVariant{ch.algo, ch.protocol}}, b);
       }
+      for (const auto& [key, buffer] : group_variants) {
+        const auto v = static_cast<size_t>(std::find(variants.begin(), variants.end(), key.second) - variants.begin());
+        if (v == variants.size()) variants.push_back(key.second);
+        const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer);
+        for (size_t k = 0; k < op.flows.size(); ++k) {
+          const auto& f = op.flows[k];
+          const int64_t tier =
+              tier_of.try_emplace({v, f.bytes.value / buffer.value}, static_cast<int64_t>(tier_of.size()))
+                  .first->second;
+          set.flows.push_back({r, route(f.from, f.to), tier});
+          flows.push_back({f.from, f.to, g, static_cast<int64_t>(v), static_cast<int64_t>(k)});
+        }
+      }
+    }
   for (int64_t r1 = 0; r1 < pl.pp; ++r1)
     for (int64_t r2 = 0; r2 < pl.pp; ++r2)
       if (r1 != r2)

@@ -11,9 +11,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/units.hpp"
+#include "sim/cost/collective.hpp"
+#include "sim/cost/nccl_tuning.hpp"
+
 namespace sim {
 
-class Fabric;
+class CommPlan;
 class Placement;
 struct ParallelPlan;
 
@@ -58,20 +62,29 @@ struct RingFlowSet {
 // Per flow: 0 when it is not launched, else the number of flows' bytes it carries (1: itself).
 std::vector<int64_t> fold_ring_flows(const RingFlowSet& set);
 
-// The gradient-reduction ring flows of a step, every one a rank class launches (per pipeline
-// rank, the dp ring of each tp and cp index, channel by channel), on the fabric's routes: one
-// route per pair of route ends (links as Fabric's directed ids), shaped by the links' capacities
-// (`capacity`, per network link: the engine's, slow NICs included) and latencies. A route is
-// mergeable unless SimGrid's per-flow bound TCP-gamma / (2 x route latency) is below its slowest
-// link (`tcp_gamma` 0: no bound). The pipeline transfers between the rank classes'
-// representatives are the foreign links. `flows` receives, parallel to the set's flows, what the
-// engine needs to launch them.
-struct DpRingFlow {
+// The gradient-reduction flows of a step, every one a rank class launches: per pipeline rank,
+// the data-parallel all-reduce of each tp and cp index, once for each algorithm and protocol
+// NCCL runs it with at the buffers that rank reduces (`buffers`, per rank; a variant's flows
+// scale with the buffer), as the communication plan lays them out (comm_plan.hpp), on the
+// fabric's routes: one route per pair of route ends (links as Fabric's directed ids), shaped by
+// the links' capacities (`capacity`, per network link: the engine's, slow NICs included) and
+// latencies. A route is mergeable unless SimGrid's per-flow bound TCP-gamma / (2 x route
+// latency) is below its slowest link (`tcp_gamma` 0: no bound). A flow's tier is its variant and
+// its bytes (flows of one tier carry the same bytes at every buffer). The pipeline transfers
+// between the rank classes' representatives are the foreign links. `flows` receives, parallel to
+// the set's flows, what the engine needs to launch them; `variants` the (algorithm, protocol)
+// pairs their variant indices name.
+using DpVariant = std::pair<CollectiveAlgo, Protocol>;
+struct DpFlow {
   int64_t from = 0, to = 0;  // GPUs
-  int64_t channels = 1;      // of its ring
-  bool leaves = false;       // its ring leaves its nodes (decides the algorithm, so the bytes)
+  int64_t group = 0;         // the rank's data-parallel group: cp index * tp + tp index
+  int64_t variant = 0;       // index into the variants
+  int64_t index = 0;         // among the flows of its group's all-reduce
 };
-RingFlowSet dp_ring_flows(const ParallelPlan& plan, const Placement& place, const Fabric& fabric,
-                          const std::vector<double>& capacity, double tcp_gamma, std::vector<DpRingFlow>& flows);
+// The data-parallel group `group` (cp index * tp + tp index) of pipeline rank r, in rank order.
+std::vector<int64_t> dp_group(const ParallelPlan& plan, const Placement& place, int64_t r, int64_t group);
+RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& plan, const Placement& place,
+                        const std::vector<std::vector<Bytes>>& buffers, const std::vector<double>& capacity,
+                        double tcp_gamma, std::vector<DpFlow>& flows, std::vector<DpVariant>& variants);
 
 }  // namespace sim

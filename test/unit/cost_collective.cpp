@@ -131,36 +131,39 @@ TEST_CASE("the A100 FlashAttention curve reproduces FlashAttention-2's published
   }
 }
 
-TEST_CASE("NCCL's algorithm choice: NVLS only for an all-reduce of 2+ ranks inside one NVLS node", "[cost]") {
+TEST_CASE("NVLS: only an all-reduce of 2+ ranks inside one NVLS node; t = latency + S/(B*eff) for large S", "[cost]") {
   using K = CollectiveKind;
-  CHECK(choose_algo(K::ALL_REDUCE, 8, false, true) == CollectiveAlgo::NVLS);
-  CHECK(choose_algo(K::ALL_REDUCE, 2, false, true) == CollectiveAlgo::NVLS);
-  CHECK(choose_algo(K::ALL_REDUCE, 1, false, true) == CollectiveAlgo::RING);  // nothing to reduce
-  CHECK(choose_algo(K::ALL_REDUCE, 8, true, true) == CollectiveAlgo::RING);  // leaves the node (NVLSTree: not modelled)
-  CHECK(choose_algo(K::ALL_REDUCE, 8, false, false) == CollectiveAlgo::RING);  // A100, or disabled
-  for (K k : {K::ALL_GATHER, K::REDUCE_SCATTER, K::ALL_TO_ALL, K::SEND_RECV})
-    CHECK(choose_algo(k, 8, false, true) == CollectiveAlgo::RING);
-}
-
-TEST_CASE("NVLS all-reduce: t = latency + S/(B*eff); its link bytes price to the same time at ring efficiency",
-          "[cost]") {
   CollectiveConstants c;
   c.scale_up_efficiency = 0.8;
   c.nvls_efficiency = 0.6;
   c.nvls_latency = Seconds(25e-6);
+  GroupShape node;
+  node.ranks = 8;
+  node.nvls = true;
+  node.scale_up_bandwidth = BytesPerSecond(450e9);
+  CHECK_FALSE(cannot_run(CollectiveAlgo::NVLS, K::ALL_REDUCE, node));
+  for (K k : {K::ALL_GATHER, K::REDUCE_SCATTER, K::ALL_TO_ALL, K::SEND_RECV})
+    CHECK(cannot_run(CollectiveAlgo::NVLS, k, node));
+  GroupShape off = node;
+  off.nvls = false;  // A100, or NCCL_NVLS_ENABLE=0
+  CHECK(cannot_run(CollectiveAlgo::NVLS, K::ALL_REDUCE, off));
+  GroupShape two = node;
+  two.nodes = 2;
+  two.ranks = 16;
+  two.scale_out_bandwidth = BytesPerSecond(50e9);
+  CHECK(cannot_run(CollectiveAlgo::NVLS, K::ALL_REDUCE, two));  // across nodes NCCL runs nvls_tree
+  // 1 GiB on 8 GPUs: each GPU's port carries S once each way at the NVLS efficiency, after one
+  // fixed latency; at this size NVLS (S / (0.6 B)) beats the ring (2 (7/8) S / (0.8 B)).
   const double S = 1 << 30, B = 450e9;
-  const Bytes buffer(S);
-  CHECK(collective_time_idle(CollectiveAlgo::NVLS, CollectiveKind::ALL_REDUCE, buffer, 8, BytesPerSecond(B), false, c)
-            .value == Approx(25e-6 + S / (B * 0.6)).epsilon(1e-12));
-  // The engine and the estimator put link_bytes on links running at B * scale_up_efficiency.
-  const Bytes wire = link_bytes(CollectiveAlgo::NVLS, CollectiveKind::ALL_REDUCE, buffer, 8, c);
-  CHECK(wire.value / (B * 0.8) == Approx(S / (B * 0.6)).epsilon(1e-12));
-  CHECK(algo_latency(CollectiveAlgo::NVLS, CollectiveKind::ALL_REDUCE, 8, false, c).value == 25e-6);
-  // Ring: unchanged from ring_cost / ring_time_idle.
-  CHECK(link_bytes(CollectiveAlgo::RING, CollectiveKind::ALL_REDUCE, buffer, 8, c).value ==
-        ring_cost(CollectiveKind::ALL_REDUCE, buffer, 8).bytes_per_rank.value);
-  CHECK(collective_time_idle(CollectiveAlgo::RING, CollectiveKind::ALL_GATHER, buffer, 8, BytesPerSecond(B), false, c)
-            .value == ring_time_idle(CollectiveKind::ALL_GATHER, buffer, 8, BytesPerSecond(B), false, c).value);
+  const CollectiveChoice ch = choose_collective(K::ALL_REDUCE, node, Bytes(S), c);
+  CHECK(ch.algo == CollectiveAlgo::NVLS);
+  CHECK(ch.latency.value == 25e-6);
+  CHECK(ch.time_idle.value == Approx(25e-6 + S / (B * 0.6)).epsilon(1e-12));
+  // Its flows, priced at the ring's efficiency on each GPU's port, take the same S / (0.6 B).
+  const auto flows = collective_flows(ch, K::ALL_REDUCE, {{0, 1, 2, 3, 4, 5, 6, 7}}, Bytes(S), c);
+  std::vector<double> out(8, 0.0);
+  for (const auto& f : flows) out[static_cast<size_t>(f.from)] += f.bytes.value;
+  for (double bytes : out) CHECK(bytes / (B * 0.8) == Approx(S / (B * 0.6)).epsilon(1e-12));
 }
 
 TEST_CASE("the H100 profile gives back the published NVLS and ring all-reduce bus bandwidths on 8 GPUs", "[cost]") {
@@ -171,9 +174,12 @@ TEST_CASE("the H100 profile gives back the published NVLS and ring all-reduce bu
       DeviceSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/h100-sxm.json"));
   const double S = 16.0 * (1 << 30), factor = 2.0 * 7 / 8;
   const BytesPerSecond nvlink4(450e9);
+  GroupShape node;
+  node.ranks = 8;
+  node.nvls = true;
+  node.scale_up_bandwidth = nvlink4;
   const auto busbw = [&](CollectiveAlgo a) {
-    return S /
-           collective_time_idle(a, CollectiveKind::ALL_REDUCE, Bytes(S), 8, nvlink4, false, h100.collectives).value *
+    return S / choose_collective(CollectiveKind::ALL_REDUCE, node, Bytes(S), h100.collectives, a).time_idle.value *
            factor / 1e9;
   };
   CHECK(busbw(CollectiveAlgo::NVLS) == Approx(480).epsilon(0.01));
@@ -198,9 +204,11 @@ TEST_CASE("the A100 profile reproduces NCCL all-reduce on 2, 4 and 8 GPUs: 15% f
   for (const auto& row : rows)
     for (size_t i = 0; i < 11; ++i) {
       const double S = mib[i] * MiB;
-      const double t = collective_time_idle(CollectiveAlgo::RING, CollectiveKind::ALL_REDUCE, Bytes(S), row.n, nvlink3,
-                                            false, a100.collectives)
-                           .value;
+      GroupShape node;  // NCCL's own choice of algorithm and protocol (no NVLS on A100)
+      node.ranks = row.n;
+      node.scale_up_bandwidth = nvlink3;
+      node.arch = GpuArch::AMPERE;
+      const double t = choose_collective(CollectiveKind::ALL_REDUCE, node, Bytes(S), a100.collectives).time_idle.value;
       const double busbw = S / t * busbw_factor(CollectiveKind::ALL_REDUCE, row.n) / 1e9;
       INFO("n = " << row.n << ", " << mib[i] << " MiB: modelled " << busbw << " GB/s, measured " << row.busbw[i]);
       CHECK(busbw == Approx(row.busbw[i]).epsilon(mib[i] >= 64 ? 0.15 : 0.30));
@@ -215,9 +223,11 @@ TEST_CASE("across nodes the A100 and H100 profiles give NCCL's measured busbw pe
     const DeviceSpec d = DeviceSpec::parse(
         ParamReader::load_file(std::string(TRAINSIM_SOURCE_DIR "/topologies/devices/") + device + ".json"));
     const double S = 4.0 * (1 << 30);
-    const double t = collective_time_idle(CollectiveAlgo::RING, CollectiveKind::ALL_REDUCE, Bytes(S), 16,
-                                          BytesPerSecond(nic_bytes_per_s), true, d.collectives)
-                         .value;
+    GroupShape rail;  // measured with NCCL_ALGO=RING (calibration.md §2.4)
+    rail.ranks = rail.nodes = 16;
+    rail.scale_out_bandwidth = BytesPerSecond(nic_bytes_per_s);
+    const double t = choose_collective(CollectiveKind::ALL_REDUCE, rail, Bytes(S), d.collectives, CollectiveAlgo::RING)
+                         .time_idle.value;
     return S / t * busbw_factor(CollectiveKind::ALL_REDUCE, 16) / 1e9;
   };
   CHECK(busbw_per_nic("a100-sxm-80gb", 25e9) * 8 == Approx(192).epsilon(0.05));

@@ -1,0 +1,90 @@
+#include "sim/workload/comm_plan.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "sim/cost/collective_flows.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/topology/fabric.hpp"
+#include "sim/topology/placement.hpp"
+#include "sim/workload/ring_channels.hpp"
+
+namespace sim {
+
+CommPlan::CommPlan(const Scenario& s, const Placement& place, const Fabric& fabric)
+    : s_(s), place_(place), fabric_(fabric) {}
+
+GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std::vector<int64_t>>* by_node) const {
+  const auto& c = s_.cluster;
+  GroupShape g;
+  g.ranks = static_cast<int64_t>(members.size());
+  const auto nodes = members_by_node(place_, members);
+  std::set<int64_t> distinct;
+  for (int64_t m : members) distinct.insert(place_.node(m));
+  const bool even = nodes.size() == distinct.size() &&
+                    std::all_of(nodes.begin(), nodes.end(), [&](const auto& n) { return n.size() == nodes[0].size(); });
+  g.nodes = even ? static_cast<int64_t>(nodes.size()) : g.ranks;
+  g.nvls = c.nvls();
+  g.scale_up_bandwidth = c.scale_up.bandwidth;
+  g.scale_out_bandwidth = c.scale_out.nic_bandwidth * (double(c.scale_out.nics_per_node) / double(c.gpus_per_node));
+  g.arch = gpu_arch(c.device.name);
+  if (by_node) {
+    // Member indices grouped by node, in ring order.
+    by_node->clear();
+    int64_t i = 0;
+    for (const auto& n : nodes) {
+      by_node->emplace_back();
+      for (size_t k = 0; k < n.size(); ++k) by_node->back().push_back(i++);
+    }
+  }
+  return g;
+}
+
+CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const {
+  const GroupShape g = shape(members, nullptr);
+  auto [it, fresh] = choices_.try_emplace({static_cast<int>(kind), g.ranks, g.nodes, buffer.value});
+  if (fresh) {
+    const bool even = g.nodes == 1 || g.ranks % g.nodes == 0;
+    it->second = choose_collective(kind, g, buffer, s_.cluster.device.collectives,
+                                   even ? std::nullopt : std::optional<CollectiveAlgo>(CollectiveAlgo::RING));
+  }
+  return it->second;
+}
+
+CommOp CommPlan::collective(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const {
+  CommOp op;
+  op.choice = choose(kind, members, buffer);
+  if (members.size() < 2) return op;
+  std::vector<std::vector<int64_t>> by_node;
+  shape(members, &by_node);
+  for (const auto& f : collective_flows(op.choice, kind, by_node, buffer, s_.cluster.device.collectives))
+    op.flows.push_back({members[static_cast<size_t>(f.from)], members[static_cast<size_t>(f.to)], f.bytes});
+  return op;
+}
+
+CommOp CommPlan::send(int64_t a, int64_t b, Bytes bytes) const {
+  const auto& k = s_.cluster.device.collectives;
+  CommOp op;
+  const bool out = fabric_.ends(a, b).first >= fabric_.gpus();  // leaves the scale-up domain
+  op.choice.latency = k.base_latency + (out ? k.scale_out_step_latency : k.scale_up_step_latency);
+  op.flows.push_back({a, b, bytes});
+  return op;
+}
+
+Seconds CommPlan::transfer_time(const std::vector<GpuFlow>& flows) const {
+  load_.resize(fabric_.network().links().size() * 2, 0.0);
+  std::vector<uint64_t> touched;
+  for (const auto& f : flows)
+    fabric_.for_each_link(f.from, f.to, [&](uint64_t id, int64_t) {
+      if (load_[id] == 0) touched.push_back(id);
+      load_[id] += f.bytes.value;
+    });
+  double t = 0;
+  for (uint64_t id : touched) {
+    t = std::max(t, load_[id] / fabric_.capacity(static_cast<int64_t>(id / 2)));
+    load_[id] = 0;
+  }
+  return Seconds(t);
+}
+
+}  // namespace sim

@@ -1,0 +1,64 @@
+// One communication plan: every collective, pipeline send and gradient reduction of a step as
+// {algorithm and protocol (NCCL's choice, sim/cost/nccl_tuning.hpp), latency terms, flows between
+// GPUs on the fabric (sim/topology/fabric.hpp)}. The closed-form estimate prices the flows on an
+// idle network (comm_costs.hpp); the engine hands the same flows to SimGrid (sim/engine). Nothing
+// else decides an algorithm, a tier or a latency.
+//
+// A group's tier follows from where its members sit: `nodes` counts the nodes they occupy, and
+// NCCL's model and flows take that shape. Groups with unequal members per node (possible with an
+// explicit placement) run the ring, priced as if every member had a node of its own.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/cost/collective.hpp"
+#include "sim/cost/nccl_tuning.hpp"
+
+namespace sim {
+
+struct Scenario;
+class Fabric;
+class Placement;
+
+struct GpuFlow {
+  int64_t from = 0, to = 0;  // GPUs
+  Bytes bytes;               // counted for links at their tier's efficiency (Fabric::capacity)
+};
+
+struct CommOp {
+  CollectiveChoice choice;  // algorithm, protocol and the latency terms, added after the flows
+  std::vector<GpuFlow> flows;
+};
+
+class CommPlan {
+ public:
+  CommPlan(const Scenario& s, const Placement& place, const Fabric& fabric);
+
+  // NCCL's choice for `kind` over `members` (GPUs in rank order) and `buffer` bytes.
+  CollectiveChoice choose(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const;
+  // The choice with its flows; no flows for fewer than two members.
+  CommOp collective(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const;
+  // A pipeline transfer of `bytes` from GPU a to GPU b (NCCL send/recv: one step).
+  CommOp send(int64_t a, int64_t b, Bytes bytes) const;
+
+  // How long `flows`, started together on an idle network, take to finish: the most loaded
+  // directed link's load over its capacity.
+  Seconds transfer_time(const std::vector<GpuFlow>& flows) const;
+
+  const Fabric& fabric() const { return fabric_; }
+
+ private:
+  GroupShape shape(const std::vector<int64_t>& members, std::vector<std::vector<int64_t>>* by_node) const;
+
+  const Scenario& s_;
+  const Placement& place_;
+  const Fabric& fabric_;
+  mutable std::map<std::tuple<int, int64_t, int64_t, double>, CollectiveChoice> choices_;
+  mutable std::vector<double> load_;  // transfer_time's per directed link, kept zeroed
+};
+
+}  // namespace sim
