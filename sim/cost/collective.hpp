@@ -21,15 +21,14 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/scenario/collective_names.hpp"
 #include "sim/scenario/device.hpp"
 
 namespace sim {
 
-enum class CollectiveKind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, SEND_RECV };
 // The group a collective inside a layer runs over: the tensor-parallel ranks, or the
 // context-parallel ranks (which sit next to them, DESIGN.md placement).
 enum class CommGroup { TP, CP };
-const char* to_string(CollectiveKind k);
 
 struct RingCost {
   Bytes bytes_per_rank;  // what each rank sends to its ring successor
@@ -57,18 +56,6 @@ Seconds ring_time_idle(CollectiveKind kind, Bytes buffer, int64_t n, BytesPerSec
 // carries S each way once -- against 2(n-1)/n * S for the ring -- at its own achieved fraction
 // of the line rate; the latency is one fixed term (NCCL tuning.cc: NVLS Simple, NVLink 25 us).
 //   t = nvls_latency + S / (B * nvls_efficiency)
-enum class CollectiveAlgo { RING, TREE, NVLS, NVLS_TREE };
-const char* to_string(CollectiveAlgo a);
-// The registry name ("ring", "tree", "nvls", "nvls_tree"); std::nullopt for anything else.
-std::optional<CollectiveAlgo> parse_algo(const std::string& name);
-
-// The registry `trainsim list` prints: each algorithm with its one-line description.
-struct CollectiveAlgoEntry {
-  CollectiveAlgo algo;
-  const char* name;
-  const char* description;
-};
-const std::vector<CollectiveAlgoEntry>& collective_algorithms();
 
 // Which algorithm runs, with which protocol and latency, is NCCL's tuning model's choice
 // (sim/cost/nccl_tuning.hpp); the flows each algorithm sends are in sim/cost/collective_flows.hpp.

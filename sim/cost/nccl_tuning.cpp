@@ -169,7 +169,7 @@ GpuArch gpu_arch(std::string_view name) {
 std::optional<std::string> cannot_run(CollectiveAlgo algo, CollectiveKind kind, const GroupShape& g) {
   if (algo == CollectiveAlgo::RING) return std::nullopt;
   const std::string name = to_string(algo);
-  if (kind != CollectiveKind::ALL_REDUCE) return name + " runs all-reduce only, not " + to_string(kind);
+  if (auto why = cannot_run_kind(algo, kind)) return why;
   switch (algo) {
     case CollectiveAlgo::TREE: return std::nullopt;
     case CollectiveAlgo::NVLS:

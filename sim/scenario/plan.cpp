@@ -84,6 +84,28 @@ static std::array<ParallelDim, 4> dim_order(const ParamReader& r) {
 
 // A string (the dimension order) or a list of GPUs, one per global rank; the list's length and
 // range are checked against the cluster by parse_scenario.
+// {"all_reduce": "tree", ...}: NCCL_ALGO per collective (NCCL 2.24's "allreduce:tree" form).
+static void parse_algorithms(const ParamReader& r, ParallelPlan& p) {
+  const std::vector<std::pair<const char*, CollectiveKind>> kinds = {{"all_reduce", CollectiveKind::ALL_REDUCE},
+                                                                     {"all_gather", CollectiveKind::ALL_GATHER},
+                                                                     {"reduce_scatter", CollectiveKind::REDUCE_SCATTER},
+                                                                     {"all_to_all", CollectiveKind::ALL_TO_ALL}};
+  r.expect_object();
+  r.expect_keys({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"});
+  std::vector<std::string> names = {"auto"};
+  for (const auto& e : collective_algorithms()) names.push_back(e.name);
+  for (const auto& [key, kind] : kinds) {
+    const auto v = r.find(key);
+    if (!v) continue;
+    const std::string name = v->as_choice(names);
+    if (name == "auto") continue;
+    const CollectiveAlgo algo = *parse_algo(name);
+    if (auto why = cannot_run_kind(algo, kind))
+      v->fail("'" + name + "': " + *why, std::string("ring or \"auto\" for ") + key);
+    p.algorithms[kind] = algo;
+  }
+}
+
 static void parse_placement(const ParamReader& r, ParallelPlan& p) {
   if (r.is_string()) {
     p.order = dim_order(r);
@@ -101,7 +123,7 @@ static void parse_placement(const ParamReader& r, ParallelPlan& p) {
 
 ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   r.expect_keys({"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "virtual_stages", "schedule", "zero",
-                 "overlap_grad_reduce", "layers_per_stage", "placement"});
+                 "overlap_grad_reduce", "layers_per_stage", "placement", "collective_algorithms"});
   ParallelPlan p;
   p.tp = r.count("tp", 1, MAX_DEGREE);
   p.pp = r.count("pp", 1, MAX_DEGREE);
@@ -126,6 +148,7 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
     for (size_t i = 0; i < l->size(); ++i) p.layers_per_stage.push_back((*l)[i].as_count(1, 100000));
   }
   if (auto pl = r.find("placement")) parse_placement(*pl, p);
+  if (auto a = r.find("collective_algorithms")) parse_algorithms(*a, p);
   return p;
 }
 

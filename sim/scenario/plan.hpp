@@ -3,10 +3,12 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/scenario/collective_names.hpp"
 #include "sim/scenario/device.hpp"
 
 namespace sim {
@@ -48,6 +50,9 @@ struct ParallelPlan {
   // checked by parse_scenario.
   std::array<ParallelDim, 4> order{ParallelDim::TP, ParallelDim::CP, ParallelDim::PP, ParallelDim::DP};
   std::vector<int64_t> gpu_of_rank;
+  // `collective_algorithms`: the algorithm forced for a collective (NCCL_ALGO); absent: NCCL's
+  // tuning model chooses (sim/cost/nccl_tuning.hpp).
+  std::map<CollectiveKind, CollectiveAlgo> algorithms;
   bool default_placement() const;
 
   static ParallelPlan parse(const ParamReader& r);

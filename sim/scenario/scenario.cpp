@@ -95,6 +95,14 @@ void cross_check(const Scenario& s, const ParamReader& r) {
                  i2s(s.cluster.gpus) + " GPUs",
              "tp*pp*dp*cp = cluster.gpus");
   check_placement(s, par);
+  for (const auto& [kind, algo] : p.algorithms)
+    if ((algo == CollectiveAlgo::NVLS || algo == CollectiveAlgo::NVLS_TREE) && !s.cluster.nvls())
+      par.at("collective_algorithms")
+          .at("all_reduce")  // NVLS runs all-reduces only (plan.cpp refuses it for the others)
+          .fail(std::string("'") + to_string(algo) + "' needs NVLink SHARP, which " +
+                    (s.cluster.scale_up.nvls ? "device " + s.cluster.device.name + " has not"
+                                             : std::string("cluster.scale_up.nvls turns off")),
+                "ring, tree or \"auto\"");
   if (m.heads % p.tp != 0)
     par.at("tp").fail(i2s(p.tp) + " does not divide heads=" + i2s(m.heads), "a divisor of the model's heads");
   if (m.kv_heads % p.tp != 0)

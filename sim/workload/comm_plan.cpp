@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "sim/core/error.hpp"
 #include "sim/cost/collective_flows.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/fabric.hpp"
@@ -13,6 +14,16 @@ namespace sim {
 
 CommPlan::CommPlan(const Scenario& s, const Placement& place, const Fabric& fabric)
     : s_(s), place_(place), fabric_(fabric) {}
+
+namespace {
+
+std::string forced_path(CollectiveKind kind) {
+  std::string key = to_string(kind);  // "all-reduce" -> "all_reduce"
+  std::replace(key.begin(), key.end(), '-', '_');
+  return "/parallelism/collective_algorithms/" + key;
+}
+
+}  // namespace
 
 GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std::vector<int64_t>>* by_node) const {
   const auto& c = s_.cluster;
@@ -45,8 +56,22 @@ CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t
   auto [it, fresh] = choices_.try_emplace({static_cast<int>(kind), g.ranks, g.nodes, buffer.value});
   if (fresh) {
     const bool even = g.nodes == 1 || g.ranks % g.nodes == 0;
-    it->second = choose_collective(kind, g, buffer, s_.cluster.device.collectives,
-                                   even ? std::nullopt : std::optional<CollectiveAlgo>(CollectiveAlgo::RING));
+    const auto forced = s_.plan.algorithms.find(kind);
+    std::optional<CollectiveAlgo> algo;
+    if (forced != s_.plan.algorithms.end()) algo = forced->second;
+    if (!even && algo && *algo != CollectiveAlgo::RING)
+      throw InputError(s_.file, forced_path(kind),
+                       std::string("'") + to_string(*algo) + "' cannot run a group of " + std::to_string(g.ranks) +
+                           " GPUs spread unevenly over nodes (the placement)",
+                       "ring or \"auto\"");
+    if (!even) algo = CollectiveAlgo::RING;
+    if (algo)
+      if (auto why = cannot_run(*algo, kind, g))
+        throw InputError(s_.file, forced_path(kind),
+                         std::string("'") + to_string(*algo) + "' cannot run the " + to_string(kind) + " over " +
+                             std::to_string(g.ranks) + " GPUs on " + std::to_string(g.nodes) + " node(s): " + *why,
+                         "an algorithm every group of the plan can run, or \"auto\"");
+    it->second = choose_collective(kind, g, buffer, s_.cluster.device.collectives, algo);
   }
   return it->second;
 }

@@ -226,6 +226,20 @@ case("placement-missing-dim", "/parallelism/placement", "'tp-pp-dp' does not nam
 case("placement-object", "/parallelism/placement", "is object (expected a dimension order",
      put("parallelism.placement", {"tp": 0}))
 case("placement-negative", "/parallelism/placement/2", "-1 is out of range", put("parallelism.placement", [0, 1, -1]))
+# parallelism.collective_algorithms: NCCL_ALGO per collective, checked against the registry, the
+# collective, the device and, once placed, each group.
+case("algorithm-unknown", "/parallelism/collective_algorithms/all_reduce", "'trea' is not known (did you mean 'tree'?)",
+     put("parallelism.collective_algorithms", {"all_reduce": "trea"}))
+case("algorithm-unknown-collective", "/parallelism/collective_algorithms/allreduce", "unknown key 'allreduce'",
+     put("parallelism.collective_algorithms", {"allreduce": "ring"}))
+case("algorithm-wrong-collective", "/parallelism/collective_algorithms/all_gather",
+     "'tree': tree runs all-reduce only, not all-gather", put("parallelism.collective_algorithms", {"all_gather": "tree"}))
+case("algorithm-needs-nvls", "/parallelism/collective_algorithms/all_reduce",
+     "'nvls' needs NVLink SHARP, which device a100-sxm-80gb has not",
+     put("parallelism.collective_algorithms", {"all_reduce": "nvls"}))
+case("algorithm-group-cannot-run", "/parallelism/collective_algorithms/all_reduce",
+     "'nvls_tree' cannot run the all-reduce over 8 GPUs on 1 node(s): nvls_tree needs two or more nodes",
+     all_of(put("cluster.gpu", "h100-sxm"), put("parallelism.collective_algorithms", {"all_reduce": "nvls_tree"})))
 case("placement-too-long", "/parallelism/placement", "9 GPUs listed for the plan's 8 global ranks",
      put("parallelism.placement", list(range(9))))
 case("placement-out-of-range", "/parallelism/placement/3", "GPU 8 is out of range (expected a GPU in [0, 8))",

@@ -43,5 +43,19 @@ if python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]
 else
   fail "NVLS slowed the step" "$on s with, $off s without"
 fi
+# parallelism.collective_algorithms forces NCCL_ALGO: forced, the report names it; forcing what
+# the tuning model chose anyway (the ring on the A100 quickstart) changes nothing.
+if "$trainsim" run configs/llama3-70b-512xh100.json -q -o "$work/h100-tree.json" "${nosp[@]}" \
+     --set 'parallelism.collective_algorithms={"all_reduce": "tree"}' &&
+   "$trainsim" run configs/quickstart.json -q -o "$work/a100-ring.json" \
+     --set 'parallelism.collective_algorithms={"all_reduce": "ring"}'; then
+  pass "two forced runs"
+else
+  fail "forced runs" "a run failed"
+fi
+expect "H100, tree forced (tp)" "$work/h100-tree.json" 'r["chosen"]["all_reduce"]["tp"]' tree
+expect "H100, tree forced (dp)" "$work/h100-tree.json" 'r["chosen"]["all_reduce"]["dp"]' tree
+expect "A100, ring forced = NCCL's own choice" "$work/a100-ring.json" 'r["step_time_s"]' \
+  "$(field "$work/a100.json" 'r["step_time_s"]')"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

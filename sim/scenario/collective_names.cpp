@@ -1,0 +1,48 @@
+#include "sim/scenario/collective_names.hpp"
+
+namespace sim {
+
+const char* to_string(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::ALL_REDUCE: return "all-reduce";
+    case CollectiveKind::ALL_GATHER: return "all-gather";
+    case CollectiveKind::REDUCE_SCATTER: return "reduce-scatter";
+    case CollectiveKind::ALL_TO_ALL: return "all-to-all";
+    case CollectiveKind::SEND_RECV: return "send-recv";
+  }
+  return "?";
+}
+
+const std::vector<CollectiveAlgoEntry>& collective_algorithms() {
+  static const std::vector<CollectiveAlgoEntry> entries = {
+      {CollectiveAlgo::RING, "ring",
+       "NCCL ring: every rank sends to its successor; runs all-reduce, all-gather, reduce-scatter, all-to-all, "
+       "send/recv"},
+      {CollectiveAlgo::TREE, "tree",
+       "NCCL double binary tree across nodes, a chain inside each: reduce up, broadcast down; all-reduce only"},
+      {CollectiveAlgo::NVLS, "nvls",
+       "NVLink SHARP: the NVSwitch reduces; all-reduce inside one node whose NVSwitch has it (nvls_* constants)"},
+      {CollectiveAlgo::NVLS_TREE, "nvls_tree",
+       "NVLink SHARP inside each node, double binary tree between nodes; all-reduce only, two or more nodes"},
+  };
+  return entries;
+}
+
+const char* to_string(CollectiveAlgo a) {
+  for (const auto& e : collective_algorithms())
+    if (e.algo == a) return e.name;
+  return "ring";
+}
+
+std::optional<CollectiveAlgo> parse_algo(const std::string& name) {
+  for (const auto& e : collective_algorithms())
+    if (name == e.name) return e.algo;
+  return std::nullopt;
+}
+
+std::optional<std::string> cannot_run_kind(CollectiveAlgo algo, CollectiveKind kind) {
+  if (algo == CollectiveAlgo::RING || kind == CollectiveKind::ALL_REDUCE) return std::nullopt;
+  return std::string(to_string(algo)) + " runs all-reduce only, not " + to_string(kind);
+}
+
+}  // namespace sim

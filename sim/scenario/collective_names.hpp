@@ -1,0 +1,32 @@
+// The collectives and NCCL's algorithms by name: what a scenario may force
+// (`parallelism.collective_algorithms`) and `trainsim list` prints. How each algorithm is priced
+// and chosen lives in sim/cost (collective.hpp, nccl_tuning.hpp, collective_flows.hpp).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sim {
+
+enum class CollectiveKind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, SEND_RECV };
+const char* to_string(CollectiveKind k);
+
+enum class CollectiveAlgo { RING, TREE, NVLS, NVLS_TREE };
+const char* to_string(CollectiveAlgo a);
+// The registry name ("ring", "tree", "nvls", "nvls_tree"); std::nullopt for anything else.
+std::optional<CollectiveAlgo> parse_algo(const std::string& name);
+
+// The registry `trainsim list` prints: each algorithm with its one-line description.
+struct CollectiveAlgoEntry {
+  CollectiveAlgo algo;
+  const char* name;
+  const char* description;
+};
+const std::vector<CollectiveAlgoEntry>& collective_algorithms();
+
+// Why `algo` cannot run `kind` whatever the group ("tree runs all-reduce only, not all-gather"),
+// or std::nullopt. What depends on the group (nodes, NVLink SHARP) is nccl_tuning.hpp's cannot_run.
+std::optional<std::string> cannot_run_kind(CollectiveAlgo algo, CollectiveKind kind);
+
+}  // namespace sim
