@@ -304,7 +304,7 @@ struct Replay {
     const auto flow = static_cast<uint64_t>(bytes.value * share);
     or_stall(actor, [&] { sg4::Comm::sendto(ends.first, ends.second, flow); });
     ++result.transfers;
-    sg4::this_actor::sleep_for(comm.send(src, dst, bytes).choice.latency.value);
+    sg4::this_actor::sleep_for(comm.send_latency(src, dst).value);
     watch.unblock(actor);
     return sg4::Engine::get_clock() - begin;
   }

@@ -1,6 +1,7 @@
 #include "sim/topology/fabric.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -33,6 +34,8 @@ std::shared_ptr<const Fabric> Fabric::of(const ClusterSpec& c) {
 }
 
 Fabric::Fabric(const ClusterSpec& c) : net_(build_network(c)) {
+  static std::atomic<uint64_t> built{0};
+  serial_ = ++built;
   const auto& k = c.device.collectives;
   const auto kind = [&](int64_t v) { return net_.vertices()[static_cast<size_t>(v)].kind; };
   const auto tier = [&](int64_t v) { return net_.vertices()[static_cast<size_t>(v)].tier; };

@@ -37,6 +37,8 @@ class Fabric {
   explicit Fabric(const ClusterSpec& cluster);
 
   const Network& network() const { return net_; }
+  // Unique per fabric built in this process (an address may be reused once one is freed).
+  uint64_t serial() const { return serial_; }
   int64_t gpus() const { return static_cast<int64_t>(net_.gpu.size()); }
   int64_t ends() const { return static_cast<int64_t>(climb_.size()); }
   // The network links from the end up, in order.
@@ -62,6 +64,7 @@ class Fabric {
 
  private:
   Network net_;
+  uint64_t serial_ = 0;
   std::vector<std::vector<int64_t>> climb_;
   std::vector<std::vector<int64_t>> nic_end_;  // per NIC, per tier of the meeting switch
   std::vector<std::vector<int64_t>> above_;    // per NIC, the switch above it at each tier (0: itself)

@@ -14,7 +14,7 @@ namespace sim {
 namespace {
 
 // The last plan shape's memo (CommCosts::Memo): one at a time, as Fabric::of keeps its fabric.
-std::shared_ptr<void> shared_memo(const Fabric* fabric, const Scenario& s,
+std::shared_ptr<void> shared_memo(uint64_t fabric, const Scenario& s,
                                   const std::function<std::shared_ptr<void>()>& make) {
   const auto& p = s.plan;
   const auto key = std::make_tuple(fabric, p.tp, p.cp, p.pp, p.dp, p.order, p.gpu_of_rank, s.cluster.device.name,
@@ -35,7 +35,7 @@ std::shared_ptr<void> shared_memo(const Fabric* fabric, const Scenario& s,
 CommCosts::CommCosts(const Scenario& s)
     : s_(s), place_(s.cluster, s.plan), fabric_(Fabric::of(s.cluster)), plan_(s, place_, *fabric_) {
   memo_ = std::static_pointer_cast<Memo>(
-      shared_memo(fabric_.get(), s, [] { return std::static_pointer_cast<void>(std::make_shared<Memo>()); }));
+      shared_memo(fabric_->serial(), s, [] { return std::static_pointer_cast<void>(std::make_shared<Memo>()); }));
 }
 
 CollectiveChoice CommCosts::dp_choice(int64_t rank, Bytes buffer) const {

@@ -87,11 +87,15 @@ CommOp CommPlan::collective(CollectiveKind kind, const std::vector<int64_t>& mem
   return op;
 }
 
-CommOp CommPlan::send(int64_t a, int64_t b, Bytes bytes) const {
+Seconds CommPlan::send_latency(int64_t a, int64_t b) const {
   const auto& k = s_.cluster.device.collectives;
-  CommOp op;
   const bool out = fabric_.ends(a, b).first >= fabric_.gpus();  // leaves the scale-up domain
-  op.choice.latency = k.base_latency + (out ? k.scale_out_step_latency : k.scale_up_step_latency);
+  return k.base_latency + (out ? k.scale_out_step_latency : k.scale_up_step_latency);
+}
+
+CommOp CommPlan::send(int64_t a, int64_t b, Bytes bytes) const {
+  CommOp op;
+  op.choice.latency = send_latency(a, b);
   op.flows.push_back({a, b, bytes});
   return op;
 }

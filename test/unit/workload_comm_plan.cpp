@@ -1,0 +1,78 @@
+// The communication plan (sim/workload/comm_plan.hpp) and the estimate's pricing of its flows on
+// the fabric (comm_costs.hpp), against the link budget written out here: a ring all-reduce across
+// oversubscribed pods is bound by the pod uplink, inside full bisection by the NIC or NVLink
+// port; a pipeline send shares a NIC among the GPUs behind it.
+#include <catch2/catch.hpp>
+
+#include "sim/topology/fabric.hpp"
+#include "sim/topology/placement.hpp"
+#include "sim/workload/comm_costs.hpp"
+#include "sim/workload/comm_plan.hpp"
+#include "sim/workload/ring_channels.hpp"
+#include "test/unit/engine_scenario.hpp"
+
+using namespace sim;
+using engine_test::Setup;
+
+namespace {
+
+constexpr double NIC = 25e9, NVLINK = 300e9;  // 200 Gb/s HDR; NVLink 3 per GPU per direction
+
+}  // namespace
+
+TEST_CASE("a ring all-reduce over 4 nodes: pod uplink at 4:1, else the NIC or NVLink port", "[workload]") {
+  // dp 32 on 4 DGX A100 nodes, forced to the ring. 8 channels (one per member of a node), each
+  // hop carrying per_rank / 8, per_rank = 2 (31/32) S. A channel's ring runs node 0, 1, 2, 3 and
+  // back: 4 hops between nodes, each leaving through one NIC; in pods of 2 nodes, the hops 1 -> 2
+  // and 3 -> 0 cross pods, one leaving each pod per channel: per_rank up each pod's uplink, whose
+  // capacity is 16 NICs x 25 GB/s x eff / 4. Inside a node each GPU sends on 7 of 8 channels over
+  // its NVLink port: 7/8 per_rank. The protocol NCCL picks carries bytes at bandwidth_factor of
+  // the Simple protocol's rate (LL128: 0.92, tuning.cc).
+  for (double over : {1.0, 4.0}) {
+    Setup u;
+    u.dp = 32;
+    u.global_batch = 32;
+    u.pod_gpus = 16;
+    u.oversubscription = over;
+    Scenario s = engine_test::scenario(u);
+    s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::RING;
+    const auto& k = s.cluster.device.collectives;
+    const Placement place(s.cluster, s.plan);
+    const auto fabric = Fabric::of(s.cluster);
+    const CommPlan plan(s, place, *fabric);
+    const Bytes S(256.0 * (1 << 20));
+    const auto members = dp_group(s.plan, place, 0, 0);
+    const CommOp op = plan.collective(CollectiveKind::ALL_REDUCE, members, S);
+    CHECK(op.flows.size() == 8 * 32);
+    const double per_rank = 2.0 * 31 / 32 * S.value / op.choice.bandwidth_factor;
+    const double nic = per_rank / 8 / (NIC * k.scale_out_efficiency);
+    const double nvlink = per_rank * 7 / 8 / (NVLINK * k.scale_up_efficiency);
+    const double uplink = per_rank / (16 * NIC * k.scale_out_efficiency / 4);
+    const double expected = over > 1 ? std::max({nic, nvlink, uplink}) : std::max(nic, nvlink);
+    INFO("oversubscription " << over);
+    CHECK(plan.transfer_time(op.flows).value == Approx(expected).epsilon(1e-9));
+    // The estimate prices the same flows: one data-parallel group here (tp = cp = 1).
+    CHECK(CommCosts(s).dp_transfer(0, S).value == Approx(expected).epsilon(1e-9));
+    CHECK(CommCosts(s).dp_latency(0, S).value == op.choice.latency.value);
+  }
+}
+
+TEST_CASE("a pipeline send: the GPUs behind one NIC share it", "[workload]") {
+  // tp 8, pp 2: stage 0 on node 0, stage 1 on node 1. With 4 NICs per node two GPUs send through
+  // each, so the class's 8 sends of B bytes take 2B / (25 GB/s x eff) after NCCL's one step;
+  // with 8 NICs, B / (25 GB/s x eff).
+  for (int64_t nics : {8, 4}) {
+    Setup u;
+    u.tp = 8;
+    u.pp = 2;
+    u.nics_per_node = nics;
+    const Scenario s = engine_test::scenario(u);
+    const auto& k = s.cluster.device.collectives;
+    const Bytes B(64.0 * (1 << 20));
+    const double share = 8.0 / double(nics);
+    const double expected =
+        k.base_latency.value + k.scale_out_step_latency.value + share * B.value / (NIC * k.scale_out_efficiency);
+    INFO(nics << " NICs per node");
+    CHECK(CommCosts(s).p2p(0, 1, B).value == Approx(expected).epsilon(1e-9));
+  }
+}
