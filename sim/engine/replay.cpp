@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 #include <string>
@@ -59,6 +60,9 @@ struct Replay {
   CommPlan comm;
   EngineResult result;
   std::map<CollectiveKey, double> collective_cost;
+  // Collectives whose flows leave the scale-up domain: run live, under contention (below).
+  std::set<CollectiveKey> live_;
+  std::map<std::tuple<int, int64_t, int64_t, int64_t>, sg4::BarrierPtr> group_barrier_;  // full fidelity
   std::vector<sg4::BarrierPtr> stage_barrier;
   double t0 = 0;
   std::map<std::tuple<size_t, size_t, int64_t, int64_t, int64_t>, sg4::SemaphorePtr> ready_;
@@ -147,6 +151,10 @@ struct Replay {
         launch(op, comms);
         sg4::Comm::wait_all(comms);
         collective_cost[key] = sg4::Engine::get_clock() - begin + op.choice.latency.value;
+        const auto& f = plat.fabric();
+        if (std::any_of(op.flows.begin(), op.flows.end(),
+                        [&](const GpuFlow& x) { return f.ends(x.from, x.to).first >= f.gpus(); }))
+          live_.insert(key);
       }
   }
 
@@ -309,6 +317,43 @@ struct Replay {
     return sg4::Engine::get_clock() - begin;
   }
 
+  // A tensor- or context-parallel collective whose flows leave the scale-up domain runs live, so
+  // that it shares the network with the gradient reductions and pipeline transfers in flight
+  // (inside a domain its flows meet only NVLink ports, and the probe's cost stands). At class
+  // fidelity the class's actor runs its own group's collective, each flow carrying the bytes of
+  // the class's groups behind its NIC (as a pipeline transfer does); at full fidelity the group's
+  // first member runs it between two barriers of the group. Returns the seconds it took.
+  double run_live(const CollectiveUse& use, const RankCoord& me, int actor) {
+    const bool tp = use.group == CommGroup::TP;
+    const int64_t n = tp ? s.plan.tp : s.plan.cp;
+    std::vector<int64_t> members;
+    for (int64_t i = 0; i < n; ++i)
+      members.push_back(place.gpu(tp ? RankCoord{i, me.cp, me.pp, me.dp} : RankCoord{me.tp, i, me.pp, me.dp}));
+    const double begin = now();
+    sg4::BarrierPtr barrier;
+    if (opt.full_fidelity) {
+      auto& b = group_barrier_[{static_cast<int>(use.group), tp ? me.cp : me.tp, me.pp, me.dp}];
+      if (!b) b = sg4::Barrier::create(static_cast<unsigned>(n));
+      barrier = b;
+      barrier->wait();
+    }
+    const CommOp op = comm.collective(use.kind, members, use.bytes);
+    if (!opt.full_fidelity || (tp ? me.tp : me.cp) == 0) {
+      std::vector<sg4::CommPtr> comms;
+      const auto& f = plat.fabric();
+      for (const auto& x : op.flows) {
+        double share = 1.0;
+        if (!opt.full_fidelity && f.ends(x.from, x.to).first >= f.gpus())
+          share = double(std::max(place.class_peers_on_nic(me.pp, x.from), place.class_peers_on_nic(me.pp, x.to)));
+        send_flow(x.from, x.to, static_cast<uint64_t>(x.bytes.value * share), comms);
+      }
+      or_stall(actor, [&] { sg4::Comm::wait_all(comms); });
+    }
+    if (barrier) barrier->wait();
+    sg4::this_actor::sleep_for(op.choice.latency.value);
+    return now() - begin;
+  }
+
   // A rank actor walks its program; it stalls where an operation needs the failed component or
   // SimGrid fails one of its transfers.
   void run_rank(const RankCoord& me, int actor) {
@@ -324,18 +369,28 @@ struct Replay {
       span.start = sg4::Engine::get_clock();
       span.wait = span.start - ready;
       compute(t, me.pp, rep, dp_in_flight);
+      bool live = false, uses_tp = false, uses_cp = false;
       for (const auto& use : t.collectives) {
-        double cost = collective_cost.at({static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value});
-        (use.group == CommGroup::TP ? span.tp : span.cp) += cost * double(use.count);
+        (use.group == CommGroup::TP ? uses_tp : uses_cp) = true;
+        const CollectiveKey key{static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value};
+        if (live_.count(key)) {
+          live = true;
+          continue;
+        }
+        (use.group == CommGroup::TP ? span.tp : span.cp) += collective_cost.at(key) * double(use.count);
       }
-      if (span.tp + span.cp > 0) {
+      if (span.tp + span.cp > 0 || live) {
         auto blocked = [&] {
-          return (span.tp > 0 && watch.collective_blocked(me, CommGroup::TP)) ||
-                 (span.cp > 0 && watch.collective_blocked(me, CommGroup::CP));
+          return (uses_tp && watch.collective_blocked(me, CommGroup::TP)) ||
+                 (uses_cp && watch.collective_blocked(me, CommGroup::CP));
         };
         watch.block(actor, now());
         if (blocked()) stall(actor);
         sg4::this_actor::sleep_for(span.tp + span.cp);
+        for (const auto& use : t.collectives)
+          if (live_.count({static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value}))
+            for (int64_t i = 0; i < use.count; ++i)
+              (use.group == CommGroup::TP ? span.tp : span.cp) += run_live(use, me, actor);
         if (blocked()) stall(actor);  // the failure came while the collectives ran
         watch.unblock(actor);
       }

@@ -244,3 +244,35 @@ TEST_CASE("full fidelity beyond 65,536 GPUs is an input error naming the limit",
   CHECK_THAT(what,
              Catch::Contains("/cluster/gpus: --fidelity full would simulate 65600 GPUs, more than the limit of 65536"));
 }
+
+TEST_CASE(
+    "a tensor-parallel group across two nodes runs live: class and full fidelity agree, and it is never "
+    "faster than on an idle network",
+    "[engine]") {
+  // tp 16 on 8-GPU nodes: every tensor-parallel collective leaves the node, so the engine runs
+  // it live on the fabric (replay.cpp run_live) beside the gradient reductions and pipeline
+  // transfers instead of replaying a probe. Class and full fidelity must agree (within 2%), and
+  // sharing links can only slow a collective: each task's tensor-parallel time is at least the
+  // closed-form estimate's on the idle network (the same flows, comm_costs.hpp), less 0.1% for
+  // whole-byte rounding of the flows.
+  Setup u;
+  u.tp = 16, u.pp = 2, u.dp = 2;
+  u.global_batch = 4, u.micro_batch = 1;
+  const Scenario s = scenario(u);
+  const Pipeline p = build(s);
+  const EngineResult cls = simulate_step(s, p);
+  const EngineResult full = simulate_step(s, p, EngineOptions(true));
+  CHECK(cls.step.value == Approx(full.step.value).epsilon(0.02));
+  const CommCosts comm(s);
+  int checked = 0;
+  for (size_t v = 0; v < boost::num_vertices(p.graph); ++v) {
+    double idle = 0;
+    for (const auto& use : p.graph[v].collectives)
+      if (use.group == CommGroup::TP) idle += comm.group_collective(use.group, use.kind, use.bytes).value * use.count;
+    if (idle <= 0) continue;
+    INFO("task " << v);
+    CHECK(cls.spans[v].tp >= idle * 0.999);
+    ++checked;
+  }
+  CHECK(checked > 0);
+}
