@@ -36,6 +36,7 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   if (c.gpus % c.gpus_per_node != 0 && c.gpus > c.gpus_per_node)
     r.at("gpus").fail(std::to_string(c.gpus) + " GPUs do not fill whole nodes of " + std::to_string(c.gpus_per_node),
                       "a multiple of gpus_per_node");
+  const int64_t node_gpus = c.gpus_per_node;  // as the node is built
   if (c.gpus < c.gpus_per_node) c.gpus_per_node = c.gpus;
 
   auto up = r.at("scale_up");
@@ -57,10 +58,23 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   }
   c.scale_out.pod_gpus = out.has("pod_gpus") ? out.count("pod_gpus", 1, MAX_GPUS) : c.gpus;
   if (auto l = out.find("latency")) c.scale_out.latency = l->as_seconds();
-  if (c.gpus_per_node % c.scale_out.nics_per_node != 0 && c.scale_out.nics_per_node % c.gpus_per_node != 0)
+  // The tiers' ports must add up: a GPU sends through one NIC, which GPUs share evenly, and pods
+  // (Placement::pod, the fat-tree's spines) are whole nodes.
+  if (c.scale_out.nics_per_node > node_gpus)
     out.at("nics_per_node")
-        .fail("does not pair evenly with gpus_per_node=" + std::to_string(c.gpus_per_node),
-              "a divisor or multiple of gpus_per_node");
+        .fail(std::to_string(c.scale_out.nics_per_node) + " NICs for " + std::to_string(node_gpus) +
+                  " GPUs per node: each GPU sends through one NIC here",
+              "at most gpus_per_node; several NICs of one GPU as one NIC of their summed bandwidth");
+  if (node_gpus % c.scale_out.nics_per_node != 0)
+    out.at("nics_per_node")
+        .fail("does not pair evenly with gpus_per_node=" + std::to_string(node_gpus), "a divisor of gpus_per_node");
+  // A cluster smaller than one node keeps its GPUs' share of the node's NICs.
+  c.scale_out.nics_per_node = std::max<int64_t>(1, c.scale_out.nics_per_node * c.gpus_per_node / node_gpus);
+  if (c.gpus_per_node > 0 && c.scale_out.pod_gpus % c.gpus_per_node != 0)
+    out.at("pod_gpus")
+        .fail(std::to_string(c.scale_out.pod_gpus) + " GPUs do not fill whole nodes of " +
+                  std::to_string(c.gpus_per_node),
+              "a multiple of gpus_per_node");
   // Llama 3's 2 TB/s sustained over 16,384 GPUs (reliability.md A1, B3), per GPU.
   constexpr double STORAGE_BYTES_PER_S_PER_GPU = 2e12 / 16384;
   c.storage_bandwidth = r.has("storage_bandwidth") ? r.at("storage_bandwidth").as_bandwidth()

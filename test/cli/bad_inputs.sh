@@ -206,6 +206,10 @@ case("moe-not-simulated", "/model/moe", "mixture-of-experts layers are not simul
 case("partial-node", "/cluster/gpus", "12 GPUs do not fill whole nodes of 8", put("cluster.gpus", 12))
 case("nics-do-not-pair", "/cluster/scale_out/nics_per_node", "does not pair evenly",
      put("cluster.scale_out.nics_per_node", 3))
+case("nics-more-than-gpus", "/cluster/scale_out/nics_per_node",
+     "16 NICs for 8 GPUs per node: each GPU sends through one NIC here", put("cluster.scale_out.nics_per_node", 16))
+case("pod-not-whole-nodes", "/cluster/scale_out/pod_gpus", "12 GPUs do not fill whole nodes of 8",
+     put("cluster.scale_out.pod_gpus", 12))
 
 # --- cross-checks of the plan (DESIGN.md "Scenario file") --------------------------------------
 case("product-not-gpus", "/parallelism", "tp*pp*dp*cp = 8*1*2*1 = 16 but the cluster has 8 GPUs",
