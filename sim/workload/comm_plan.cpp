@@ -25,15 +25,16 @@ std::string forced_path(CollectiveKind kind) {
 
 }  // namespace
 
-GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std::vector<int64_t>>* by_node) const {
+GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std::vector<int64_t>>* by_node,
+                           bool& even) const {
   const auto& c = s_.cluster;
   GroupShape g;
   g.ranks = static_cast<int64_t>(members.size());
   const auto nodes = members_by_node(place_, members);
   std::set<int64_t> distinct;
   for (int64_t m : members) distinct.insert(place_.node(m));
-  const bool even = nodes.size() == distinct.size() &&
-                    std::all_of(nodes.begin(), nodes.end(), [&](const auto& n) { return n.size() == nodes[0].size(); });
+  even = nodes.size() == distinct.size() &&
+         std::all_of(nodes.begin(), nodes.end(), [&](const auto& n) { return n.size() == nodes[0].size(); });
   g.nodes = even ? static_cast<int64_t>(nodes.size()) : g.ranks;
   g.nvls = c.nvls();
   g.scale_up_bandwidth = c.scale_up.bandwidth;
@@ -52,10 +53,10 @@ GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std:
 }
 
 CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const {
-  const GroupShape g = shape(members, nullptr);
-  auto [it, fresh] = choices_.try_emplace({static_cast<int>(kind), g.ranks, g.nodes, buffer.value});
+  bool even = true;
+  const GroupShape g = shape(members, nullptr, even);
+  auto [it, fresh] = choices_.try_emplace({static_cast<int>(kind), g.ranks, g.nodes, even, buffer.value});
   if (fresh) {
-    const bool even = g.nodes == 1 || g.ranks % g.nodes == 0;
     const auto forced = s_.plan.algorithms.find(kind);
     std::optional<CollectiveAlgo> algo;
     if (forced != s_.plan.algorithms.end()) algo = forced->second;
@@ -81,7 +82,8 @@ CommOp CommPlan::collective(CollectiveKind kind, const std::vector<int64_t>& mem
   op.choice = choose(kind, members, buffer);
   if (members.size() < 2) return op;
   std::vector<std::vector<int64_t>> by_node;
-  shape(members, &by_node);
+  bool even = true;
+  shape(members, &by_node, even);
   for (const auto& f : collective_flows(op.choice, kind, by_node, buffer, s_.cluster.device.collectives))
     op.flows.push_back({members[static_cast<size_t>(f.from)], members[static_cast<size_t>(f.to)], f.bytes});
   return op;

@@ -53,12 +53,14 @@ class CommPlan {
   const Fabric& fabric() const { return fabric_; }
 
  private:
-  GroupShape shape(const std::vector<int64_t>& members, std::vector<std::vector<int64_t>>* by_node) const;
+  // The group's shape; `even`: as many members on each node it occupies (else priced as one per
+  // node, and only the ring runs it).
+  GroupShape shape(const std::vector<int64_t>& members, std::vector<std::vector<int64_t>>* by_node, bool& even) const;
 
   const Scenario& s_;
   const Placement& place_;
   const Fabric& fabric_;
-  mutable std::map<std::tuple<int, int64_t, int64_t, double>, CollectiveChoice> choices_;
+  mutable std::map<std::tuple<int, int64_t, int64_t, bool, double>, CollectiveChoice> choices_;
   mutable std::vector<double> load_;  // transfer_time's per directed link, kept zeroed
 };
 

@@ -4,6 +4,7 @@
 // port; a pipeline send shares a NIC among the GPUs behind it.
 #include <catch2/catch.hpp>
 
+#include "sim/core/error.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
 #include "sim/workload/comm_costs.hpp"
@@ -75,4 +76,27 @@ TEST_CASE("a pipeline send: the GPUs behind one NIC share it", "[workload]") {
     INFO(nics << " NICs per node");
     CHECK(CommCosts(s).p2p(0, 1, B).value == Approx(expected).epsilon(1e-9));
   }
+}
+
+TEST_CASE("a group spread unevenly over nodes runs the ring, and a forced tree is refused", "[workload]") {
+  // tp 1, pp 6, dp 8 on 6 nodes of 8: pipeline rank 0's data-parallel group is GPUs 0, 6, 12, ...,
+  // 42, two on nodes 0 and 3 and one on the others. NCCL's tree and NVLS-tree need as many ranks
+  // on every node; the plan prices the ring (fuzz_scenario found a tree priced on it).
+  Setup u;
+  u.pp = 6, u.dp = 8;
+  u.global_batch = 48;
+  Scenario s = engine_test::scenario(u);
+  const Placement place(s.cluster, s.plan);
+  const auto fabric = Fabric::of(s.cluster);
+  const auto members = dp_group(s.plan, place, 0, 0);
+  CHECK(members == std::vector<int64_t>{0, 6, 12, 18, 24, 30, 36, 42});
+  for (double mib : {0.0625, 1.0, 64.0, 4096.0}) {
+    const CommPlan plan(s, place, *fabric);
+    const CommOp op = plan.collective(CollectiveKind::ALL_REDUCE, members, Bytes(mib * (1 << 20)));
+    CHECK(op.choice.algo == CollectiveAlgo::RING);
+    CHECK_FALSE(op.flows.empty());
+  }
+  s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::TREE;
+  const CommPlan forced(s, place, *fabric);
+  CHECK_THROWS_AS(forced.choose(CollectiveKind::ALL_REDUCE, members, Bytes(1 << 20)), InputError);
 }
