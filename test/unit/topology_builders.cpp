@@ -160,3 +160,19 @@ TEST_CASE("fat-tree: a last, partial pod has the uplink of its own NICs", "[topo
   build_nvswitch(bad, {96, 8, BytesPerSecond(300e9), Seconds(0)});
   CHECK_THROWS_AS(build_fat_tree(bad, s), std::invalid_argument);
 }
+
+TEST_CASE("build_network: the DGX B200 SuperPOD file, 900 GB/s NVLink ports and 400 Gb/s rails", "[topology]") {
+  // DGX B200 User Guide: NVSwitch 14.4 TB/s aggregate over 8 GPUs = 900 GB/s per GPU per direction;
+  // 8 ConnectX-7 at 400 Gb/s = 50 GB/s each. Half a node against the other half: 4 NVLink ports,
+  // plus 4 NICs through the rail leaves; half the cluster against the other: 1,024 NICs (full
+  // bisection).
+  const auto c = ClusterSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/dgx-b200-superpod.json"),
+                                    TRAINSIM_SOURCE_DIR);
+  const Network n = build_network(c);
+  CHECK(n.count(VertexKind::GPU, 0) == 2048);
+  CHECK(n.count(VertexKind::NIC, 0) == 2048);
+  CHECK(n.max_flow(gpus(n, 0, 4), gpus(n, 4, 4)).value == Approx(4 * 900e9 + 4 * 50e9));
+  CHECK(n.max_flow(gpus(n, 0, 1024), gpus(n, 1024, 1024)).value == Approx(1024 * 50e9));
+  CHECK(hops(n, 0, 7) == 2);
+  CHECK(hops(n, 0, 8) == 4);  // the next node's GPU 0: same rail, same leaf
+}
