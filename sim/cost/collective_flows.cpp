@@ -26,7 +26,7 @@ size_t members_in(const std::vector<std::vector<int64_t>>& by_node) {
   return n;
 }
 
-// The engine's ring: sim/engine/replay.cpp ring_flows / for_each_ring_hop.
+// NCCL's ring channels (collective_flows.hpp, RING).
 void ring_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_rank, std::vector<MemberFlow>& out) {
   const int64_t channels = by_node.size() > 1 ? static_cast<int64_t>(by_node.front().size()) : 1;
   if (per_rank.value <= 0) return;

@@ -28,7 +28,6 @@ class Platform {
   simgrid::s4u::Link* nic_link(int64_t nic) const { return nic_link_[static_cast<size_t>(nic)]; }
   // The hosts of a transfer from GPU a to GPU b: those of its route's ends (Fabric::ends).
   std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*> endpoints(int64_t a, int64_t b) const;
-  bool same_node(int64_t a, int64_t b) const { return place_.same_node(a, b); }
   const Fabric& fabric() const { return fabric_; }
   // What each network link carries each way here: the fabric's capacity, slow NICs slowed.
   const std::vector<double>& capacities() const { return capacity_; }

@@ -223,12 +223,14 @@ struct Replay {
   void launch_folded(int64_t r, Bytes buffer, InFlight& in_flight) {
     const auto& rank = folded_[static_cast<size_t>(r)];
     for (int64_t g = 0; g < s.plan.tp * s.plan.cp; ++g) {
-      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, dp_group(s.plan, place, r, g), buffer);
-      in_flight.latency = std::max(in_flight.latency, op.choice.latency.value);
-      const auto v = std::find(variants_.begin(), variants_.end(), DpVariant{op.choice.algo, op.choice.protocol});
+      const auto members = dp_group(s.plan, place, r, g);
+      const CollectiveChoice choice = comm.choose(CollectiveKind::ALL_REDUCE, members, buffer);
+      in_flight.latency = std::max(in_flight.latency, choice.latency.value);
+      const auto v = std::find(variants_.begin(), variants_.end(), DpVariant{choice.algo, choice.protocol});
       SIM_ASSERT(v != variants_.end(), "a gradient reduction of a buffer the fold did not see");
       const auto kept = rank.find({g, v - variants_.begin()});
-      if (kept == rank.end()) continue;
+      if (kept == rank.end()) continue;  // all its flows folded into other groups'
+      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer);
       for (const auto& f : kept->second) {
         const auto bytes =
             static_cast<uint64_t>(op.flows[static_cast<size_t>(f.index)].bytes.value) * static_cast<uint64_t>(f.copies);

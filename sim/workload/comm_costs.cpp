@@ -81,7 +81,7 @@ Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
           flows.push_back({place_.gpu({t, c, from_rank, d}), place_.gpu({t, c, to_rank, d}), Bytes(kProbe)});
     it->second = plan_.transfer_time(flows).value / kProbe;
   }
-  return plan_.send(a, b, bytes).choice.latency + Seconds(bytes.value * it->second);
+  return plan_.send_latency(a, b) + Seconds(bytes.value * it->second);
 }
 
 Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {

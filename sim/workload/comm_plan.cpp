@@ -95,13 +95,6 @@ Seconds CommPlan::send_latency(int64_t a, int64_t b) const {
   return k.base_latency + (out ? k.scale_out_step_latency : k.scale_up_step_latency);
 }
 
-CommOp CommPlan::send(int64_t a, int64_t b, Bytes bytes) const {
-  CommOp op;
-  op.choice.latency = send_latency(a, b);
-  op.flows.push_back({a, b, bytes});
-  return op;
-}
-
 Seconds CommPlan::transfer_time(const std::vector<GpuFlow>& flows) const {
   load_.resize(fabric_.network().links().size() * 2, 0.0);
   std::vector<uint64_t> touched;

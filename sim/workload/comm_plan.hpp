@@ -42,8 +42,8 @@ class CommPlan {
   CollectiveChoice choose(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const;
   // The choice with its flows; no flows for fewer than two members.
   CommOp collective(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const;
-  // A pipeline transfer of `bytes` from GPU a to GPU b (NCCL send/recv: one step), and its latency.
-  CommOp send(int64_t a, int64_t b, Bytes bytes) const;
+  // The latency of a pipeline transfer from GPU a to GPU b (NCCL send/recv: one step); its one
+  // flow carries the transfer's bytes.
   Seconds send_latency(int64_t a, int64_t b) const;
 
   // How long `flows`, started together on an idle network, take to finish: the most loaded

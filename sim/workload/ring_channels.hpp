@@ -26,20 +26,6 @@ std::vector<std::vector<int64_t>> members_by_node(const Placement& place, const 
 // 0 for fewer than two members.
 int64_t ring_channels(const Placement& place, const std::vector<int64_t>& members);
 
-// Calls f(from, to) for each flow (GPU ids) of the ring channels over `members`, channel by
-// channel: channel ch takes each node's members rotated by ch, node after node.
-template <class F>
-void for_each_ring_hop(const Placement& place, const std::vector<int64_t>& members, int64_t channels, F&& f) {
-  const auto nodes = members_by_node(place, members);
-  std::vector<int64_t> ring;
-  for (int64_t ch = 0; ch < channels; ++ch) {
-    ring.clear();
-    for (const auto& nd : nodes)
-      for (size_t i = 0; i < nd.size(); ++i) ring.push_back(nd[(i + static_cast<size_t>(ch)) % nd.size()]);
-    for (size_t i = 0; i < ring.size(); ++i) f(ring[i], ring[(i + 1) % ring.size()]);
-  }
-}
-
 // The data-parallel ring flows of a step, described for folding by symmetry: the engine launches
 // only what fold_ring_flows keeps (sim/engine/replay.cpp, "Folding", gives the conditions and why
 // the step time is unchanged), and the resource estimate counts the same. Links are opaque ids.
