@@ -10,6 +10,8 @@
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <tuple>
+#include <unordered_map>
+#include <utility>
 #include <xbt/config.hpp>
 
 #include "sim/core/error.hpp"
@@ -65,12 +67,23 @@ struct Replay {
   std::map<std::tuple<int, int64_t, int64_t, int64_t>, sg4::BarrierPtr> group_barrier_;  // full fidelity
   std::vector<sg4::BarrierPtr> stage_barrier;
   double t0 = 0;
-  std::map<std::tuple<size_t, size_t, int64_t, int64_t, int64_t>, sg4::SemaphorePtr> ready_;
+  // A data edge's signal to one rank coordinate: the time (the sender's clock, which may be ahead
+  // of the simulated time) its data was ready, negative until then; and the semaphore a receiver
+  // that came first waits on.
+  struct Ready {
+    double at = -1;
+    sg4::SemaphorePtr waiter;
+  };
+  std::unordered_map<uint64_t, Ready> ready_;  // by ready_key()
   FailureWatch watch;
   // Per rank actor, outside its stack: a stalled or killed actor leaves flows unwaited, and
   // destroying those SimGrid reports as a bug (the Replay is never destroyed: run()). A deque:
   // actors hold references to theirs while others are added.
   std::deque<InFlight> in_flight_;
+  // Per rank actor, the time it has still to spend on purely local work (kernels, tensor-parallel
+  // collectives priced by their probe, latency terms) before its next interaction with another
+  // actor or the network; see wait_for().
+  std::vector<double> lag_;
   sg4::SemaphorePtr never_ = sg4::Semaphore::create(0);  // what a stalled actor waits on
   FoldedNicPenalty nic_penalty;
   // Folding (below): per pipeline rank, the flows one gradient-reduction launch starts; empty
@@ -99,6 +112,33 @@ struct Replay {
 
   double now() const { return sg4::Engine::get_clock(); }
 
+  // Local time, without a simulation event per kernel. Between two interactions with other actors
+  // or the network (a receive, a send's release, a gradient reduction, a live collective) a rank
+  // actor only waits: for its kernels (one actor per host, so an execution of f flops takes
+  // f / speed), for a probed collective's cost, for latency terms. Those waits add up in its lag,
+  // which catch_up() pays in one sleep right before the next interaction: the interaction starts
+  // at the same simulated time, and 1,024 actors at full fidelity spend no SimGrid activity on each
+  // piece (issue #11's 1,024-GPU target). With a failure in the step a rank can be stopped in the
+  // middle of local work (its host turned off), so nothing is deferred then.
+  void wait_for(int actor, double seconds) {
+    if (watch.armed())
+      sg4::this_actor::sleep_for(seconds);
+    else
+      lag_[static_cast<size_t>(actor)] += seconds;
+  }
+  void execute(int actor, double flops) {
+    if (watch.armed())
+      sg4::this_actor::execute(flops);
+    else
+      lag_[static_cast<size_t>(actor)] += flops / sg4::this_actor::get_host()->get_speed();
+  }
+  void catch_up(int actor) {
+    const double lag = std::exchange(lag_[static_cast<size_t>(actor)], 0.0);  // no reference across the sleep
+    if (lag > 0) sg4::this_actor::sleep_for(lag);
+  }
+  // The actor's own clock: the simulated time once its lag is paid.
+  double clock(int actor) const { return now() + lag_[static_cast<size_t>(actor)]; }
+
   // The actor can no longer progress: it waits for good (SimGrid then finds the deadlock, ends
   // the run and kills the waiting actors; run() reads the times from `watch`).
   void stall(int actor) {
@@ -126,7 +166,8 @@ struct Replay {
   void send_flow(int64_t ga, int64_t gb, uint64_t bytes, std::vector<sg4::CommPtr>& out) {
     if (bytes == 0) return;
     auto [a, b] = plat.endpoints(ga, gb);
-    SIM_ASSERT(a->is_on() && b->is_on(), "a flow from or to a failed GPU was started");  // SimGrid would abort
+    SIM_ASSERT(!watch.armed() || (a->is_on() && b->is_on()),
+               "a flow from or to a failed GPU was started");  // SimGrid would abort
     out.push_back(sg4::Comm::sendto_async(a, b, bytes));
     ++result.transfers;
   }
@@ -234,7 +275,7 @@ struct Replay {
       for (const auto& f : kept->second) {
         const auto bytes =
             static_cast<uint64_t>(op.flows[static_cast<size_t>(f.index)].bytes.value) * static_cast<uint64_t>(f.copies);
-        SIM_ASSERT(f.src->is_on() && f.dst->is_on(), "a flow from or to a failed GPU was started");
+        SIM_ASSERT(!watch.armed() || (f.src->is_on() && f.dst->is_on()), "a flow from or to a failed GPU was started");
         in_flight.comms.push_back(sg4::Comm::sendto_async(f.src, f.dst, bytes));
         ++result.transfers;
       }
@@ -263,31 +304,37 @@ struct Replay {
     if (in_flight.broken) stall(actor);
     or_stall(actor, [&] { sg4::Comm::wait_all(in_flight.comms); });
     in_flight.comms.clear();
-    sg4::this_actor::sleep_for(in_flight.latency);
+    wait_for(actor, in_flight.latency);
     in_flight.latency = 0;
   }
 
   // Runs a task's kernels; with overlapped gradient buckets, in one piece per bucket, starting
   // each bucket's reduction as its piece ends.
-  void compute(const Task& t, int64_t r, bool launches, InFlight& in_flight) {
+  void compute(const Task& t, int64_t r, bool launches, InFlight& in_flight, int actor) {
     if (t.compute.value <= 0) return;
     if (t.dp_buckets.empty()) {
-      sg4::this_actor::execute(t.compute.value * 1e12);
+      execute(actor, t.compute.value * 1e12);
       return;
     }
     const double piece = t.compute.value / double(t.dp_buckets.size());
     for (const Bytes& bucket : t.dp_buckets) {
-      sg4::this_actor::execute(piece * 1e12);
-      if (launches) launch_dp(r, bucket, in_flight);
+      execute(actor, piece * 1e12);
+      if (!launches) continue;
+      catch_up(actor);
+      launch_dp(r, bucket, in_flight);
     }
   }
 
-  // "The sender's data is ready": one semaphore per data edge and rank coordinate, released by
-  // the sender and acquired by the receiver (pure synchronisation, no network action).
-  sg4::Semaphore& data_ready(size_t u, size_t v, const RankCoord& c) {
-    auto& sem = ready_[{u, v, c.tp, c.cp, c.dp}];
-    if (!sem) sem = sg4::Semaphore::create(0);
-    return *sem;
+  // "The sender's data is ready", per data edge and rank coordinate (pure synchronisation, no
+  // network action). Actors run one at a time, so the sender stamps the time its data is ready in
+  // plain memory, without paying its lag first; a receiver that finds no stamp waits on a
+  // semaphore the sender then releases (at a simulated time no later than either's clock). The
+  // receiver starts the transfer at the later of the two clocks: one sleep serves both, and most
+  // edges cost no synchronisation activity at all.
+  uint64_t ready_key(size_t u, size_t v, const RankCoord& c) const {
+    const auto tasks = static_cast<uint64_t>(boost::num_vertices(p.graph));
+    const auto rank = static_cast<uint64_t>((c.dp * s.plan.cp + c.cp) * s.plan.tp + c.tp);
+    return (static_cast<uint64_t>(v) * tasks + u) * static_cast<uint64_t>(s.plan.tp * s.plan.cp * s.plan.dp) + rank;
   }
 
   // Returns the seconds the transfer itself took (after the sender was ready). The receiver blocks
@@ -296,8 +343,17 @@ struct Replay {
     const int64_t from_pp = p.graph[u].rank;
     watch.block(actor, now());
     if (watch.transfer_blocked(me, from_pp)) stall(actor);
-    data_ready(u, v, me).acquire();
-    ready_.erase({u, v, me.tp, me.cp, me.dp});  // each edge signals once
+    const uint64_t key = ready_key(u, v, me);
+    Ready& ready = ready_[key];        // a node of its own: stays put while other actors add theirs
+    const double mine = clock(actor);  // before the wait: waiting moves the simulated time
+    if (ready.at < 0) {
+      ready.waiter = sg4::Semaphore::create(0);
+      ready.waiter->acquire();
+    }
+    const double start = std::max(mine, ready.at);
+    ready_.erase(key);  // each edge signals once
+    lag_[static_cast<size_t>(actor)] = 0;
+    if (start > now()) sg4::this_actor::sleep_for(start - now());
     if (watch.transfer_blocked(me, from_pp)) stall(actor);
     double begin = sg4::Engine::get_clock();
     RankCoord from = me;
@@ -309,14 +365,14 @@ struct Replay {
       share = double(std::max(place.class_peers_on_nic(from.pp, src), place.class_peers_on_nic(me.pp, dst))) *
               nic_penalty(from_pp, me.pp);
     const auto ends = plat.endpoints(src, dst);  // a pair, not a structured binding: lambdas capture it (C++17)
-    SIM_ASSERT(ends.first->is_on() && ends.second->is_on(),
+    SIM_ASSERT(!watch.armed() || (ends.first->is_on() && ends.second->is_on()),
                "a transfer from or to a failed GPU was started");  // SimGrid would abort
     const auto flow = static_cast<uint64_t>(bytes.value * share);
     or_stall(actor, [&] { sg4::Comm::sendto(ends.first, ends.second, flow); });
     ++result.transfers;
-    sg4::this_actor::sleep_for(comm.send_latency(src, dst).value);
+    wait_for(actor, comm.send_latency(src, dst).value);
     watch.unblock(actor);
-    return sg4::Engine::get_clock() - begin;
+    return clock(actor) - begin;
   }
 
   // A tensor- or context-parallel collective whose flows leave the scale-up domain runs live, so
@@ -331,6 +387,7 @@ struct Replay {
     std::vector<int64_t> members;
     for (int64_t i = 0; i < n; ++i)
       members.push_back(place.gpu(tp ? RankCoord{i, me.cp, me.pp, me.dp} : RankCoord{me.tp, i, me.pp, me.dp}));
+    catch_up(actor);
     const double begin = now();
     sg4::BarrierPtr barrier;
     if (opt.full_fidelity) {
@@ -352,8 +409,8 @@ struct Replay {
       or_stall(actor, [&] { sg4::Comm::wait_all(comms); });
     }
     if (barrier) barrier->wait();
-    sg4::this_actor::sleep_for(op.choice.latency.value);
-    return now() - begin;
+    wait_for(actor, op.choice.latency.value);
+    return clock(actor) - begin;
   }
 
   // A rank actor walks its program; it stalls where an operation needs the failed component or
@@ -364,13 +421,13 @@ struct Replay {
     InFlight& dp_in_flight = in_flight_[static_cast<size_t>(actor)];  // overlapped gradient buckets
     for (TaskId v : p.program[static_cast<size_t>(me.pp)]) {
       const Task& t = g[v];
-      double ready = sg4::Engine::get_clock();
+      double ready = clock(actor);
       TaskSpan span;
       for (auto [it, end] = boost::in_edges(v, g); it != end; ++it)
         if (g[*it].kind == EdgeKind::DATA) span.p2p += receive(boost::source(*it, g), v, g[*it].bytes, me, actor);
-      span.start = sg4::Engine::get_clock();
+      span.start = clock(actor);
       span.wait = span.start - ready;
-      compute(t, me.pp, rep, dp_in_flight);
+      compute(t, me.pp, rep, dp_in_flight, actor);
       bool live = false, uses_tp = false, uses_cp = false;
       for (const auto& use : t.collectives) {
         (use.group == CommGroup::TP ? uses_tp : uses_cp) = true;
@@ -386,9 +443,9 @@ struct Replay {
           return (uses_tp && watch.collective_blocked(me, CommGroup::TP)) ||
                  (uses_cp && watch.collective_blocked(me, CommGroup::CP));
         };
-        watch.block(actor, now());
+        watch.block(actor, clock(actor));
         if (blocked()) stall(actor);
-        sg4::this_actor::sleep_for(span.tp + span.cp);
+        wait_for(actor, span.tp + span.cp);
         for (const auto& use : t.collectives)
           if (live_.count({static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value}))
             for (int64_t i = 0; i < use.count; ++i)
@@ -397,31 +454,38 @@ struct Replay {
         watch.unblock(actor);
       }
       if (t.kind == TaskKind::DP_REDUCE) {
+        catch_up(actor);
         double begin = sg4::Engine::get_clock();
         watch.block(actor, begin);
         if (opt.full_fidelity) {
           stage_barrier[static_cast<size_t>(me.pp)]->wait();
-          if (rep) dp_reduce(me.pp, t.dp_bytes, dp_in_flight, actor);
+          if (rep) {
+            dp_reduce(me.pp, t.dp_bytes, dp_in_flight, actor);
+            catch_up(actor);  // the stage waits for the reduction's latency term too
+          }
           stage_barrier[static_cast<size_t>(me.pp)]->wait();
         } else {
           dp_reduce(me.pp, t.dp_bytes, dp_in_flight, actor);
         }
         watch.unblock(actor);
-        span.dp = sg4::Engine::get_clock() - begin;
+        span.dp = clock(actor) - begin;
       }
-      span.end = sg4::Engine::get_clock();
+      span.end = clock(actor);
       for (auto [it, end] = boost::out_edges(v, g); it != end; ++it)
         if (g[*it].kind == EdgeKind::DATA) {
           // A send to a peer behind the failed component never completes (NCCL send/recv pair up).
           if (watch.transfer_blocked(me, g[boost::target(*it, g)].rank)) stall(actor);
-          data_ready(v, boost::target(*it, g), me).release();
+          Ready& ready = ready_[ready_key(v, boost::target(*it, g), me)];
+          ready.at = clock(actor);
+          if (ready.waiter) ready.waiter->release();
         }
       if (rep) {
         span.start -= t0, span.end -= t0;
         result.spans[v] = span;
       }
-      result.step = std::max(result.step, Seconds(sg4::Engine::get_clock() - t0));
+      result.step = std::max(result.step, Seconds(clock(actor) - t0));
     }
+    catch_up(actor);
     watch.finish(actor);
   }
 
@@ -438,6 +502,7 @@ struct Replay {
             RankCoord me{t, c, r, d};
             const int actor = watch.add_actor();
             in_flight_.emplace_back();
+            lag_.push_back(0);
             sg4::Actor::create("rank-" + std::to_string(place.gpu(me)),
                                opt.full_fidelity ? plat.gpu_host(place.gpu(me)) : plat.class_host(r),
                                [this, me, actor] { run_rank(me, actor); });

@@ -149,7 +149,9 @@ TEST_CASE("a failure after the step ends has no effect on it", "[engine]") {
     const EngineResult r = simulate_step(scenario(2, 2, 4, 32, ev), p, EngineOptions{full});
     REQUIRE(r.failure.has_value());
     CHECK_FALSE(r.failure->stalled);
-    CHECK(r.step.value == h.step.value);
+    // The same step up to rounding: with a failure ahead a rank's local work is simulated piece by
+    // piece (replay.cpp, wait_for), else summed first.
+    CHECK(r.step.value == Approx(h.step.value).epsilon(1e-12));
   }
 }
 
