@@ -40,8 +40,9 @@ void ring_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_rank
   }
 }
 
-// Each GPU's NVLink port carries `bytes` once each way: a ring of flows inside every node.
-void nvls_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes bytes, std::vector<MemberFlow>& out) {
+// A ring of flows inside every node, each carrying `bytes`: every GPU's NVLink port carries them
+// once each way (NVLS, and the node phases of HIERARCHICAL).
+void node_ring_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes bytes, std::vector<MemberFlow>& out) {
   for (const auto& nd : by_node) {
     if (nd.size() < 2) continue;
     for (size_t i = 0; i < nd.size(); ++i) out.push_back({nd[i], nd[(i + 1) % nd.size()], bytes});
@@ -112,12 +113,22 @@ std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, Collect
   const Bytes nvls = buffer * (c.scale_up_efficiency / c.nvls_efficiency * scale);
   const Bytes per_edge = buffer * (scale / (2.0 * double(ppn)));
   switch (choice.algo) {
-    case CollectiveAlgo::NVLS: nvls_flows(by_node, nvls, out); break;
+    case CollectiveAlgo::NVLS: node_ring_flows(by_node, nvls, out); break;
     case CollectiveAlgo::TREE: tree_flows(by_node, per_edge, true, out); break;
     case CollectiveAlgo::NVLS_TREE:
-      nvls_flows(by_node, nvls, out);
+      node_ring_flows(by_node, nvls, out);
       tree_flows(by_node, per_edge, false, out);
       break;
+    case CollectiveAlgo::HIERARCHICAL: {
+      const auto nodes = static_cast<int64_t>(by_node.size());
+      node_ring_flows(by_node, ring_cost(kind, buffer, static_cast<int64_t>(ppn)).bytes_per_rank * scale, out);
+      const Bytes rail = ring_cost(kind, buffer / double(ppn), nodes).bytes_per_rank * scale;
+      if (nodes < 2 || rail.value <= 0) break;
+      for (size_t i = 0; i < ppn; ++i)
+        for (size_t k = 0; k < by_node.size(); ++k)
+          out.push_back({by_node[k][i], by_node[(k + 1) % by_node.size()][i], rail});
+      break;
+    }
     case CollectiveAlgo::RING: break;
   }
   return out;

@@ -26,6 +26,16 @@
 //                      node 0 ----- tree edge ----- node 1
 //                     [c]->c+1->...               [c]->c+1->...   ([c]: member c, the head)
 //   NVLS_TREE  NVLS inside each node (as NVLS) plus the TREE's inter-node flows between heads.
+//   HIERARCHICAL  rail-aware, in three phases pipelined by chunks: reduce-scatter inside each node,
+//              the collective on each rail (local index i of every node) across nodes over its
+//              1/ppn share of the buffer, all-gather inside each node (for an all-gather: the
+//              rails first, then the node; for a reduce-scatter: the node first, then the rails).
+//              A ring of flows inside every node, each hop ring_cost(kind, buffer, ppn) (the two
+//              intra-node phases of an all-reduce are that ring's reduce-scatter and all-gather),
+//              and a ring per rail across the nodes, each hop ring_cost(kind, buffer/ppn, nodes).
+//                 node 0: [g0 -> g1 -> g2 -> g3 -> g0]      NVLink ring
+//                          |     |     |     |              rail rings, one per local index
+//                 node 1: [g4 -> g5 -> g6 -> g7 -> g4]
 //
 // Fewer than two members: no flows.
 #pragma once

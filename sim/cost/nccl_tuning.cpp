@@ -35,8 +35,6 @@ constexpr double kTreeCorrection[3][24] = {
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
 
 constexpr Protocol kProtocols[] = {Protocol::LL, Protocol::LL128, Protocol::SIMPLE};
-constexpr CollectiveAlgo kAlgos[] = {CollectiveAlgo::RING, CollectiveAlgo::TREE, CollectiveAlgo::NVLS,
-                                     CollectiveAlgo::NVLS_TREE};
 
 int64_t log2i(int64_t x) {
   int64_t l = -1;
@@ -77,6 +75,9 @@ Seconds latency(CollectiveAlgo a, Protocol p, CollectiveKind kind, const GroupSh
     case CollectiveAlgo::NVLS_TREE:  // baseLat 0; intra NVLS + 2 log2(nodes) inter
       return c.nvls_latency +
              c.scale_out_step_latency * (kNetLatNvlsTree / kRingSimpleNet * 2.0 * static_cast<double>(log2i(g.nodes)));
+    case CollectiveAlgo::HIERARCHICAL:  // one launch: the ring's steps inside a node, then across nodes
+      return c.base_latency + c.scale_up_step_latency * static_cast<double>(ring_cost(kind, Bytes(0), ppn).steps) +
+             c.scale_out_step_latency * static_cast<double>(ring_cost(kind, Bytes(0), g.nodes).steps);
   }
   return Seconds(0);
 }
@@ -109,6 +110,13 @@ Seconds simple_bandwidth_term(CollectiveAlgo a, CollectiveKind kind, const Group
     }
     case CollectiveAlgo::NVLS: return nvls;
     case CollectiveAlgo::NVLS_TREE: return worst(nvls, nic_tree / out);
+    case CollectiveAlgo::HIERARCHICAL: {
+      // Every GPU sends the node's ring share over NVLink and its rail's ring share, of buffer/ppn
+      // over the nodes, through its NIC; the phases are pipelined, so the slower port sets the pace.
+      const Seconds intra = ring_cost(kind, buffer, g.ranks / g.nodes).bytes_per_rank / up;
+      if (g.nodes == 1) return intra;
+      return worst(intra, ring_cost(kind, buffer / ppn, g.nodes).bytes_per_rank / out);
+    }
   }
   return Seconds(0);
 }
@@ -142,7 +150,8 @@ double bandwidth_factor(CollectiveAlgo a, Protocol p, CollectiveKind kind, const
 }
 
 bool runs_protocol(CollectiveAlgo a, Protocol p, CollectiveKind kind) {
-  if (a == CollectiveAlgo::NVLS || a == CollectiveAlgo::NVLS_TREE) return p == Protocol::SIMPLE;
+  if (a == CollectiveAlgo::NVLS || a == CollectiveAlgo::NVLS_TREE || a == CollectiveAlgo::HIERARCHICAL)
+    return p == Protocol::SIMPLE;
   if (kind == CollectiveKind::ALL_TO_ALL || kind == CollectiveKind::SEND_RECV) return p == Protocol::SIMPLE;
   return true;
 }
@@ -171,7 +180,8 @@ std::optional<std::string> cannot_run(CollectiveAlgo algo, CollectiveKind kind, 
   const std::string name = to_string(algo);
   if (auto why = cannot_run_kind(algo, kind)) return why;
   switch (algo) {
-    case CollectiveAlgo::TREE: return std::nullopt;
+    case CollectiveAlgo::TREE:
+    case CollectiveAlgo::HIERARCHICAL: return std::nullopt;
     case CollectiveAlgo::NVLS:
       if (!g.nvls) return std::string("nvls needs an NVSwitch domain with NVLink SHARP");
       if (g.nodes > 1) return std::string("nvls runs inside one node; across nodes NCCL runs nvls_tree");
@@ -195,8 +205,9 @@ CollectiveChoice choose_collective(CollectiveKind kind, const GroupShape& g, Byt
   SIM_ASSERT(g.ranks == g.nodes || g.scale_up_bandwidth.value > 0, "a group inside nodes needs their NVLink rate");
   SIM_ASSERT(g.nodes == 1 || g.scale_out_bandwidth.value > 0, "a group across nodes needs the network rate");
   std::optional<CollectiveChoice> best;
-  for (CollectiveAlgo a : kAlgos) {
-    if ((forced && a != *forced) || cannot_run(a, kind, g)) continue;
+  for (const auto& entry : collective_algorithms()) {
+    const CollectiveAlgo a = entry.algo;
+    if ((forced ? a != *forced : !entry.nccl) || cannot_run(a, kind, g)) continue;
     const Seconds simple = simple_bandwidth_term(a, kind, g, buffer, c);
     for (Protocol p : kProtocols) {
       if (!runs_protocol(a, p, kind)) continue;

@@ -18,6 +18,12 @@
 // The Simple ring keeps collective_latency exactly, and the Simple ring's flows are exactly the
 // engine's ring flows, so large-buffer results do not move.
 //
+// Algorithms NCCL does not run (the registry's entries with nccl = false: HIERARCHICAL) are never
+// chosen, only priced where a scenario forces them; they run the Simple protocol. HIERARCHICAL's
+// latency is one launch's base plus the ring's steps inside a node (per-step NVLink latency) and
+// across nodes (per-step network latency): for an all-reduce over N nodes of p GPUs,
+//   base + 2(p-1) nvlink_step + 2(N-1) net_step     against the ring's base + 2(Np-1) net_step.
+//
 // Scope and limitations: no CollNet, PAT or NCCL's per-channel bandwidth caps (perChMax*Bws:
 // they bind only when one channel's bandwidth exceeds them and we do not model NCCL's channel
 // count); NCCL's multi-node ring "plateau" factor (x1.4 on the Simple ring latency) is left out

@@ -12,16 +12,20 @@ namespace sim {
 enum class CollectiveKind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, SEND_RECV };
 const char* to_string(CollectiveKind k);
 
-enum class CollectiveAlgo { RING, TREE, NVLS, NVLS_TREE };
+enum class CollectiveAlgo { RING, TREE, NVLS, NVLS_TREE, HIERARCHICAL };
 const char* to_string(CollectiveAlgo a);
-// The registry name ("ring", "tree", "nvls", "nvls_tree"); std::nullopt for anything else.
+// The registry name ("ring", "tree", "nvls", "nvls_tree", "hierarchical"); std::nullopt for anything
+// else.
 std::optional<CollectiveAlgo> parse_algo(const std::string& name);
 
-// The registry `trainsim list` prints: each algorithm with its one-line description.
+// The registry `trainsim list` prints: each algorithm with its one-line description. `nccl`: NCCL
+// runs it, so its tuning model (sim/cost/nccl_tuning.hpp) may choose it; the others run only where
+// a scenario forces them (`parallelism.collective_algorithms`).
 struct CollectiveAlgoEntry {
   CollectiveAlgo algo;
   const char* name;
   const char* description;
+  bool nccl;
 };
 const std::vector<CollectiveAlgoEntry>& collective_algorithms();
 

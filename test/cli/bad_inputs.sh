@@ -238,6 +238,9 @@ case("algorithm-unknown-collective", "/parallelism/collective_algorithms/allredu
      put("parallelism.collective_algorithms", {"allreduce": "ring"}))
 case("algorithm-wrong-collective", "/parallelism/collective_algorithms/all_gather",
      "'tree': tree runs all-reduce only, not all-gather", put("parallelism.collective_algorithms", {"all_gather": "tree"}))
+case("algorithm-hierarchical-all-to-all", "/parallelism/collective_algorithms/all_to_all",
+     "'hierarchical': hierarchical runs all-reduce, all-gather and reduce-scatter, not all-to-all",
+     put("parallelism.collective_algorithms", {"all_to_all": "hierarchical"}))
 case("algorithm-needs-nvls", "/parallelism/collective_algorithms/all_reduce",
      "'nvls' needs NVLink SHARP, which device a100-sxm-80gb has not",
      put("parallelism.collective_algorithms", {"all_reduce": "nvls"}))

@@ -57,5 +57,13 @@ expect "H100, tree forced (tp)" "$work/h100-tree.json" 'r["chosen"]["all_reduce"
 expect "H100, tree forced (dp)" "$work/h100-tree.json" 'r["chosen"]["all_reduce"]["dp"]' tree
 expect "A100, ring forced = NCCL's own choice" "$work/a100-ring.json" 'r["step_time_s"]' \
   "$(field "$work/a100.json" 'r["step_time_s"]')"
+# The hierarchical algorithm is not NCCL's: only a scenario forcing it runs it, and the report says so.
+if "$trainsim" run configs/quickstart.json -q -o "$work/a100-hier.json" \
+     --set 'parallelism.collective_algorithms={"all_reduce": "hierarchical"}'; then
+  pass "hierarchical forced"
+else
+  fail "hierarchical forced" "the run failed"
+fi
+expect "A100, hierarchical forced (dp)" "$work/a100-hier.json" 'r["chosen"]["all_reduce"]["dp"]' hierarchical
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -288,15 +288,18 @@ CollectiveConstants nccl_defaults() {
 
 }  // namespace
 
-TEST_CASE("the algorithm registry lists ring, tree, nvls and nvls_tree, and parses their names", "[cost]") {
-  std::vector<std::string> names;
+TEST_CASE("the algorithm registry lists NCCL's four and the hierarchical one, and parses their names", "[cost]") {
+  std::vector<std::string> names, nccl;
   for (const auto& e : collective_algorithms()) {
     names.push_back(e.name);
+    if (e.nccl) nccl.push_back(e.name);
     CHECK(parse_algo(e.name) == e.algo);
     CHECK(std::string(to_string(e.algo)) == e.name);
     CHECK(std::string(e.description).size() > 20);
   }
-  CHECK(names == std::vector<std::string>{"ring", "tree", "nvls", "nvls_tree"});
+  CHECK(names == std::vector<std::string>{"ring", "tree", "nvls", "nvls_tree", "hierarchical"});
+  // NCCL's tuning.cc knows NCCL_ALGO_RING, TREE, NVLS and NVLS_TREE (plus CollNet and PAT, not here).
+  CHECK(nccl == std::vector<std::string>{"ring", "tree", "nvls", "nvls_tree"});
   CHECK_FALSE(parse_algo("Ring").has_value());
   CHECK_FALSE(parse_algo("collnet").has_value());
 }
@@ -408,8 +411,8 @@ TEST_CASE("choose_collective's idle time is its latency plus the idle price of i
   for (const Case& k : {Case{1, 8, false, 1 * MiB}, Case{1, 8, true, 256 * MiB}, Case{4, 8, false, 4 * MiB},
                         Case{16, 8, false, 1024 * MiB}, Case{16, 8, true, 1024 * MiB}, Case{5, 4, true, 64 * MiB},
                         Case{3, 1, false, 8 * MiB}})
-    for (CollectiveAlgo a :
-         {CollectiveAlgo::RING, CollectiveAlgo::TREE, CollectiveAlgo::NVLS, CollectiveAlgo::NVLS_TREE}) {
+    for (CollectiveAlgo a : {CollectiveAlgo::RING, CollectiveAlgo::TREE, CollectiveAlgo::NVLS,
+                             CollectiveAlgo::NVLS_TREE, CollectiveAlgo::HIERARCHICAL}) {
       const GroupShape g{k.nodes * k.ppn, k.nodes, k.nvls, BytesPerSecond(up), BytesPerSecond(out), GpuArch::HOPPER};
       if (cannot_run(a, CollectiveKind::ALL_REDUCE, g)) continue;
       INFO(to_string(a) << " " << k.nodes << " x " << k.ppn << ", " << k.bytes / MiB << " MiB");
@@ -552,4 +555,68 @@ TEST_CASE("an algorithm that cannot run says why, and forcing it throws", "[cost
   const CollectiveChoice solo =
       choose_collective(K::ALL_REDUCE, GroupShape{1, 1, false, up, out, GpuArch::HOPPER}, Bytes(MiB), c);
   CHECK(solo.time_idle.value == 0);
+}
+
+TEST_CASE("hierarchical: a ring inside each node and one per rail, pipelined; forced only", "[cost]") {
+  // N nodes of p GPUs, buffer S. All-reduce: reduce-scatter then all-gather inside the node, each
+  // GPU sending (p-1)/p S twice over NVLink: 2(p-1)/p S; an all-reduce of S/p on each rail across
+  // the nodes, each GPU sending 2(N-1)/N S/p through its NIC. All-gather and reduce-scatter: half of
+  // each. Pipelined, so the slower port sets the bandwidth term; one launch's base latency plus
+  // 2(p-1) NVLink steps and 2(N-1) network steps (the ring pays 2(Np-1) network steps).
+  using K = CollectiveKind;
+  const CollectiveConstants c = nccl_defaults();
+  const double up = 300e9, out = 25e9;  // A100: NVLink 3, one HDR NIC per GPU
+  const double S = 512 * MiB;
+  const int64_t N = 4, p = 8;
+  const GroupShape g{N * p, N, false, BytesPerSecond(up), BytesPerSecond(out), GpuArch::AMPERE};
+  const auto by_node = even_nodes(N, p);
+  const auto node_of = node_index(by_node);
+  for (K k : {K::ALL_REDUCE, K::ALL_GATHER, K::REDUCE_SCATTER}) {
+    INFO(to_string(k));
+    const double phases = k == K::ALL_REDUCE ? 2.0 : 1.0;
+    const CollectiveChoice ch = choose_collective(k, g, Bytes(S), c, CollectiveAlgo::HIERARCHICAL);
+    CHECK(ch.algo == CollectiveAlgo::HIERARCHICAL);
+    CHECK(ch.protocol == Protocol::SIMPLE);
+    CHECK(ch.latency.value == Approx(c.base_latency.value + phases * (p - 1) * c.scale_up_step_latency.value +
+                                     phases * (N - 1) * c.scale_out_step_latency.value)
+                                  .epsilon(1e-12));
+    const auto flows = collective_flows(ch, k, by_node, Bytes(S), c);
+    std::vector<double> nvl_out(N * p), nic_out(N * p), nic_in(N * p);
+    for (const auto& f : flows) {
+      if (node_of[size_t(f.from)] == node_of[size_t(f.to)]) {
+        nvl_out[size_t(f.from)] += f.bytes.value;
+      } else {
+        nic_out[size_t(f.from)] += f.bytes.value;
+        nic_in[size_t(f.to)] += f.bytes.value;
+        CHECK(f.from % p == f.to % p);  // on its rail: the same local index on both nodes
+      }
+    }
+    const double nvl = phases * (p - 1) / p * S, nic = phases * double(N - 1) / N * S / p;
+    for (int64_t m = 0; m < N * p; ++m) {
+      CHECK(nvl_out[size_t(m)] == Approx(nvl).epsilon(1e-12));
+      CHECK(nic_out[size_t(m)] == Approx(nic).epsilon(1e-12));
+      CHECK(nic_in[size_t(m)] == Approx(nic).epsilon(1e-12));
+    }
+    const double bw = std::max(nvl / (up * c.scale_up_efficiency), nic / (out * c.scale_out_efficiency));
+    CHECK(ch.time_idle.value == Approx(ch.latency.value + bw).epsilon(1e-9));
+    CHECK(idle_price(flows, node_of, up * c.scale_up_efficiency, out * c.scale_out_efficiency) ==
+          Approx(bw).epsilon(1e-9));
+  }
+  // Fewer steps than the Simple ring: 14 NVLink + 6 network against 62 network steps.
+  const double ring = c.base_latency.value + 62 * c.scale_out_step_latency.value;
+  CHECK(collective_latency(K::ALL_REDUCE, N * p, true, c).value == Approx(ring).epsilon(1e-12));
+  CHECK(choose_collective(K::ALL_REDUCE, g, Bytes(S), c, CollectiveAlgo::HIERARCHICAL).latency.value <
+        ring - 40 * c.scale_out_step_latency.value);
+  // NCCL does not run it: its tuning model never picks it, from 1 KiB to 4 GiB, whatever the shape.
+  for (const GroupShape& s : {g, GroupShape{8, 1, true, BytesPerSecond(450e9), BytesPerSecond(50e9), GpuArch::HOPPER},
+                              GroupShape{1024, 128, false, BytesPerSecond(up), BytesPerSecond(out), GpuArch::AMPERE}})
+    for (double b = 1024; b <= 4096 * MiB; b *= 4)
+      CHECK(choose_collective(K::ALL_REDUCE, s, Bytes(b), c).algo != CollectiveAlgo::HIERARCHICAL);
+  CHECK(cannot_run(CollectiveAlgo::HIERARCHICAL, K::ALL_TO_ALL, g).value_or("") ==
+        "hierarchical runs all-reduce, all-gather and reduce-scatter, not all-to-all");
+  // One node: the node's ring; one GPU per node: the rail's ring (the same bandwidth term as the ring).
+  const GroupShape one{8, 1, false, BytesPerSecond(up), BytesPerSecond(out), GpuArch::AMPERE};
+  CHECK(
+      choose_collective(K::ALL_REDUCE, one, Bytes(S), c, CollectiveAlgo::HIERARCHICAL).time_idle.value ==
+      Approx(choose_collective(K::ALL_REDUCE, one, Bytes(S), c, CollectiveAlgo::RING).time_idle.value).epsilon(1e-12));
 }

@@ -89,3 +89,20 @@ TEST_CASE("folding leaves flows on an oversubscribed pod uplink alone and keeps 
   // Per launch: 8 rings x 4 hops unfolded; the 2 cross-pod hops of each ring are kept.
   CHECK(r.folded.transfers >= r.all.transfers - 8 * 4 + 8 * 2);
 }
+
+TEST_CASE("folding a forced hierarchical all-reduce keeps the step", "[engine]") {
+  // tp 2, pp 2, dp 8 on 4 nodes: each data-parallel group has 2 members per node, so the
+  // hierarchical all-reduce runs NVLink rings of 2 inside each node and 2 rail rings across the 4
+  // nodes; the fold sees those flows as it sees the ring's (per route, per variant).
+  for (bool overlap : {false, true}) {
+    Setup u;
+    u.tp = 2, u.pp = 2, u.dp = 8, u.overlap = overlap;
+    Scenario s = scenario(u);
+    s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::HIERARCHICAL;
+    const Pipeline p = engine_test::build(s);
+    EngineOptions on(false), off(false);
+    off.fold_rings = false;
+    INFO("overlap " << overlap);
+    check_same_step({simulate_step(s, p, on), simulate_step(s, p, off)});
+  }
+}

@@ -19,6 +19,33 @@ namespace {
 
 constexpr double NIC = 25e9, NVLINK = 300e9;  // 200 Gb/s HDR; NVLink 3 per GPU per direction
 
+// The all-reduce of S over dp 32 on 4 DGX A100 nodes in pods of 2 nodes at `over`:1, forced to
+// `algo`: its operation, its flows' idle price, and the estimate's price of the same reduction.
+struct Priced {
+  CommOp op;
+  double transfer = 0, estimate = 0;
+  CollectiveConstants k;
+};
+Priced dp_all_reduce_on_4_nodes(double over, CollectiveAlgo algo, Bytes S) {
+  Setup u;
+  u.dp = 32;
+  u.global_batch = 32;
+  u.pod_gpus = 16;
+  u.oversubscription = over;
+  Scenario s = engine_test::scenario(u);
+  s.plan.algorithms[CollectiveKind::ALL_REDUCE] = algo;
+  const Placement place(s.cluster, s.plan);
+  const auto fabric = Fabric::of(s.cluster);
+  const CommPlan plan(s, place, *fabric);
+  Priced r;
+  r.op = plan.collective(CollectiveKind::ALL_REDUCE, dp_group(s.plan, place, 0, 0), S);
+  r.transfer = plan.transfer_time(r.op.flows).value;
+  r.estimate = CommCosts(s).dp_transfer(0, S).value;
+  r.k = s.cluster.device.collectives;
+  CHECK(CommCosts(s).dp_latency(0, S).value == r.op.choice.latency.value);
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("a ring all-reduce over 4 nodes: pod uplink at 4:1, else the NIC or NVLink port", "[workload]") {
@@ -30,20 +57,10 @@ TEST_CASE("a ring all-reduce over 4 nodes: pod uplink at 4:1, else the NIC or NV
   // its NVLink port: 7/8 per_rank. The protocol NCCL picks carries bytes at bandwidth_factor of
   // the Simple protocol's rate (LL128: 0.92, tuning.cc).
   for (double over : {1.0, 4.0}) {
-    Setup u;
-    u.dp = 32;
-    u.global_batch = 32;
-    u.pod_gpus = 16;
-    u.oversubscription = over;
-    Scenario s = engine_test::scenario(u);
-    s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::RING;
-    const auto& k = s.cluster.device.collectives;
-    const Placement place(s.cluster, s.plan);
-    const auto fabric = Fabric::of(s.cluster);
-    const CommPlan plan(s, place, *fabric);
     const Bytes S(256.0 * (1 << 20));
-    const auto members = dp_group(s.plan, place, 0, 0);
-    const CommOp op = plan.collective(CollectiveKind::ALL_REDUCE, members, S);
+    const Priced r = dp_all_reduce_on_4_nodes(over, CollectiveAlgo::RING, S);
+    const CommOp& op = r.op;
+    const auto& k = r.k;
     CHECK(op.flows.size() == 8 * 32);
     const double per_rank = 2.0 * 31 / 32 * S.value / op.choice.bandwidth_factor;
     const double nic = per_rank / 8 / (NIC * k.scale_out_efficiency);
@@ -51,10 +68,35 @@ TEST_CASE("a ring all-reduce over 4 nodes: pod uplink at 4:1, else the NIC or NV
     const double uplink = per_rank / (16 * NIC * k.scale_out_efficiency / 4);
     const double expected = over > 1 ? std::max({nic, nvlink, uplink}) : std::max(nic, nvlink);
     INFO("oversubscription " << over);
-    CHECK(plan.transfer_time(op.flows).value == Approx(expected).epsilon(1e-9));
+    CHECK(r.transfer == Approx(expected).epsilon(1e-9));
     // The estimate prices the same flows: one data-parallel group here (tp = cp = 1).
-    CHECK(CommCosts(s).dp_transfer(0, S).value == Approx(expected).epsilon(1e-9));
-    CHECK(CommCosts(s).dp_latency(0, S).value == op.choice.latency.value);
+    CHECK(r.estimate == Approx(expected).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("a forced hierarchical all-reduce over 4 nodes: rails cross the pod uplink, NVLink rings stay home",
+          "[workload]") {
+  // dp 32 on 4 DGX A100 nodes. Inside each node a ring whose hops carry 2 (7/8) S (reduce-scatter
+  // and all-gather); on each of the 8 rails a ring over the 4 nodes whose hops carry 2 (3/4) S/8.
+  // In pods of 2 nodes, rail hops 1 -> 2 and 3 -> 0 cross pods: each pod sends 8 rails x 2 (3/4) S/8
+  // up its uplink of 16 NICs x 25 GB/s x eff / 4 at 4:1.
+  for (double over : {1.0, 4.0}) {
+    const Bytes S(256.0 * (1 << 20));
+    const Priced r = dp_all_reduce_on_4_nodes(over, CollectiveAlgo::HIERARCHICAL, S);
+    const CommOp& op = r.op;
+    const auto& k = r.k;
+    REQUIRE(op.choice.algo == CollectiveAlgo::HIERARCHICAL);
+    CHECK(op.flows.size() == 4 * 8 + 8 * 4);
+    const double rail = 2.0 * 3 / 4 * S.value / 8;
+    const double nic = rail / (NIC * k.scale_out_efficiency);
+    const double nvlink = 2.0 * 7 / 8 * S.value / (NVLINK * k.scale_up_efficiency);
+    const double uplink = 8 * rail / (16 * NIC * k.scale_out_efficiency / over);
+    INFO("oversubscription " << over);
+    CHECK(r.transfer == Approx(std::max({nic, nvlink, uplink})).epsilon(1e-9));
+    CHECK(r.estimate == Approx(std::max({nic, nvlink, uplink})).epsilon(1e-9));
+    CHECK(op.choice.latency.value ==
+          Approx(k.base_latency.value + 14 * k.scale_up_step_latency.value + 6 * k.scale_out_step_latency.value)
+              .epsilon(1e-12));
   }
 }
 
