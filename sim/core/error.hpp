@@ -21,6 +21,15 @@ class InputError : public std::runtime_error {
   explicit InputError(const std::string& message) : std::runtime_error(message) {}
 };
 
+// An input this machine cannot simulate within the limits the user set (--max-memory, the wall
+// time the resource estimate foresees against --max-wall, full fidelity's GPU cap): reported like
+// any InputError, but about the run's budget rather than the scenario, so `trainsim validate`
+// stops the table on it instead of counting the row as one the simulator cannot run.
+class SimulationLimit : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 [[noreturn]] void assertion_failed(const char* cond, const char* file, int line, const std::string& msg);
 
 }  // namespace sim

@@ -157,10 +157,10 @@ std::string run_in_child(const std::function<std::string()>& work, const Deadlin
       const double rss = resident_bytes(child.pid());
       if (rss > memory.bytes.value) {
         child.kill();
-        throw InputError(memory.what, "",
-                         "the simulation was stopped: its memory (" + format_bytes(Bytes(rss)) +
-                             ") passed --max-memory " + format_bytes(memory.bytes),
-                         "--fidelity class, fewer GPUs or microbatches, or a larger --max-memory");
+        throw SimulationLimit(memory.what, "",
+                              "the simulation was stopped: its memory (" + format_bytes(Bytes(rss)) +
+                                  ") passed --max-memory " + format_bytes(memory.bytes),
+                              "--fidelity class, fewer GPUs or microbatches, or a larger --max-memory");
       }
     }
     if (ready == 0) continue;

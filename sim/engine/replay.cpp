@@ -586,10 +586,10 @@ std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) 
 
 EngineResult simulate_step(const Scenario& s, const Pipeline& p, const EngineOptions& opt) {
   if (opt.full_fidelity && s.cluster.gpus > MAX_FULL_FIDELITY_GPUS)
-    throw InputError(s.file, "/cluster/gpus",
-                     "--fidelity full would simulate " + std::to_string(s.cluster.gpus) +
-                         " GPUs, more than the limit of " + std::to_string(MAX_FULL_FIDELITY_GPUS),
-                     "--fidelity class, or a cluster of at most that many GPUs");
+    throw SimulationLimit(s.file, "/cluster/gpus",
+                          "--fidelity full would simulate " + std::to_string(s.cluster.gpus) +
+                              " GPUs, more than the limit of " + std::to_string(MAX_FULL_FIDELITY_GPUS),
+                          "--fidelity class, or a cluster of at most that many GPUs");
   std::string data = run_in_child([&] { return run(s, p, opt); }, opt.deadline, MemoryBound{opt.max_memory, s.file});
   EngineResult r;
   size_t pos = 0;

@@ -254,15 +254,15 @@ void check_budget(const Scenario& s, const ResourceEstimate& e, const Simulation
   const std::string fewer = std::string(b.full_fidelity ? "--fidelity class, " : "") +
                             "fewer GPUs, microbatches or gradient buckets (overlap_grad_reduce: one per layer)";
   if (b.max_memory.value > 0 && e.memory > b.max_memory)
-    throw InputError(s.file, "/cluster/gpus",
-                     "simulating this plan would need " + about + format_bytes(e.memory) + " of memory (" + counts +
-                         "), more than --max-memory " + format_bytes(b.max_memory),
-                     fewer + ", or a larger --max-memory");
+    throw SimulationLimit(s.file, "/cluster/gpus",
+                          "simulating this plan would need " + about + format_bytes(e.memory) + " of memory (" +
+                              counts + "), more than --max-memory " + format_bytes(b.max_memory),
+                          fewer + ", or a larger --max-memory");
   if (b.max_wall.value > 0 && e.wall > b.max_wall)
-    throw InputError(s.file, "/cluster/gpus",
-                     "simulating this plan would take " + about + seconds_text(e.wall.value) + " (" + counts +
-                         "), more than the limit of " + seconds_text(b.max_wall.value),
-                     fewer + ", or a --max-wall above the estimate to allow it");
+    throw SimulationLimit(s.file, "/cluster/gpus",
+                          "simulating this plan would take " + about + seconds_text(e.wall.value) + " (" + counts +
+                              "), more than the limit of " + seconds_text(b.max_wall.value),
+                          fewer + ", or a --max-wall above the estimate to allow it");
 }
 
 Bytes machine_memory() {
