@@ -201,7 +201,7 @@ struct Replay {
 
   // Folding the gradient-reduction rings by symmetry (class fidelity, no failure in the step).
   //
-  // A folded rank class launches every data-parallel ring of its pipeline rank -- tp*cp rings of
+  // A folded rank class launches every data-parallel ring of its pipeline rank -- tp rings of
   // channels*dp flows per gradient bucket -- so SimGrid would hold O(GPUs) flows in flight, and
   // it unlinks each finished one from its list of in-flight activities by a linear scan: wall
   // time grows with the square of the cluster. Most of those flows are copies of each other, and
@@ -243,7 +243,9 @@ struct Replay {
   // plus one per isomorphism class. With a failure in the step, links and hosts go down under
   // flows in flight, so nothing is folded; slow NICs are links of other capacities, hence other
   // shapes, and are simulated as they are.
-  bool folding() const { return opt.fold_rings && !opt.full_fidelity && !watch.armed() && s.plan.dp > 1; }
+  bool folding() const {
+    return opt.fold_rings && !opt.full_fidelity && !watch.armed() && s.plan.grad_group_size() > 1;
+  }
 
   void fold_rings() {
     std::vector<DpFlow> all;  // parallel to the set's flows
@@ -263,7 +265,7 @@ struct Replay {
   // for the algorithm and protocol NCCL runs it with.
   void launch_folded(int64_t r, Bytes buffer, InFlight& in_flight) {
     const auto& rank = folded_[static_cast<size_t>(r)];
-    for (int64_t g = 0; g < s.plan.tp * s.plan.cp; ++g) {
+    for (int64_t g = 0; g < grad_groups(s.plan); ++g) {
       const auto members = dp_group(s.plan, place, r, g);
       const CollectiveChoice choice = comm.choose(CollectiveKind::ALL_REDUCE, members, buffer);
       in_flight.latency = std::max(in_flight.latency, choice.latency.value);
@@ -286,7 +288,7 @@ struct Replay {
   void launch_dp(int64_t r, Bytes buffer, InFlight& in_flight) {
     if (buffer.value <= 0) return;
     if (!folded_.empty()) return launch_folded(r, buffer, in_flight);
-    for (int64_t g = 0; g < s.plan.tp * s.plan.cp; ++g) {
+    for (int64_t g = 0; g < grad_groups(s.plan); ++g) {
       const std::vector<int64_t> members = dp_group(s.plan, place, r, g);
       if (watch.touches(members)) {
         in_flight.broken = true;

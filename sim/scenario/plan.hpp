@@ -54,6 +54,14 @@ struct ParallelPlan {
   // tuning model chooses (sim/cost/nccl_tuning.hpp).
   std::map<CollectiveKind, CollectiveAlgo> algorithms;
   bool default_placement() const;
+  // The ranks that hold the same parameters (one tp index of one pipeline rank): they reduce
+  // gradients together and shard ZeRO / distributed-optimizer state. Context-parallel ranks hold
+  // what their data-parallel peers hold, so that is dp x cp: Megatron-Core reduces and shards over
+  // the data-parallel group with context parallelism (megatron/core/optimizer/__init__.py,
+  // get_megatron_optimizer: data_parallel_group = mpu.get_data_parallel_group(
+  // with_context_parallel=True); the DDP gradient buffers reduce over the same group), and
+  // torchtitan's FSDP shards over dp_shard x cp.
+  int64_t grad_group_size() const { return dp * cp; }
 
   static ParallelPlan parse(const ParamReader& r);
 };

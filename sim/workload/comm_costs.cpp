@@ -92,13 +92,13 @@ Seconds CommCosts::dp_latency(int64_t rank, Bytes buffer) const { return dp_choi
 
 Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {
   const auto& pl = s_.plan;
-  if (pl.dp <= 1 || buffer.value <= 0) return Seconds(0);
+  if (pl.grad_group_size() <= 1 || buffer.value <= 0) return Seconds(0);
   const CollectiveChoice ch = dp_choice(rank, buffer);
   auto [it, fresh] =
       memo_->dp_per_byte.try_emplace({rank, static_cast<int>(ch.algo), static_cast<int>(ch.protocol)}, 0.0);
   if (fresh) {
     std::vector<GpuFlow> flows;
-    for (int64_t g = 0; g < pl.tp * pl.cp; ++g) {
+    for (int64_t g = 0; g < grad_groups(pl); ++g) {
       const CommOp op = plan_.collective(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g), buffer);
       flows.insert(flows.end(), op.flows.begin(), op.flows.end());
     }

@@ -42,7 +42,7 @@ void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout
     }
   }
 
-  const bool overlap = s.plan.overlap_grad_reduce && s.plan.dp > 1;
+  const bool overlap = s.plan.overlap_grad_reduce && s.plan.grad_group_size() > 1;
   if (overlap) {
     // The last backward of each chunk in program order carries that chunk's buckets: one per layer,
     // the embedding or output layer joining the chunk that holds it.
@@ -64,8 +64,8 @@ void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout
   for (int64_t r = 0; r < pp; ++r) {
     double params = static_cast<double>(layout.layers_on_rank(r)) * s.model.layer_params() / tp;
     if (r == 0 || r == pp - 1) params += s.model.embedding_params() / tp;
-    const double sharded = s.plan.zero >= 1 ? params / double(s.plan.dp) : params;
-    if (s.plan.dp > 1) {
+    const double sharded = s.plan.zero >= 1 ? params / double(s.plan.grad_group_size()) : params;
+    if (s.plan.grad_group_size() > 1) {
       Task t;
       t.kind = TaskKind::DP_REDUCE;
       t.rank = r;

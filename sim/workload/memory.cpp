@@ -87,7 +87,7 @@ Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
 MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int64_t micro_batch) {
   SIM_ASSERT(micro_batch >= 1, "estimate_memory needs a resolved micro batch");
   SIM_ASSERT(layout.pp == s.plan.pp, "stage layout built for another pipeline depth");
-  const double dp = static_cast<double>(s.plan.dp);
+  const double shards = static_cast<double>(s.plan.grad_group_size());  // ZeRO shards over dp x cp
   const double t = static_cast<double>(s.plan.tp);
   const int64_t m = std::max<int64_t>(1, s.training.global_batch / (s.plan.dp * micro_batch));
   const Bytes per_layer = layer_activation_bytes(s, micro_batch);
@@ -101,9 +101,9 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     const double in_flight = in_flight_microbatches(s, layout, r, m);
     StageMemory st;
     st.rank = r;
-    st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? dp : 1.0));
-    st.grads = Bytes(params * GRAD_BYTES / (s.plan.zero >= 2 ? dp : 1.0));
-    st.optimizer = Bytes(params * OPTIMIZER_BYTES / (s.plan.zero >= 1 ? dp : 1.0));
+    st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? shards : 1.0));
+    st.grads = Bytes(params * GRAD_BYTES / (s.plan.zero >= 2 ? shards : 1.0));
+    st.optimizer = Bytes(params * OPTIMIZER_BYTES / (s.plan.zero >= 1 ? shards : 1.0));
     st.activations = per_layer * (static_cast<double>(layout.layers_on_rank(r)) * in_flight);
     if (r == 0) {
       // Embedding output kept for backward (Korthikanti §4.3), one per in-flight microbatch.

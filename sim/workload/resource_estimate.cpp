@@ -98,7 +98,7 @@ double in_flight_seconds(double n) {
 // How many times rank r launches its rings: once per gradient bucket (a layer) when overlapped,
 // else once.
 int64_t launches(const Scenario& s, const StageLayout& layout, int64_t r) {
-  if (s.plan.dp < 2) return 0;
+  if (s.plan.grad_group_size() < 2) return 0;
   return s.plan.overlap_grad_reduce ? layout.layers_on_rank(r) : 1;
 }
 
@@ -162,15 +162,12 @@ EngineShape engine_shape(const Scenario& s, const Pipeline* p) {
   const auto fabric = Fabric::of(c);
   n.hosts = fabric->ends();
   n.rank_flows.assign(static_cast<size_t>(pl.pp), 0.0);
-  if (pl.dp < 2) return n;
+  if (pl.grad_group_size() < 2) return n;
   const Placement place(c, pl);
-  std::vector<int64_t> members(static_cast<size_t>(pl.dp));
   for (int64_t r = 0; r < pl.pp; ++r)
-    for (int64_t cp = 0; cp < pl.cp; ++cp)
-      for (int64_t t = 0; t < pl.tp; ++t) {
-        for (int64_t d = 0; d < pl.dp; ++d) members[static_cast<size_t>(d)] = place.gpu({t, cp, r, d});
-        n.rank_flows[static_cast<size_t>(r)] += double(ring_channels(place, members)) * double(pl.dp);
-      }
+    for (int64_t g = 0; g < grad_groups(pl); ++g)
+      n.rank_flows[static_cast<size_t>(r)] +=
+          double(ring_channels(place, dp_group(pl, place, r, g))) * double(pl.grad_group_size());
   constexpr double kLargest = 1024.0 * 1024 * 1024 * 1024;
   n.folded_rank_flows = folded_flows(
       s, place, *fabric,

@@ -8,7 +8,7 @@
 //   tasks       vertices of the step's task graph (built and held by the planning process)
 //   task runs   tasks x the ranks that run each (1 per class; tp*cp*dp at full fidelity)
 //   flows       pipeline transfers (one per data edge and run) + data-parallel ring flows
-//               (channels x dp per ring, tp*cp rings per rank, per gradient bucket or once; at
+//               (channels x dp x cp per ring, tp rings per rank, per gradient bucket or once; at
 //               class fidelity without a failure, only those the engine keeps after folding
 //               copies by symmetry: a few per rank when its rings' links are disjoint)
 //   peak flows  ring flows launched and not yet waited for at the busiest moment: a rank launches

@@ -97,9 +97,12 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set) {
 
 namespace sim {
 
+int64_t grad_groups(const ParallelPlan& pl) { return pl.tp; }
+
 std::vector<int64_t> dp_group(const ParallelPlan& pl, const Placement& place, int64_t r, int64_t group) {
   std::vector<int64_t> members;
-  for (int64_t d = 0; d < pl.dp; ++d) members.push_back(place.gpu({group % pl.tp, group / pl.tp, r, d}));
+  for (int64_t d = 0; d < pl.dp; ++d)
+    for (int64_t c = 0; c < pl.cp; ++c) members.push_back(place.gpu({group, c, r, d}));
   return members;
 }
 
@@ -135,7 +138,7 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
     return it->second;
   };
   for (int64_t r = 0; r < pl.pp; ++r)
-    for (int64_t g = 0; g < pl.tp * pl.cp; ++g) {
+    for (int64_t g = 0; g < grad_groups(pl); ++g) {
       const auto members = dp_group(pl, place, r, g);
       group_variants.clear();
       for (const Bytes& b : buffers[static_cast<size_t>(r)]) {

@@ -63,11 +63,14 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set);
 using DpVariant = std::pair<CollectiveAlgo, Protocol>;
 struct DpFlow {
   int64_t from = 0, to = 0;  // GPUs
-  int64_t group = 0;         // the rank's data-parallel group: cp index * tp + tp index
+  int64_t group = 0;         // the rank's gradient-reduction group: its tp index (grad_group)
   int64_t variant = 0;       // index into the variants
   int64_t index = 0;         // among the flows of its group's all-reduce
 };
-// The data-parallel group `group` (cp index * tp + tp index) of pipeline rank r, in rank order.
+// The gradient-reduction groups of a pipeline rank: one per tp index, each the rank's
+// ParallelPlan::grad_group_size() (dp x cp) GPUs of that index.
+int64_t grad_groups(const ParallelPlan& plan);
+// Gradient-reduction group `group` (a tp index) of pipeline rank r, in rank order.
 std::vector<int64_t> dp_group(const ParallelPlan& plan, const Placement& place, int64_t r, int64_t group);
 RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& plan, const Placement& place,
                         const std::vector<std::vector<Bytes>>& buffers, const std::vector<double>& capacity,
