@@ -77,10 +77,11 @@ int search(const SearchArgs& a) {
   const Scenario given = parse_scenario_sections(base);
   const std::vector<PlanChoice> space = plan_space(given);
   if (space.empty())
-    throw InputError(a.config, "/cluster/gpus",
-                     fmt::format("no plan splits {} GPUs ({} per node) for this model and global batch",
-                                 given.cluster.gpus, given.cluster.gpus_per_node),
-                     "tp dividing gpus_per_node and the heads, pp at most the layers, dp dividing global_batch");
+    throw InputError(
+        a.config, "/cluster/gpus",
+        fmt::format("no plan splits {} GPUs ({} per NVLink domain) for this model and global batch", given.cluster.gpus,
+                    given.cluster.domain_gpus()),
+        "tp dividing the NVLink domain's GPUs and the heads, pp at most the layers, dp dividing global_batch");
 
   std::vector<Candidate> all;
   for (const PlanChoice& choice : space) {

@@ -7,8 +7,9 @@
 // load / capacity -- gives the algorithm's bandwidth term. The latency (CollectiveChoice::latency)
 // is added on top.
 //
-// `by_node` lists the group's member indices (into the caller's member list) grouped by node, in
-// ring order, e.g. {{0,1,2,3},{4,5,6,7}}. Every algorithm but the ring needs nodes of equal size.
+// `by_node` lists the group's member indices (into the caller's member list) grouped by node
+// (NCCL's: an NVLink domain), in ring order, e.g. {{0,1,2,3},{4,5,6,7}}. Every algorithm but the
+// ring needs nodes of equal size.
 //
 //   RING       channels = the first node's member count when the ring leaves its node, else 1.
 //              Channel ch takes each node's members rotated by ch (member[(i+ch) % size]) node

@@ -10,7 +10,7 @@ bool FailureWatch::touches(const std::vector<int64_t>& gpus) const {
   if (failure_->target == FaultTarget::GPU) return std::find(gpus.begin(), gpus.end(), hit) != gpus.end();
   bool leaves = false, uses = false;
   for (int64_t g : gpus) {
-    leaves = leaves || !place_.same_node(g, gpus.front());
+    leaves = leaves || !place_.same_domain(g, gpus.front());
     uses = uses || place_.nic(g) == hit;
   }
   return leaves && uses;

@@ -29,7 +29,8 @@ class FailureWatch {
   std::optional<double> failed_at() const { return failed_at_; }
 
   // Whether a collective or transfer among `gpus` needs the failed component: the GPU is one of
-  // them, or the NIC is one of theirs and the operation leaves a node. False before the failure.
+  // them, or the NIC is one of theirs and the operation leaves their NVLink domain. False before
+  // the failure.
   bool touches(const std::vector<int64_t>& gpus) const;
   // Whether the transfer between actor `me` and pipeline rank `peer_pp` (either way) needs it.
   bool transfer_blocked(const RankCoord& me, int64_t peer_pp) const;

@@ -5,7 +5,7 @@
 namespace sim {
 
 double FoldedNicPenalty::factor(int64_t a, int64_t b) const {
-  if (place_.same_node(a, b)) return 1.0;
+  if (place_.same_domain(a, b)) return 1.0;  // stays on NVLink
   return std::max(faults_.slowdown(FaultTarget::NIC, place_.nic(a)), faults_.slowdown(FaultTarget::NIC, place_.nic(b)));
 }
 

@@ -362,7 +362,7 @@ struct Replay {
     from.pp = from_pp;
     int64_t src = place.gpu(from), dst = place.gpu(me);
     double share = 1.0;
-    bool out = !place.same_node(src, dst);
+    bool out = !place.same_domain(src, dst);  // leaves NVLink, through the NICs
     if (out && !opt.full_fidelity)
       share = double(std::max(place.class_peers_on_nic(from.pp, src), place.class_peers_on_nic(me.pp, dst))) *
               nic_penalty(from_pp, me.pp);

@@ -1,6 +1,7 @@
 #include "sim/scenario/cluster.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "sim/core/params.hpp"
@@ -40,11 +41,26 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   if (c.gpus < c.gpus_per_node) c.gpus_per_node = c.gpus;
 
   auto up = r.at("scale_up");
-  up.expect_keys({"kind", "bandwidth", "latency", "nvls"});
+  up.expect_keys({"kind", "bandwidth", "latency", "nvls", "domain_gpus"});
   c.scale_up.kind = up.at("kind").as_choice(names_of(scale_up_kinds()));
   c.scale_up.bandwidth = up.at("bandwidth").as_bandwidth();
   if (auto l = up.find("latency")) c.scale_up.latency = l->as_seconds();
   if (auto v = up.find("nvls")) c.scale_up.nvls = v->as_bool();
+  // A domain is whole nodes and the cluster whole domains; a cluster smaller than one domain is
+  // one (as one smaller than a node is one node).
+  if (up.has("domain_gpus")) {
+    const auto d = up.at("domain_gpus");
+    const int64_t domain = d.as_count(1, MAX_GPUS);
+    if (domain % node_gpus != 0)
+      d.fail(std::to_string(domain) + " is not a multiple of gpus_per_node=" + std::to_string(node_gpus) +
+                 " (an NVLink domain is whole nodes)",
+             "a multiple of gpus_per_node");
+    if (c.gpus > domain && c.gpus % domain != 0)
+      d.fail(std::to_string(domain) + " does not divide the cluster's " + std::to_string(c.gpus) +
+                 " GPUs (an NVLink domain is whole)",
+             "a divisor of gpus");
+    c.scale_up.domain_gpus = std::min(domain, c.gpus);
+  }
 
   auto out = r.at("scale_out");
   out.expect_keys({"kind", "nics_per_node", "nic_bandwidth", "oversubscription", "pod_gpus", "latency"});
@@ -82,9 +98,15 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   return c;
 }
 
+int64_t ClusterSpec::domain_gpus() const {
+  const int64_t d = std::min(gpus, scale_up.domain_gpus > 0 ? scale_up.domain_gpus : gpus_per_node);
+  return d > 0 ? std::gcd(d, gpus) : d;
+}
+
 const std::vector<TopologyKind>& scale_up_kinds() {
   static const std::vector<TopologyKind> kinds = {
-      {"nvswitch", "one NVLink domain per node through its NVSwitch chips (DGX/HGX A100, H100, B200)"}};
+      {"nvswitch",
+       "NVLink domains through NVSwitch: one per node (DGX/HGX A100, H100, B200) or domain_gpus (GB200 NVL72)"}};
   return kinds;
 }
 

@@ -8,6 +8,10 @@
 //     NIC NIC   NIC  …   NIC              nics_per_node per node, GPU i uses NIC i*nics/gpus_per_node
 //      |   |     |        |
 //    [GPU GPU … GPU]--NVSwitch--          scale_up.bandwidth per GPU per direction
+//
+// The NVLink domain is a node (DGX/HGX) or scale_up.domain_gpus GPUs of consecutive nodes (GB200
+// NVL72: 18 trays of 4 GPUs). Nodes own the NICs and fail as one; the domain decides what stays on
+// NVLink and which GPUs NCCL counts as one node.
 #pragma once
 
 #include <string>
@@ -33,7 +37,8 @@ struct ScaleUp {
   std::string kind = "nvswitch";
   BytesPerSecond bandwidth;  // per GPU per direction
   Seconds latency;
-  bool nvls = true;  // use NVLink SHARP where the device has it (false: NCCL_NVLS_ENABLE=0)
+  int64_t domain_gpus = 0;  // GPUs per NVLink domain, whole nodes; 0: a node's (ClusterSpec::domain_gpus)
+  bool nvls = true;         // use NVLink SHARP where the device has it (false: NCCL_NVLS_ENABLE=0)
 };
 
 struct ScaleOut {
@@ -57,7 +62,11 @@ struct ClusterSpec {
   BytesPerSecond storage_bandwidth;
 
   int64_t nodes() const { return gpus / gpus_per_node; }
-  // Whether all-reduces inside a node run as NVLS (the device supports it and it is not disabled).
+  // GPUs per NVLink domain: scale_up.domain_gpus (0: a node's), at most the cluster. A variant on
+  // fewer GPUs that whole domains do not tile (degraded plans) keeps the largest that do.
+  int64_t domain_gpus() const;
+  // Whether all-reduces inside an NVLink domain run as NVLS (the device supports it and it is not
+  // disabled).
   bool nvls() const { return scale_up.nvls && device.collectives.nvls_efficiency > 0; }
 
   // `r` is the cluster object (inline, or a named file already loaded); `data_dir` resolves

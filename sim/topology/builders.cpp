@@ -16,7 +16,7 @@ namespace {
 constexpr int64_t SCALABLE_UNIT_NODES = 32;  // NVIDIA DGX SuperPOD RA: 32 nodes per scalable unit
 
 void nvswitch(Network& net, const ClusterSpec& c) {
-  build_nvswitch(net, {c.gpus, c.gpus_per_node, c.scale_up.bandwidth, c.scale_up.latency});
+  build_nvswitch(net, {c.gpus, c.domain_gpus(), c.scale_up.bandwidth, c.scale_up.latency});
 }
 
 void fat_tree(Network& net, const ClusterSpec& c) {

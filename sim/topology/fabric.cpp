@@ -17,10 +17,10 @@ namespace sim {
 std::shared_ptr<const Fabric> Fabric::of(const ClusterSpec& c) {
   // Everything the network and the capacities are built from.
   const auto& k = c.device.collectives;
-  const auto key = std::make_tuple(c.gpus, c.gpus_per_node, c.scale_up.kind, c.scale_up.bandwidth.value,
-                                   c.scale_up.latency.value, c.scale_out.kind, c.scale_out.nics_per_node,
-                                   c.scale_out.nic_bandwidth.value, c.scale_out.oversubscription, c.scale_out.pod_gpus,
-                                   c.scale_out.latency.value, k.scale_up_efficiency, k.scale_out_efficiency);
+  const auto key = std::make_tuple(
+      c.gpus, c.gpus_per_node, c.domain_gpus(), c.scale_up.kind, c.scale_up.bandwidth.value, c.scale_up.latency.value,
+      c.scale_out.kind, c.scale_out.nics_per_node, c.scale_out.nic_bandwidth.value, c.scale_out.oversubscription,
+      c.scale_out.pod_gpus, c.scale_out.latency.value, k.scale_up_efficiency, k.scale_out_efficiency);
   static std::mutex mutex;
   static std::optional<std::decay_t<decltype(key)>> last_key;
   static std::shared_ptr<const Fabric> last;

@@ -10,6 +10,7 @@ Placement::Placement(const ClusterSpec& cluster, const ParallelPlan& plan)
     : size_{plan.tp, plan.cp, plan.pp, plan.dp},
       gpu_of_rank_(plan.gpu_of_rank),
       gpus_per_node_(cluster.gpus_per_node),
+      domain_gpus_(cluster.domain_gpus()),
       nics_per_node_(cluster.scale_out.nics_per_node),
       pod_gpus_(cluster.scale_out.pod_gpus) {
   int64_t stride = 1;

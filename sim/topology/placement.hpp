@@ -8,7 +8,10 @@
 // when the plan lists GPUs explicitly (a permutation of [0, tp·cp·pp·dp), checked by
 // parse_scenario). Both gpu() and its inverse coord() are O(1).
 // GPU g sits on node g / gpus_per_node at local index g % gpus_per_node, which uses NIC
-// local * nics_per_node / gpus_per_node of its node (rail-optimised: GPU i on rail i).
+// local * nics_per_node / gpus_per_node of its node (rail-optimised: GPU i on rail i), and in
+// NVLink domain g / domain_gpus (ClusterSpec::domain_gpus: the node, or a GB200 NVL72 rack of 72).
+// What is physical hardware of a node (its NICs, its failures) goes by node(); what stays on
+// NVLink, and which GPUs NCCL counts as one node, by domain().
 #pragma once
 
 #include <array>
@@ -53,6 +56,9 @@ class Placement {
   int64_t nic(int64_t gpu) const;
   int64_t pod(int64_t gpu) const { return gpu / pod_gpus_; }
   bool same_node(int64_t a, int64_t b) const { return node(a) == node(b); }
+  // The NVLink domain of GPU `gpu`: a transfer between two GPUs of one stays on NVLink.
+  int64_t domain(int64_t gpu) const { return gpu / domain_gpus_; }
+  bool same_domain(int64_t a, int64_t b) const { return domain(a) == domain(b); }
   // How many GPUs of a node send through one NIC (1 when every GPU has its own).
   double gpus_per_nic() const {
     return nics_per_node_ >= gpus_per_node_ ? 1.0 : double(gpus_per_node_) / double(nics_per_node_);
@@ -65,7 +71,7 @@ class Placement {
   std::array<int64_t, 4> size_{}, stride_{};                      // per dimension, indexed tp, cp, pp, dp
   std::vector<int64_t> gpu_of_rank_, rank_of_gpu_;                // explicit placement and its inverse; empty: identity
   mutable std::map<std::pair<int64_t, int64_t>, int64_t> peers_;  // (pp rank, nic) -> count
-  int64_t gpus_per_node_, nics_per_node_, pod_gpus_;
+  int64_t gpus_per_node_, domain_gpus_, nics_per_node_, pod_gpus_;
 };
 
 }  // namespace sim

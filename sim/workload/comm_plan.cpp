@@ -30,9 +30,10 @@ GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std:
   const auto& c = s_.cluster;
   GroupShape g;
   g.ranks = static_cast<int64_t>(members.size());
-  const auto nodes = members_by_node(place_, members);
+  // NCCL's nodes are the NVLink domains (a multi-node NVLink domain is one node to its algorithms).
+  const auto nodes = members_by_domain(place_, members);
   std::set<int64_t> distinct;
-  for (int64_t m : members) distinct.insert(place_.node(m));
+  for (int64_t m : members) distinct.insert(place_.domain(m));
   even = nodes.size() == distinct.size() &&
          std::all_of(nodes.begin(), nodes.end(), [&](const auto& n) { return n.size() == nodes[0].size(); });
   g.nodes = even ? static_cast<int64_t>(nodes.size()) : g.ranks;

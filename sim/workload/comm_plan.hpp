@@ -53,8 +53,8 @@ class CommPlan {
   const Fabric& fabric() const { return fabric_; }
 
  private:
-  // The group's shape; `even`: as many members on each node it occupies (else priced as one per
-  // node, and only the ring runs it).
+  // The group's shape, its nodes NCCL's: NVLink domains (Placement::domain); `even`: as many
+  // members on each node it occupies (else priced as one per node, and only the ring runs it).
   GroupShape shape(const std::vector<int64_t>& members, std::vector<std::vector<int64_t>>* by_node, bool& even) const;
 
   const Scenario& s_;

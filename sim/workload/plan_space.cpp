@@ -22,7 +22,7 @@ std::vector<PlanChoice> plan_space(const Scenario& s) {
   const auto& m = s.model;
   const int64_t cp = s.plan.cp;
   std::vector<PlanChoice> out;
-  for (int64_t tp : divisors(s.cluster.gpus_per_node)) {
+  for (int64_t tp : divisors(s.cluster.domain_gpus())) {  // tensor parallel inside NVLink
     if (m.heads % tp != 0 || m.kv_heads % tp != 0 || m.ffn_hidden % tp != 0) continue;
     if (s.cluster.gpus % (tp * cp) != 0) continue;
     for (int64_t pp : divisors(s.cluster.gpus / (tp * cp))) {

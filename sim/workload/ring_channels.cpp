@@ -13,21 +13,21 @@
 
 namespace sim {
 
-std::vector<std::vector<int64_t>> members_by_node(const Placement& place, const std::vector<int64_t>& members) {
-  std::vector<std::vector<int64_t>> nodes;
+std::vector<std::vector<int64_t>> members_by_domain(const Placement& place, const std::vector<int64_t>& members) {
+  std::vector<std::vector<int64_t>> domains;
   for (int64_t g : members) {
-    if (nodes.empty() || !place.same_node(nodes.back().front(), g)) nodes.emplace_back();
-    nodes.back().push_back(g);
+    if (domains.empty() || !place.same_domain(domains.back().front(), g)) domains.emplace_back();
+    domains.back().push_back(g);
   }
-  return nodes;
+  return domains;
 }
 
 int64_t ring_channels(const Placement& place, const std::vector<int64_t>& members) {
   if (members.size() < 2) return 0;
-  int64_t first = 0;  // members on the first node
+  int64_t first = 0;  // members in the first domain
   bool leaves = false;
   for (int64_t g : members) {
-    if (!place.same_node(members.front(), g)) {
+    if (!place.same_domain(members.front(), g)) {
       leaves = true;
       break;
     }

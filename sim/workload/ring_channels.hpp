@@ -1,7 +1,8 @@
 // How many NCCL ring channels a ring collective over `members` (GPU ids in rank order) runs: one
-// per member on a node when the ring leaves its node (each channel leaves the node through a
-// different member's NIC), one when it stays inside. Members on one node are taken to be
-// consecutive (Megatron's placement, topology/placement.hpp); the first node's count decides.
+// per member in an NVLink domain when the ring leaves its domain (each channel leaves through a
+// different member's NIC), one when it stays inside. NCCL takes an NVLink domain for one node (a
+// node, or a multi-node NVLink rack such as GB200 NVL72). Members of one domain are taken to be
+// consecutive (Megatron's placement, topology/placement.hpp); the first domain's count decides.
 // The engine launches ring_channels * members flows per ring collective (at class fidelity, the
 // gradient reduction's after folding copies by symmetry: fold_ring_flows); the resource estimate
 // counts them.
@@ -21,8 +22,8 @@ class CommPlan;
 class Placement;
 struct ParallelPlan;
 
-// The members grouped by node, in ring order.
-std::vector<std::vector<int64_t>> members_by_node(const Placement& place, const std::vector<int64_t>& members);
+// The members grouped by NVLink domain (NCCL's node), in ring order.
+std::vector<std::vector<int64_t>> members_by_domain(const Placement& place, const std::vector<int64_t>& members);
 // 0 for fewer than two members.
 int64_t ring_channels(const Placement& place, const std::vector<int64_t>& members);
 

@@ -210,6 +210,13 @@ case("nics-more-than-gpus", "/cluster/scale_out/nics_per_node",
      "16 NICs for 8 GPUs per node: each GPU sends through one NIC here", put("cluster.scale_out.nics_per_node", 16))
 case("pod-not-whole-nodes", "/cluster/scale_out/pod_gpus", "12 GPUs do not fill whole nodes of 8",
      put("cluster.scale_out.pod_gpus", 12))
+case("domain-not-whole-nodes", "/cluster/scale_up/domain_gpus",
+     "12 is not a multiple of gpus_per_node=8 (an NVLink domain is whole nodes)", put("cluster.scale_up.domain_gpus", 12))
+case("domain-does-not-divide", "/cluster/scale_up/domain_gpus",
+     "16 does not divide the cluster's 24 GPUs (an NVLink domain is whole)",
+     all_of(put("cluster.gpus", 24), put("cluster.scale_up.domain_gpus", 16)))
+case("domain-zero", "/cluster/scale_up/domain_gpus", "0 is out of range", put("cluster.scale_up.domain_gpus", 0))
+case("domain-string", "/cluster/scale_up/domain_gpus", "is string", put("cluster.scale_up.domain_gpus", "72"))
 
 # --- cross-checks of the plan (DESIGN.md "Scenario file") --------------------------------------
 case("product-not-gpus", "/parallelism", "tp*pp*dp*cp = 8*1*2*1 = 16 but the cluster has 8 GPUs",

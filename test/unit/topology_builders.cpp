@@ -1,13 +1,17 @@
 // The builders (sim/topology/nvswitch.hpp, fat_tree.hpp, builders.hpp) against their sketches:
 // vertex and link counts, hop counts between GPUs, and bisection bandwidth from the link budget;
-// the DGX H100 SuperPOD file and Llama 3's RoCE cluster (Llama 3 §3.3.1, reliability.md A1).
+// the DGX H100 SuperPOD and GB200 NVL72 files and Llama 3's RoCE cluster (Llama 3 §3.3.1, reliability.md A1).
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
 #include <numeric>
+#include <set>
 
 #include "sim/core/params.hpp"
 #include "sim/scenario/cluster.hpp"
 #include "sim/scenario/plan.hpp"
 #include "sim/topology/builders.hpp"
+#include "sim/topology/fabric.hpp"
 #include "sim/topology/fat_tree.hpp"
 #include "sim/topology/nvswitch.hpp"
 #include "sim/topology/placement.hpp"
@@ -175,4 +179,57 @@ TEST_CASE("build_network: the DGX B200 SuperPOD file, 900 GB/s NVLink ports and 
   CHECK(n.max_flow(gpus(n, 0, 1024), gpus(n, 1024, 1024)).value == Approx(1024 * 50e9));
   CHECK(hops(n, 0, 7) == 2);
   CHECK(hops(n, 0, 8) == 4);  // the next node's GPU 0: same rail, same leaf
+}
+
+TEST_CASE("build_network: the GB200 NVL72 file, racks of 72 GPUs on NVLink across trays of 4", "[topology]") {
+  // GB200 NVL72 datasheet: 72 GPUs per rack in 18 compute trays of 4, one NVLink domain at 1.8 TB/s
+  // per GPU bidirectional (900 GB/s per direction; 72 x 1.8 TB/s = 129.6 ~ 130 TB/s per rack);
+  // 4 ConnectX-7 at 400 Gb/s (50 GB/s) per tray, one per GPU; 8 racks at full bisection.
+  const auto c = ClusterSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/gb200-nvl72.json"),
+                                    TRAINSIM_SOURCE_DIR);
+  constexpr int64_t RACKS = 8, RACK = 72, TRAY = 4;
+  constexpr double PORT = 900e9, NIC = 400e9 / 8;
+  CHECK(c.gpus_per_node == TRAY);
+  CHECK(c.domain_gpus() == RACK);
+  CHECK(2 * RACK * c.scale_up.bandwidth.value == Approx(130e12).epsilon(0.01));
+  const Network n = build_network(c);
+  const auto kind = [&](int64_t v) { return n.vertices()[static_cast<size_t>(v)].kind; };
+  CHECK(n.count(VertexKind::GPU, 0) == RACKS * RACK);
+  CHECK(n.count(VertexKind::NIC, 0) == RACKS * RACK / TRAY * 4);  // 4 NICs per tray
+  // One NVSwitch per rack, each with the rack's 72 GPUs' ports and nothing else.
+  std::map<int64_t, int64_t> ports;  // switch -> GPU links
+  for (const Link& l : n.links()) {
+    if (kind(l.a) == VertexKind::GPU && kind(l.b) == VertexKind::SWITCH) ++ports[l.b];
+    if (kind(l.b) == VertexKind::GPU && kind(l.a) == VertexKind::SWITCH) ++ports[l.a];
+  }
+  CHECK(ports.size() == size_t(RACKS));
+  for (const auto& [sw, count] : ports) CHECK(count == RACK);
+  // Each tray's 4 GPUs send through 4 distinct NICs.
+  for (int64_t tray = 0; tray < RACKS * RACK / TRAY; tray += 7) {
+    std::set<int64_t> nics;
+    for (int64_t g = tray * TRAY; g < (tray + 1) * TRAY; ++g) nics.insert(n.nic_of_gpu[static_cast<size_t>(g)]);
+    CHECK(nics.size() == size_t(TRAY));
+  }
+  const auto touches_nic = [&](int64_t a, int64_t b) {
+    const auto r = n.route(n.gpu[static_cast<size_t>(a)], n.gpu[static_cast<size_t>(b)]);
+    return std::any_of(r.begin(), r.end(), [&](int64_t l) {
+      const Link& k = n.links()[static_cast<size_t>(l)];
+      return kind(k.a) == VertexKind::NIC || kind(k.b) == VertexKind::NIC;
+    });
+  };
+  // Two trays of one rack: GPU - NVSwitch - GPU, no NIC; another rack: through the NICs.
+  CHECK(hops(n, 0, TRAY) == 2);
+  CHECK(hops(n, 0, RACK - 1) == 2);
+  CHECK_FALSE(touches_nic(0, TRAY));
+  CHECK_FALSE(touches_nic(5, RACK - 1));
+  CHECK(touches_nic(0, RACK));
+  CHECK(touches_nic(RACK - 1, 3 * RACK + 5));
+  const auto fabric = Fabric::of(c);
+  CHECK(fabric->ends(0, RACK - 1).first < fabric->gpus());  // the NVLink port
+  CHECK(fabric->ends(0, RACK).first >= fabric->gpus());     // a NIC
+  // Half a rack against the other half: 36 NVLink ports plus their 36 NICs; half the cluster
+  // against the other: its 288 NICs (full bisection).
+  CHECK(n.max_flow(gpus(n, 0, RACK / 2), gpus(n, RACK / 2, RACK / 2)).value == Approx(RACK / 2 * (PORT + NIC)));
+  const int64_t half = RACKS * RACK / 2;
+  CHECK(n.max_flow(gpus(n, 0, half), gpus(n, half, half)).value == Approx(half * NIC));
 }

@@ -144,3 +144,36 @@ TEST_CASE("placement: an order names tp, cp, pp and dp once each", "[topology]")
   CHECK_THAT(msg("true"), Catch::Contains("/placement: is boolean"));
   CHECK_THAT(msg("[0, -1]"), Catch::Contains("/placement/1: -1 is out of range"));
 }
+
+TEST_CASE("placement: an NVLink domain of several nodes (GB200 NVL72: 18 trays of 4 GPUs)", "[topology]") {
+  // 2 racks of 72 GPUs, trays of 4: GPU g on tray g / 4, in domain g / 72. The NICs stay per tray.
+  constexpr int64_t RACK = 72, TRAY = 4, GPUS = 2 * RACK;
+  ClusterSpec c = cluster(GPUS, TRAY);
+  c.scale_up.domain_gpus = RACK;
+  CHECK(c.domain_gpus() == RACK);
+  const Placement place(c, plan(16, 1, 1, GPUS / 16));
+  for (int64_t g = 0; g < GPUS; g += 5) {
+    CHECK(place.domain(g) == g / RACK);
+    CHECK(place.node(g) == g / TRAY);
+    CHECK(place.nic(g) == g);  // a NIC per GPU: tray * 4 + local
+  }
+  // A TP group of 16 spans trays 0-3 of rack 0: four nodes, one domain.
+  CHECK_FALSE(place.same_node(place.gpu({0, 0, 0, 0}), place.gpu({15, 0, 0, 0})));
+  CHECK(place.same_domain(place.gpu({0, 0, 0, 0}), place.gpu({15, 0, 0, 0})));
+  CHECK(place.same_domain(0, RACK - 1));
+  CHECK_FALSE(place.same_domain(RACK - 1, RACK));
+  // Without domain_gpus the domain is the node.
+  const Placement node(cluster(GPUS, TRAY), plan(16, 1, 1, GPUS / 16));
+  for (int64_t g = 0; g < GPUS; ++g) CHECK(node.domain(g) == node.node(g));
+}
+
+TEST_CASE("cluster: domain_gpus() is the node's by default and at most the cluster and tiles it", "[topology]") {
+  ClusterSpec c = cluster(144, 4);
+  CHECK(c.domain_gpus() == 4);
+  c.scale_up.domain_gpus = 72;
+  CHECK(c.domain_gpus() == 72);
+  c.gpus = 16;  // a cluster smaller than one domain is one
+  CHECK(c.domain_gpus() == 16);
+  c.gpus = 136;  // a degraded variant that racks of 72 do not tile: the largest domain that does, gcd(72, 136)
+  CHECK(c.domain_gpus() == 8);
+}

@@ -142,3 +142,65 @@ TEST_CASE("a group spread unevenly over nodes runs the ring, and a forced tree i
   const CommPlan forced(s, place, *fabric);
   CHECK_THROWS_AS(forced.choose(CollectiveKind::ALL_REDUCE, members, Bytes(1 << 20)), InputError);
 }
+
+TEST_CASE("GB200 NVL72: a rack is one NCCL node - NVLink carries TP across trays and the NICs carry DP across racks",
+          "[workload]") {
+  // Racks of 72 GPUs in trays of 4 (topologies/gb200-nvl72.json), 2 racks. NCCL treats a
+  // multi-node NVLink domain as one node: a TP group of 16 on trays 0-3 of rack 0 has one node,
+  // so NVLS (one node only, and B200 has NVLink SHARP) may run it, and all of its flows stay on
+  // NVLink ports (Fabric ends below gpus()). A DP group of 18 with tp 8 has 72 / 8 = 9 members in
+  // each rack: 2 nodes, so NVLS cannot run it (the message counts the racks), and its ring leaves
+  // each rack through 9 channels, one per member's NIC.
+  constexpr int64_t RACK = 72, RACKS = 2;
+  const Bytes S(64.0 * (1 << 20));
+  Setup u;
+  u.cluster = "gb200-nvl72";
+  u.gpus_per_node = 4;
+  u.nics_per_node = 4;
+  SECTION("TP 16 across four trays") {
+    u.tp = 16;
+    u.dp = RACKS * RACK / 16;
+    u.global_batch = u.dp;
+    Scenario s = engine_test::scenario(u);
+    REQUIRE(s.cluster.domain_gpus() == RACK);
+    REQUIRE(s.cluster.device.collectives.nvls_efficiency > 0);
+    s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::NVLS;
+    const Placement place(s.cluster, s.plan);
+    const auto fabric = Fabric::of(s.cluster);
+    const CommPlan plan(s, place, *fabric);
+    std::vector<int64_t> members;
+    for (int64_t t = 0; t < 16; ++t) members.push_back(place.gpu({t, 0, 0, 0}));
+    CHECK(place.node(members.front()) != place.node(members.back()));  // four trays
+    CHECK(plan.choose(CollectiveKind::ALL_REDUCE, members, S).algo == CollectiveAlgo::NVLS);
+    for (CollectiveKind kind :
+         {CollectiveKind::ALL_REDUCE, CollectiveKind::ALL_GATHER, CollectiveKind::REDUCE_SCATTER}) {
+      s.plan.algorithms.clear();
+      const CommPlan free(s, place, *fabric);
+      const CommOp op = free.collective(kind, members, S);
+      REQUIRE_FALSE(op.flows.empty());
+      for (const auto& f : op.flows) CHECK(fabric->ends(f.from, f.to).first < fabric->gpus());
+    }
+    CHECK(ring_channels(place, members) == 1);  // stays inside its domain
+  }
+  SECTION("DP 18 across two racks") {
+    u.tp = 8;
+    u.dp = RACKS * RACK / 8;
+    u.global_batch = u.dp;
+    Scenario s = engine_test::scenario(u);
+    s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::NVLS;
+    const Placement place(s.cluster, s.plan);
+    const auto fabric = Fabric::of(s.cluster);
+    const CommPlan plan(s, place, *fabric);
+    const auto members = dp_group(s.plan, place, 0, 0);
+    REQUIRE(members.size() == size_t(RACKS * RACK / 8));
+    CHECK_THROWS_WITH(plan.choose(CollectiveKind::ALL_REDUCE, members, S),
+                      Catch::Contains("over 18 GPUs on 2 node(s)"));
+    CHECK(ring_channels(place, members) == RACK / 8);
+    s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::RING;
+    const CommPlan ring(s, place, *fabric);
+    const CommOp op = ring.collective(CollectiveKind::ALL_REDUCE, members, S);
+    CHECK(op.flows.size() == size_t(RACK / 8 * RACKS * RACK / 8));  // channels x members
+    CHECK(std::any_of(op.flows.begin(), op.flows.end(),
+                      [&](const GpuFlow& f) { return fabric->ends(f.from, f.to).first >= fabric->gpus(); }));
+  }
+}
