@@ -181,7 +181,8 @@ static int64_t token_count(const ParamReader& r) {
 }
 
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {
-  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "tokens"});
+  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "grad_reduce_in_fp32",
+                 "tokens"});
   TrainingSpec t;
   t.seq_len = r.count("seq_len", 1, 1 << 24);
   t.global_batch = r.count("global_batch", 1, 1 << 24);
@@ -196,6 +197,7 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
     std::string s = r.at("precision").as_choice({"bf16", "fp16", "fp8"});
     t.precision = precision_from_string(s);
   }
+  if (auto g = r.find("grad_reduce_in_fp32")) t.grad_reduce_in_fp32 = g->as_bool();
   if (auto tok = r.find("tokens")) t.tokens = token_count(*tok);
   return t;
 }

@@ -22,8 +22,7 @@ TaskId append(Pipeline& p, int64_t rank, Task t) {
 void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout, const ComputeModel& cm) {
   const int64_t pp = s.plan.pp;
   const double tp = static_cast<double>(s.plan.tp);
-  // fp32 main_grad buffers for bf16 (Megatron's accumulate_allreduce_grads_in_fp32).
-  const double grad_bytes = s.training.precision == Precision::FP16 ? 2.0 : 4.0;
+  const double grad_bytes = s.training.grad_bytes();
   const double zero3 = s.plan.zero == 3 ? 1.5 : 1.0;  // ZeRO-3 moves 3x params vs 2x (Rajbhandari et al. 2020 §7)
   const double dp_bytes_per_param = grad_bytes * zero3;
 

@@ -10,10 +10,11 @@ namespace sim {
 
 namespace {
 
-// Rajbhandari et al. 2020 §3.1 with Megatron's fp32 main_grad buffer: 2 + 4 + 12 bytes per
-// parameter. fp8 runs keep bf16 weights (Transformer Engine casts per GEMM), so weights stay 2.
+// Rajbhandari et al. 2020 §3.1: 2 bytes of 16-bit weights, the gradient buffer (TrainingSpec::
+// grad_bytes: Megatron's main_grad, fp32 or 16-bit) and 12 bytes of fp32 master weights and Adam
+// moments per parameter. fp8 runs keep bf16 weights (Transformer Engine casts per GEMM), so
+// weights stay 2.
 constexpr double WEIGHT_BYTES = 2.0;
-constexpr double GRAD_BYTES = 4.0;
 constexpr double OPTIMIZER_BYTES = 12.0;
 
 // Megatron pads the vocabulary to a multiple of 128 * tp (--make-vocab-size-divisible-by 128).
@@ -102,7 +103,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     StageMemory st;
     st.rank = r;
     st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? shards : 1.0));
-    st.grads = Bytes(params * GRAD_BYTES / (s.plan.zero >= 2 ? shards : 1.0));
+    st.grads = Bytes(params * s.training.grad_bytes() / (s.plan.zero >= 2 ? shards : 1.0));
     st.optimizer = Bytes(params * OPTIMIZER_BYTES / (s.plan.zero >= 1 ? shards : 1.0));
     st.activations = per_layer * (static_cast<double>(layout.layers_on_rank(r)) * in_flight);
     if (r == 0) {

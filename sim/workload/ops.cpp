@@ -233,11 +233,13 @@ PassOps output_ops(const Scenario& sc, int64_t micro_batch) {
   return p;
 }
 
-std::vector<Op> optimizer_ops(const Scenario& /*s*/, double params, double sharded) {
-  // Fused Adam reads fp32 master weight, gradient, m, v (16 B) and writes weight, m, v and the
-  // bf16 copy (14 B) per updated parameter; the gradient-norm pass reads every fp32 gradient and
-  // zeroing the buffer writes it (8 B per held parameter).
-  return {mem("grad_norm_and_zero", 8.0 * params), mem("adam", 30.0 * sharded)};
+std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded) {
+  // Fused Adam reads the fp32 master weight, m and v and the gradient (12 B + g) and writes weight,
+  // m, v and the bf16 copy (14 B) per updated parameter; the gradient-norm pass reads every
+  // gradient and zeroing the buffer writes it (2 g per held parameter), g = grad_bytes (4 with
+  // fp32 gradient buffers, 2 with 16-bit ones).
+  const double g = s.training.grad_bytes();
+  return {mem("grad_norm_and_zero", 2.0 * g * params), mem("adam", (26.0 + g) * sharded)};
 }
 
 Flops sum_flops(const std::vector<Op>& ops) {

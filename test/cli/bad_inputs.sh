@@ -102,6 +102,7 @@ case("unknown-top-key", "/trainig", "unknown key 'trainig' (did you mean 'traini
 case("unknown-nested-key", "/parallelism/tpp", "unknown key 'tpp' (did you mean 'tp'?)",
      put("parallelism.tpp", 8))
 case("missing-key", "/training/seq_len", "missing required key", drop("training.seq_len"))
+case("grad-reduce-not-bool", "/training/grad_reduce_in_fp32", "is string", put("training.grad_reduce_in_fp32", "no"))
 case("negative-count", "/parallelism/dp", "-1 is out of range", put("parallelism.dp", -1))
 case("zero-gpus", "/cluster/gpus", "0 is out of range", put("cluster.gpus", 0))
 case("huge-count", "/parallelism/tp", "1e+30 is out of range", put("parallelism.tp", 1e30))

@@ -216,3 +216,31 @@ TEST_CASE("peak is the largest stage and fits flips when capacity shrinks below 
   est = estimate(sc);
   CHECK_FALSE(est.fits);
 }
+
+TEST_CASE("ZeRO shards over dp x cp: context-parallel ranks hold the same parameters", "[workload]") {
+  // Megatron-Core shards the distributed optimizer over the data-parallel group with context
+  // parallelism (get_data_parallel_group(with_context_parallel=True)): dp 2 x cp 2 shards like dp 4.
+  Scenario dp4 = gpt3_175b(8, 8, 4, 64);
+  dp4.plan.zero = 3;
+  Scenario cp2 = gpt3_175b(8, 8, 2, 64);
+  cp2.plan.cp = 2;
+  cp2.plan.zero = 3;
+  CHECK(cp2.plan.grad_group_size() == 4);
+  const StageMemory a = estimate(dp4).stages[3], b = estimate(cp2).stages[3];
+  CHECK(b.optimizer.value == Approx(a.optimizer.value));
+  CHECK(b.grads.value == Approx(a.grads.value));
+  CHECK(b.weights.value == Approx(a.weights.value));
+}
+
+TEST_CASE("the gradient buffer holds 4 bytes per parameter in fp32, 2 in 16 bits", "[workload]") {
+  // Megatron-Core's grad_reduce_in_fp32: the main_grad buffer in fp32 or in the parameters' type.
+  Scenario sc = gpt3_175b(8, 8, 1, 64);
+  sc.training.grad_reduce_in_fp32 = true;
+  const StageMemory fp32 = estimate(sc).stages[3];
+  sc.training.grad_reduce_in_fp32 = false;
+  const StageMemory bf16 = estimate(sc).stages[3];
+  CHECK(bf16.grads.value == Approx(fp32.grads.value / 2));
+  CHECK(bf16.weights.value == Approx(fp32.weights.value));
+  CHECK(bf16.optimizer.value == Approx(fp32.optimizer.value));
+  CHECK(fp32.grads.value == Approx(2 * fp32.weights.value));  // 4 B against 2 B of bf16 weights
+}

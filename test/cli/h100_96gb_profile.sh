@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# topologies/devices/h100-96gb-hbm2e-500w.json, the H100 of torchtitan's benchmarks (Meta Grand
+# Teton hosts), is h100-sxm with what torchtitan's 'Hardware' section states changed and nothing else:
+#  - capacity: "96GB HBM2e" read as 96e9 bytes; bandwidth: "2.4 TB/sec" = 2400 GB/s (the quotes
+#    are re-read here from the profile's own source strings);
+#  - the memory ramp keeps the H200's measured ramp time: half_bytes = t_half x eta x 2400 GB/s with
+#    t_half = half / (eta x bandwidth) of h200-sxm, within 0.5 %;
+#  - every other number equals h100-sxm's (same GH100 die, NVLink4 node, 400 Gb/s per GPU), and the
+#    GEMM and attention curves say in their source that the 500 W limit is not modelled (no published
+#    500 W vs 700 W tensor-core figure was found, so none is applied);
+#  - every value carries a source, and the device loads and runs: quickstart on it takes at least as
+#    long as on h100-sxm (less bandwidth, same compute).
+#
+# Usage: bash h100_96gb_profile.sh TRAINSIM REPO
+set -u
+
+trainsim=${1:?usage: h100_96gb_profile.sh TRAINSIM REPO}
+repo=${2:?usage: h100_96gb_profile.sh TRAINSIM REPO}
+source "$(dirname "$0")/lib/tally.bash"
+cd "$repo" || exit 1
+
+for gpu in h100-sxm h100-96gb-hbm2e-500w; do
+  python3 - "$gpu" "$work/$gpu-scenario.json" <<'PY'
+import json, sys
+s = json.load(open("configs/quickstart.json"))
+s["cluster"] = {"from": "dgx-h100-superpod", "gpus": 16, "gpu": sys.argv[1]}
+json.dump(s, open(sys.argv[2], "w"))
+PY
+  if "$trainsim" run "$work/$gpu-scenario.json" -q -o "$work/$gpu.json" >"$work/$gpu.log" 2>&1; then
+    pass "quickstart runs on $gpu"
+  else
+    fail "quickstart runs on $gpu" "$(cat "$work/$gpu.log")"
+  fi
+done
+
+python3 - "$work/h100-sxm.json" "$work/h100-96gb-hbm2e-500w.json" <<'PY' >"$work/checks" 2>&1
+import json, re, sys
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+dev = lambda name: json.load(open(f"topologies/devices/{name}.json"))
+val = lambda e: e["value"] if isinstance(e, dict) else e
+num = lambda e: float(str(val(e)).split()[0])
+d, base, h200 = dev("h100-96gb-hbm2e-500w"), dev("h100-sxm"), dev("h200-sxm")
+check(d["name"] == "h100-96gb-hbm2e-500w", "name matches the file")
+
+def leaves(node, path=""):
+    for k, v in node.items():
+        if isinstance(v, dict) and "value" in v:
+            yield path + k, v
+        elif isinstance(v, dict):
+            yield from leaves(v, path + k + ".")
+all_leaves = dict(leaves(d))
+check(all(v.get("source", "").strip() for v in all_leaves.values()), f"all {len(all_leaves)} values carry a source")
+check(set(all_leaves) == set(dict(leaves(base))), "the same entries as h100-sxm")
+
+# Capacity and bandwidth from the quoted torchtitan text.
+cap = d["hbm"]["capacity"]
+m = re.search(r"'Each H100 GPU is equipped with (\d+)GB HBM2e'", cap["source"])
+check(m is not None and "torchtitan" in cap["source"], "capacity quotes torchtitan's Hardware section")
+check(val(cap) == "96 GB" and m and int(m.group(1)) * 1e9 == 96e9, f"capacity {val(cap)} = {m and m.group(1)}GB read as 96e9 B")
+bw = d["hbm"]["bandwidth"]
+m = re.search(r"with ([\d.]+) TB/sec peak memory bandwidth", bw["source"])
+check(m is not None and abs(float(m.group(1)) * 1000 - num(bw)) < 1e-9 and val(bw).endswith("GB/s"),
+      f"bandwidth {val(bw)} = {m and m.group(1)} TB/s")
+
+# Memory ramp: the H200's measured ramp time at this bandwidth.
+def ramp(x):
+    bw = num(x["hbm"]["bandwidth"]) * (1e12 if "TB" in val(x["hbm"]["bandwidth"]) else 1e9)
+    return num(x["memory_ops"]["half_bytes"]) * 1e6 / (num(x["memory_ops"]["efficiency_max"]) * bw)
+check(abs(ramp(d) / ramp(h200) - 1) < 0.005, f"memory ramp {ramp(d) * 1e6:.3f} us = h200-sxm's {ramp(h200) * 1e6:.3f} us")
+
+# Carried over, and said so.
+changed = {"hbm.capacity", "hbm.bandwidth", "memory_ops.half_bytes"}
+base_leaves = dict(leaves(base))
+for k, v in all_leaves.items():
+    if k in changed:
+        continue
+    check(val(v) == val(base_leaves[k]) and "carried over from h100-sxm" in v["source"],
+          f"{k} = h100-sxm's ({val(v)}) and says it carries over")
+for k in ("gemm.efficiency_max", "gemm.half_flops", "flash_attention.efficiency_max", "flash_attention.half_seq_len"):
+    check("NOT adjusted for the 500 W power limit" in all_leaves[k]["source"], f"{k} says the 500 W limit is not modelled")
+
+# Less bandwidth, same compute: not faster than h100-sxm, and slower by less than the bandwidth ratio.
+t_base, t_d = (json.load(open(p))["step_time_s"] for p in sys.argv[1:3])
+check(t_base <= t_d < t_base * 3350 / 2400, f"quickstart step {t_d:.4f} s, h100-sxm {t_base:.4f} s: between 1x and 3350/2400x")
+PY
+while IFS= read -r line; do
+  case "$line" in "ok   "*) pass "${line#ok   }" ;; *) fail "${line#FAIL }" "(above)" ;; esac
+done <"$work/checks"
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
