@@ -17,8 +17,10 @@ namespace {
 std::shared_ptr<void> shared_memo(uint64_t fabric, const Scenario& s,
                                   const std::function<std::shared_ptr<void>()>& make) {
   const auto& p = s.plan;
-  const auto key = std::make_tuple(fabric, p.tp, p.cp, p.pp, p.dp, p.order, p.gpu_of_rank, s.cluster.device.name,
-                                   s.cluster.scale_up.nvls);
+  // Everything a choice or a price depends on besides the buffer: a forced algorithm included (a
+  // plan that forces one must meet its refusal, not a choice memoised for the same plan without).
+  const auto key = std::make_tuple(fabric, p.tp, p.cp, p.pp, p.dp, p.order, p.gpu_of_rank, p.algorithms,
+                                   s.cluster.device.name, s.cluster.scale_up.nvls);
   static std::mutex mutex;
   static std::optional<std::decay_t<decltype(key)>> last_key;
   static std::shared_ptr<void> last;

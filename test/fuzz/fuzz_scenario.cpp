@@ -8,7 +8,7 @@
 // an arbitrary 64-bit or floating-point value, which the limits must reject (or survive) cleanly.
 // The scenario text then goes through parse_scenario (one input in 8 with "dp": "auto"),
 // plan_space (the plans `trainsim search` tries: each must split the GPUs exactly, and the
-// scenario's own plan must be among them when its tp stays in a node and it has a layer per
+// scenario's own plan must be among them when its tp stays in an NVLink domain and it has a layer per
 // stage), resolve_plan (the closed-form estimate and the memory estimate of every candidate) and
 // both estimates again on the chosen plan, which must reproduce the planner's numbers exactly.
 //
@@ -191,6 +191,17 @@ Input scenario(Draw& d, uint64_t hash) {
     auto& [section, key] = numeric[static_cast<size_t>(which)];
     (*section)[key] = d.wild();
   }
+  // Fields added since draw last, so that the corpus keeps its meaning: an NVLink domain of several
+  // nodes (GB200 NVL72-like; it may not divide the GPUs, which must be refused), a forced collective
+  // algorithm (which some groups cannot run, which must be refused), the gradients' precision.
+  if (d.flag())
+    cluster["scale_up"] = R"({"kind": "nvswitch", "bandwidth": "300 GB/s", "latency": "1 us", "domain_gpus": )" +
+                          std::to_string(per_node * d.in(1, 4)) + "}";
+  if (d.flag())
+    plan["collective_algorithms"] =
+        "{" + quoted(d.pick<std::string>({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"})) + ": " +
+        quoted(d.pick<std::string>({"auto", "ring", "tree", "nvls", "nvls_tree", "hierarchical"})) + "}";
+  if (d.flag()) training["grad_reduce_in_fp32"] = d.flag() ? "true" : "false";
   input.text = R"({"kind": "scenario", "name": "fuzz", "seed": 1, "model": )" + object(model) +
                ", \"cluster\": " + object(cluster) + ", \"parallelism\": " + object(plan) +
                ", \"training\": " + object(training) + "}";
@@ -215,7 +226,7 @@ void check(bool ok, const char* what, const std::string& text) {
 }
 
 // `trainsim search`'s plans: each one splits the GPUs exactly and divides what it must, and the
-// scenario's own plan is among them when its tp stays inside a node.
+// scenario's own plan is among them when its tp stays inside an NVLink domain.
 void check_plan_space(const Scenario& s, const std::string& text) {
   const auto space = plan_space(s);
   bool own = false;
@@ -229,7 +240,7 @@ void check_plan_space(const Scenario& s, const std::string& text) {
            c.sequence_parallel == (s.plan.sequence_parallel && s.plan.tp > 1) && c.recompute == s.training.recompute);
   }
   // (A plan of more stages than layers parses; the planner rejects it.)
-  if (s.cluster.gpus_per_node % s.plan.tp == 0 && s.plan.pp <= s.model.layers)
+  if (s.cluster.domain_gpus() % s.plan.tp == 0 && s.plan.pp <= s.model.layers)
     check(own, "the scenario's own plan is not among the searched ones", text);
 }
 

@@ -204,3 +204,17 @@ TEST_CASE("GB200 NVL72: a rack is one NCCL node - NVLink carries TP across trays
                       [&](const GpuFlow& f) { return fabric->ends(f.from, f.to).first >= fabric->gpus(); }));
   }
 }
+
+TEST_CASE("a forced algorithm is refused even after the same plan was priced without it", "[workload]") {
+  // The estimate's per-plan memo (comm_costs.cpp) is shared by every CommCosts of one plan shape;
+  // forcing an algorithm changes the plan, so a choice memoised without it must not answer. dp 16
+  // on two DGX A100 nodes: NVLS cannot run across nodes (nor on A100s).
+  Setup u;
+  u.dp = 16;
+  u.global_batch = 16;
+  Scenario s = engine_test::scenario(u);
+  const Bytes S(64.0 * (1 << 20));
+  CHECK(CommCosts(s).dp_latency(0, S).value > 0);
+  s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::NVLS;
+  CHECK_THROWS_AS(CommCosts(s).dp_latency(0, S), InputError);
+}
