@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <optional>
 #include <sstream>
 
 #include "sim/cli/options.hpp"
@@ -23,18 +22,6 @@
 #include "sim/run/run.hpp"
 
 namespace sim::cli {
-namespace {
-
-// A published step time the error can be taken against: 0, a negative or a subnormal time would
-// print an infinite or meaningless error. No published training step is under a millisecond or
-// over a day.
-double published_step_time(const ParamReader& r) {
-  const double t = r.as_number();
-  if (!(t >= 1e-3 && t <= 86400)) r.fail(fmt::format("{:g} s is not a step time", t), "seconds, from 0.001 to 86400");
-  return t;
-}
-
-}  // namespace
 
 int run(const RunArgs& a) {
   EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, a.config);
@@ -68,108 +55,6 @@ int check(const std::string& config, const std::vector<std::string>& sets) {
               static_cast<long long>(p.virtual_stages), format_bytes(p.memory.peak).c_str(),
               format_bytes(p.memory.capacity).c_str());
   return 0;
-}
-
-int validate(const std::string& table, const std::string& fidelity, double max_wall, const std::string& max_memory) {
-  const EngineOptions opt = engine_options(fidelity, max_wall, max_memory, table);
-  auto t = ParamReader::load_file(table);
-  t.expect_keys({"kind", "description", "runs"});
-  t.at("kind").as_choice({"validation"});
-  auto runs = t.at("runs");
-  if (runs.size() == 0) runs.fail("has no runs", "at least one run to compare");
-  struct Row {
-    std::string name, group;
-    double published = 0, predicted = 0;
-    std::optional<Scenario> scenario;
-    std::string failure;  // why the row could not be simulated; empty when it was
-  };
-  // Every row is read before the first is simulated: a mistake in the table's own fields (a name,
-  // a group, a published time) stops it at once. A scenario the simulator cannot run -- a device
-  // it does not know, a plan that does not fit -- is a finding about the simulator, not about the
-  // table: that row is reported as failed and counted, and the others still run. Limits of this
-  // machine (--max-memory, --max-wall) stop the table (SimulationLimit).
-  std::vector<Row> rows;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    auto run = runs[i];
-    // `extra`: published settings the schema cannot state yet -- documentation, never input
-    // (../shared/validation/README.md).
-    run.expect_keys({"name", "group", "published", "note", "scenario", "extra"});
-    Row row{run.string("name"),
-            run.string("group"),
-            published_step_time(run.at("published").at("step_time_s")),
-            0,
-            std::nullopt,
-            ""};
-    try {
-      row.scenario = parse_scenario(run.at("scenario"));
-    } catch (const SimulationLimit&) {
-      throw;
-    } catch (const InputError& e) {
-      row.failure = e.what();
-    }
-    rows.push_back(std::move(row));
-  }
-  size_t nw = 22, gw = 26;  // the name and group columns: as wide as the longest
-  for (const auto& row : rows) nw = std::max(nw, row.name.size()), gw = std::max(gw, row.group.size());
-  const auto lead = [&](const Row& row) {
-    return fmt::format("{:<{}} {:<{}} {:9.3f}s", row.name, nw, row.group, gw, row.published);
-  };
-  std::fputs(fmt::format("{:<{}} {:<{}} {:>10} {:>10} {:>8} {:>6} {:>4} {:>4}\n", "run", nw, "group", gw, "published",
-                         "predicted", "error", "MFU", "mb", "v")
-                 .c_str(),
-             stdout);
-  for (auto& row : rows) {
-    if (row.scenario) try {
-        RunResult r = run_scenario(*row.scenario, opt);
-        row.predicted = r.step_time_s;
-        std::fputs(fmt::format("{} {:9.3f}s {:+7.1f}% {:5.1f}% {:4} {:4}\n", lead(row), row.predicted,
-                               100 * (row.predicted / row.published - 1), 100 * r.mfu,
-                               r.scenario.training.micro_batch.value, r.scenario.plan.virtual_stages.value)
-                       .c_str(),
-                   stdout);
-      } catch (const SimulationLimit&) {
-        throw;
-      } catch (const InputError& e) {
-        row.failure = e.what();
-      }
-    if (!row.failure.empty())
-      std::fputs(fmt::format("{} {:>10}  failed: {}\n", lead(row), "-", row.failure).c_str(), stdout);
-    std::fflush(stdout);
-  }
-  struct Group {
-    double error = 0;
-    int simulated = 0, failed = 0;
-  };
-  std::map<std::string, Group> groups;
-  double worst = 0;
-  int failed = 0;
-  for (const auto& row : rows) {
-    Group& g = groups[row.group];
-    if (!row.failure.empty()) {
-      ++g.failed, ++failed;
-      continue;
-    }
-    const double e = std::fabs(row.predicted / row.published - 1);
-    g.error += e;
-    ++g.simulated;
-    worst = std::max(worst, e);
-  }
-  std::printf("\n");
-  for (const auto& [name, g] : groups) {
-    const std::string not_run = g.failed > 0 ? fmt::format(", {} failed", g.failed) : std::string();
-    if (g.simulated > 0)
-      std::fputs(fmt::format("{:<{}} MAPE {:5.1f}% over {} runs{}\n", name, gw, 100 * g.error / g.simulated,
-                             g.simulated, not_run)
-                     .c_str(),
-                 stdout);
-    else
-      std::fputs(fmt::format("{:<{}} no run simulated{}\n", name, gw, not_run).c_str(), stdout);
-  }
-  std::fputs(fmt::format("{:<{}} {:5.1f}%\n", "worst row", gw, 100 * worst).c_str(), stdout);
-  if (failed == 0) return 0;
-  std::fputs(fmt::format("{:<{}} {} of {} runs could not be simulated\n", "failed", gw, failed, rows.size()).c_str(),
-             stdout);
-  return 1;
 }
 
 int list() {

@@ -13,7 +13,7 @@ trainsim=${1:?usage: validate_failed_rows.sh TRAINSIM REPO}
 repo=${2:?usage: validate_failed_rows.sh TRAINSIM REPO}
 source "$(dirname "$0")/lib/tally.bash"
 
-python3 - "$repo/configs/quickstart.json" "$work/table.json" "$work/broken.json" <<'PY'
+python3 - "$repo/configs/quickstart.json" "$work/table.json" "$work/broken.json" "$work/bad-memory.json" <<'PY'
 import copy, json, sys
 base = json.load(open(sys.argv[1]))
 base.pop("kind", None)
@@ -26,9 +26,13 @@ unknown["cluster"] = {"from": "dgx-a100-superpod", "gpus": 16, "gpu": "h100-1w"}
 too_big = copy.deepcopy(base)
 too_big["model"] = "gpt3-175b"
 runs = [row("fits", base), row("unknown-device", unknown), row("too-big", too_big)]
+runs[0]["extra"] = {"published_peak_memory_gib": 20.0}  # compared with the prediction, never input
 json.dump({"kind": "validation", "runs": runs}, open(sys.argv[2], "w"))
 runs[0]["published"] = {"step_time_s": -1}
 json.dump({"kind": "validation", "runs": runs}, open(sys.argv[3], "w"))
+runs[0]["published"] = {"step_time_s": 4.0}
+runs[0]["extra"] = {"published_peak_memory_gib": -3}
+json.dump({"kind": "validation", "runs": runs}, open(sys.argv[4], "w"))
 PY
 
 "$trainsim" validate "$work/table.json" >"$work/out" 2>"$work/err"
@@ -38,7 +42,9 @@ if [ $code -eq 1 ]; then pass "exit code 1 with failed rows"; else fail "exit co
 python3 - "$work/out" "$work/fits.json" <<'PY' >"$work/checks" 2>&1
 import json, re, sys
 out = open(sys.argv[1]).read().splitlines()
-step = json.load(open(sys.argv[2]))["step_time_s"]
+report = json.load(open(sys.argv[2]))
+step = report["step_time_s"]
+memory = report["memory"]["peak_bytes_per_gpu"] / 2**30
 def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
 def line(name):
@@ -51,6 +57,11 @@ check("failed:" in line("unknown-device") and "unknown device 'h100-1w'" in line
       f"the unknown device is a failed row with its reason ({line('unknown-device')!r})")
 check("failed:" in line("too-big") and "per GPU but" in line("too-big"),
       f"the plan that does not fit is a failed row with its reason ({line('too-big')!r})")
+mm = re.search(r"peak memory ([\d.]+) GiB, published 20\.0 \(([-+\d.]+)%\)", line("fits"))
+check(mm is not None and abs(float(mm.group(1)) - memory) < 0.06 and abs(float(mm.group(2)) - 100 * (memory / 20 - 1)) < 0.06,
+      f"the published peak memory is compared with the report's ({memory:.2f} GiB)")
+mem_mape = next((float(x.group(1)) for l in out if (x := re.match(r"^peak memory\s+MAPE\s+([\d.]+)% over 1 runs", l))), None)
+check(mem_mape is not None and abs(mem_mape - 100 * abs(memory / 20 - 1)) < 0.06, f"and summarised ({mem_mape})")
 mape = next((float(x.group(1)) for l in out if (x := re.match(r"^g\s+MAPE\s+([\d.]+)% over 1 runs, 2 failed$", l))), None)
 check(mape is not None and abs(mape - err) < 0.06, f"the group's MAPE covers the simulated row and counts the failed ({mape})")
 check(any(re.match(r"^failed\s+2 of 3 runs could not be simulated$", l) for l in out), "the last line counts them")
@@ -66,6 +77,14 @@ if [ $code -eq 2 ] && [ "$(wc -l <"$work/err2")" -eq 1 ] && grep -q "/runs/0/pub
   pass "a broken published time stops the table: one line, exit 2, nothing printed"
 else
   fail "a broken published time stops the table" "exit $code: $(cat "$work/err2")"
+fi
+
+"$trainsim" validate "$work/bad-memory.json" >"$work/out3" 2>"$work/err3"
+code=$?
+if [ $code -eq 2 ] && grep -q "/runs/0/extra/published_peak_memory_gib: -3 GiB is not a peak memory" "$work/err3"; then
+  pass "a broken published peak memory stops the table with its path"
+else
+  fail "a broken published peak memory" "exit $code: $(cat "$work/err3")"
 fi
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

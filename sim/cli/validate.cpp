@@ -1,0 +1,171 @@
+// `trainsim validate TABLE`: every published run of a validation table simulated and compared with
+// its published step time (and, where the source gives it, its peak memory per GPU).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/cli/commands.hpp"
+#include "sim/cli/options.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/params.hpp"
+#include "sim/run/run.hpp"
+
+namespace sim::cli {
+namespace {
+
+// A published step time the error can be taken against: 0, a negative or a subnormal time would
+// print an infinite or meaningless error. No published training step is under a millisecond or
+// over a day.
+double published_step_time(const ParamReader& r) {
+  const double t = r.as_number();
+  if (!(t >= 1e-3 && t <= 86400)) r.fail(fmt::format("{:g} s is not a step time", t), "seconds, from 0.001 to 86400");
+  return t;
+}
+
+// `extra.published_peak_memory_gib`, where a source publishes the peak memory per GPU (issue #12:
+// torchtitan's rows). `extra` is documentation, never input to a prediction; this figure is only
+// compared with the prediction.
+std::optional<double> published_peak_memory(const ParamReader& run) {
+  const auto extra = run.find("extra");
+  if (!extra || !extra->is_object()) return std::nullopt;
+  const auto gib = extra->find("published_peak_memory_gib");
+  if (!gib) return std::nullopt;
+  const double m = gib->as_number();
+  if (!(m >= 0.01 && m <= 1e6)) gib->fail(fmt::format("{:g} GiB is not a peak memory", m), "GiB, from 0.01 to 10^6");
+  return m;
+}
+
+constexpr double GIB = 1024.0 * 1024 * 1024;
+
+struct Row {
+  std::string name, group;
+  double published = 0, predicted = 0;
+  std::optional<double> published_memory, predicted_memory;  // GiB per GPU
+  std::optional<Scenario> scenario;
+  std::string failure;  // why the row could not be simulated; empty when it was
+};
+
+struct Tally {
+  double error = 0;
+  int simulated = 0, failed = 0;
+};
+
+double relative_error(double predicted, double published) { return predicted / published - 1; }
+
+}  // namespace
+
+int validate(const std::string& table, const std::string& fidelity, double max_wall, const std::string& max_memory) {
+  const EngineOptions opt = engine_options(fidelity, max_wall, max_memory, table);
+  auto t = ParamReader::load_file(table);
+  t.expect_keys({"kind", "description", "runs"});
+  t.at("kind").as_choice({"validation"});
+  auto runs = t.at("runs");
+  if (runs.size() == 0) runs.fail("has no runs", "at least one run to compare");
+  // Every row is read before the first is simulated: a mistake in the table's own fields (a name,
+  // a group, a published figure) stops it at once. A scenario the simulator cannot run -- a device
+  // it does not know, a plan that does not fit -- is a finding about the simulator, not about the
+  // table: that row is reported as failed and counted, and the others still run. Limits of this
+  // machine (--max-memory, --max-wall) stop the table (SimulationLimit).
+  std::vector<Row> rows;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto run = runs[i];
+    run.expect_keys({"name", "group", "published", "note", "scenario", "extra"});
+    Row row;
+    row.name = run.string("name");
+    row.group = run.string("group");
+    row.published = published_step_time(run.at("published").at("step_time_s"));
+    row.published_memory = published_peak_memory(run);
+    try {
+      row.scenario = parse_scenario(run.at("scenario"));
+    } catch (const SimulationLimit&) {
+      throw;
+    } catch (const InputError& e) {
+      row.failure = e.what();
+    }
+    rows.push_back(std::move(row));
+  }
+  size_t nw = 22, gw = 26;  // the name and group columns: as wide as the longest
+  for (const auto& row : rows) nw = std::max(nw, row.name.size()), gw = std::max(gw, row.group.size());
+  const auto lead = [&](const Row& row) {
+    return fmt::format("{:<{}} {:<{}} {:9.3f}s", row.name, nw, row.group, gw, row.published);
+  };
+  std::fputs(fmt::format("{:<{}} {:<{}} {:>10} {:>10} {:>8} {:>6} {:>4} {:>4}\n", "run", nw, "group", gw, "published",
+                         "predicted", "error", "MFU", "mb", "v")
+                 .c_str(),
+             stdout);
+  for (auto& row : rows) {
+    if (row.scenario) try {
+        RunResult r = run_scenario(*row.scenario, opt);
+        row.predicted = r.step_time_s;
+        std::string memory;
+        if (row.published_memory) {
+          row.predicted_memory = r.plan.memory.peak.value / GIB;
+          memory =
+              fmt::format("  peak memory {:.1f} GiB, published {:.1f} ({:+.1f}%)", *row.predicted_memory,
+                          *row.published_memory, 100 * relative_error(*row.predicted_memory, *row.published_memory));
+        }
+        std::fputs(fmt::format("{} {:9.3f}s {:+7.1f}% {:5.1f}% {:4} {:4}{}\n", lead(row), row.predicted,
+                               100 * relative_error(row.predicted, row.published), 100 * r.mfu,
+                               r.scenario.training.micro_batch.value, r.scenario.plan.virtual_stages.value, memory)
+                       .c_str(),
+                   stdout);
+      } catch (const SimulationLimit&) {
+        throw;
+      } catch (const InputError& e) {
+        row.failure = e.what();
+      }
+    if (!row.failure.empty())
+      std::fputs(fmt::format("{} {:>10}  failed: {}\n", lead(row), "-", row.failure).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  std::map<std::string, Tally> groups;
+  Tally memory;
+  double worst = 0, worst_memory = 0;
+  int failed = 0;
+  for (const auto& row : rows) {
+    Tally& g = groups[row.group];
+    if (!row.failure.empty()) {
+      ++g.failed, ++failed;
+      continue;
+    }
+    const double e = std::fabs(relative_error(row.predicted, row.published));
+    g.error += e;
+    ++g.simulated;
+    worst = std::max(worst, e);
+    if (row.predicted_memory) {
+      const double m = std::fabs(relative_error(*row.predicted_memory, *row.published_memory));
+      memory.error += m;
+      ++memory.simulated;
+      worst_memory = std::max(worst_memory, m);
+    }
+  }
+  std::printf("\n");
+  for (const auto& [name, g] : groups) {
+    const std::string not_run = g.failed > 0 ? fmt::format(", {} failed", g.failed) : std::string();
+    if (g.simulated > 0)
+      std::fputs(fmt::format("{:<{}} MAPE {:5.1f}% over {} runs{}\n", name, gw, 100 * g.error / g.simulated,
+                             g.simulated, not_run)
+                     .c_str(),
+                 stdout);
+    else
+      std::fputs(fmt::format("{:<{}} no run simulated{}\n", name, gw, not_run).c_str(), stdout);
+  }
+  std::fputs(fmt::format("{:<{}} {:5.1f}%\n", "worst row", gw, 100 * worst).c_str(), stdout);
+  if (memory.simulated > 0)
+    std::fputs(fmt::format("{:<{}} MAPE {:5.1f}% over {} runs, worst {:.1f}%\n", "peak memory", gw,
+                           100 * memory.error / memory.simulated, memory.simulated, 100 * worst_memory)
+                   .c_str(),
+               stdout);
+  if (failed == 0) return 0;
+  std::fputs(fmt::format("{:<{}} {} of {} runs could not be simulated\n", "failed", gw, failed, rows.size()).c_str(),
+             stdout);
+  return 1;
+}
+
+}  // namespace sim::cli
