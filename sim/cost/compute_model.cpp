@@ -7,10 +7,14 @@
 
 namespace sim {
 
-ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision) : device_(device) {
-  auto it = device.dense_peak.find(precision);
-  SIM_ASSERT(it != device.dense_peak.end(), "precision checked when the scenario was loaded");
-  peak_ = it->second;
+ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision) : device_(device), precision_(precision) {
+  peak_ = peak(precision);
+}
+
+FlopsPerSecond ComputeModel::peak(Precision math) const {
+  auto it = device_.dense_peak.find(math);
+  SIM_ASSERT(it != device_.dense_peak.end(), "precision checked when the scenario was loaded");
+  return it->second;
 }
 
 Seconds ComputeModel::memory_op(Bytes bytes) const {
@@ -19,8 +23,12 @@ Seconds ComputeModel::memory_op(Bytes bytes) const {
 }
 
 Seconds ComputeModel::flash_attention(Flops flops, Bytes bytes, double seq_len) const {
+  return flash_attention(flops, bytes, seq_len, precision_);
+}
+
+Seconds ComputeModel::flash_attention(Flops flops, Bytes bytes, double seq_len, Precision math) const {
   SIM_ASSERT(device_.flash_attention.eta_max > 0, "flash attention checked against the device when loading");
-  return std::max(flops / (peak_ * device_.flash_attention.at(seq_len)), memory_op(bytes));
+  return std::max(flops / (peak(math) * device_.flash_attention.at(seq_len)), memory_op(bytes));
 }
 
 double ComputeModel::wave_efficiency(const GemmShape& g) const {
@@ -36,11 +44,13 @@ double ComputeModel::wave_efficiency(const GemmShape& g) const {
   return best;
 }
 
-Seconds ComputeModel::gemm(const GemmShape& shape, Bytes bytes) const {
+Seconds ComputeModel::gemm(const GemmShape& shape, Bytes bytes) const { return gemm(shape, bytes, precision_); }
+
+Seconds ComputeModel::gemm(const GemmShape& shape, Bytes bytes, Precision math) const {
   Seconds t_mem = memory_op(bytes);
   const Flops flops = shape.flops();
   if (flops.value <= 0) return t_mem;
-  Seconds t_flop = flops / (peak_ * device_.gemm.at(flops.value) * wave_efficiency(shape));
+  Seconds t_flop = flops / (peak(math) * device_.gemm.at(flops.value) * wave_efficiency(shape));
   return std::max(t_flop, t_mem);
 }
 

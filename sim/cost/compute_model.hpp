@@ -29,16 +29,21 @@ class ComputeModel {
  public:
   ComputeModel(const DeviceSpec& device, Precision precision);
 
+  // In the run's precision, or in `math` (an FP8 run's bf16 kernels: workload/ops.hpp).
   Seconds gemm(const GemmShape& shape, Bytes bytes) const;
+  Seconds gemm(const GemmShape& shape, Bytes bytes, Precision math) const;
   double wave_efficiency(const GemmShape& shape) const;
   Seconds memory_op(Bytes bytes) const;
   // A fused attention kernel executing `flops` (FA convention) over keys of length `seq_len`.
   Seconds flash_attention(Flops flops, Bytes bytes, double seq_len) const;
+  Seconds flash_attention(Flops flops, Bytes bytes, double seq_len, Precision math) const;
   FlopsPerSecond peak() const { return peak_; }
+  FlopsPerSecond peak(Precision math) const;
   const DeviceSpec& device() const { return device_; }
 
  private:
   const DeviceSpec& device_;
+  Precision precision_;
   FlopsPerSecond peak_;
 };
 

@@ -134,6 +134,11 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     tr.at("precision")
         .fail("device " + s.cluster.device.name + " has no " + to_string(t.precision) + " peak",
               "a precision the device supports");
+  if (t.precision == Precision::FP8 && s.cluster.device.dense_peak.count(Precision::BF16) == 0)
+    tr.at("precision")
+        .fail("device " + s.cluster.device.name +
+                  " has no bf16 peak, and an fp8 run keeps attention and the output layer in bf16",
+              "a device profile with both fp8 and bf16 peaks");
   if (t.attention == Attention::FLASH && s.cluster.device.flash_attention.eta_max <= 0)
     tr.at("attention")
         .fail("device " + s.cluster.device.name + " has no flash_attention efficiency in its profile",

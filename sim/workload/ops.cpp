@@ -29,14 +29,23 @@ Dims dims(const Scenario& sc, int64_t micro_batch) {
   return x;
 }
 
-Op gemm(std::string name, double m, double n, double k, double batch = 1.0, bool core = false) {
+// The type a kernel's math runs in (ops.hpp, "FP8"): a transformer layer's linear layers run in
+// the training precision; under FP8 everything else runs in bf16.
+Precision math_precision(const Scenario& sc, bool linear) {
+  const Precision p = sc.training.precision;
+  return p == Precision::FP8 && !linear ? Precision::BF16 : p;
+}
+
+Op gemm(std::string name, double m, double n, double k, double batch, bool core, Precision precision) {
   Op op;
   op.name = std::move(name);
   op.cls = OpClass::GEMM;
   op.shape = GemmShape{m, n, k, batch};
   op.flops = op.shape.flops();
-  op.bytes = Bytes(E * batch * (m * k + k * n + m * n));
+  const double operand = precision == Precision::FP8 ? 1.0 : E;  // the output stays 16-bit
+  op.bytes = Bytes(batch * (operand * (m * k + k * n) + E * m * n));
   op.attention_core = core;
+  op.precision = precision;
   return op;
 }
 
@@ -85,8 +94,8 @@ void tp_out(std::vector<Op>& ops, const Dims& x, const char* name, bool backward
 // dW[k x n] = X^T dY, each as many FLOPs as the forward.
 void gemm_backward(std::vector<Op>& ops, const Op& fwd) {
   const GemmShape& g = fwd.shape;
-  Op dgrad = gemm(fwd.name + "_dgrad", g.m, g.k, g.n, g.batch, fwd.attention_core);
-  Op wgrad = gemm(fwd.name + "_wgrad", g.k, g.n, g.m, g.batch, fwd.attention_core);
+  Op dgrad = gemm(fwd.name + "_dgrad", g.m, g.k, g.n, g.batch, fwd.attention_core, fwd.precision);
+  Op wgrad = gemm(fwd.name + "_wgrad", g.k, g.n, g.m, g.batch, fwd.attention_core, fwd.precision);
   ops.push_back(dgrad);
   ops.push_back(wgrad);
 }
@@ -108,12 +117,13 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const double bda_bytes = x.tokens_sp * x.h * (3.0 * E + 1.0);  // bias-dropout-add: x, residual, out, mask
   const double probs = x.b * heads * x.s * x.s_kv;               // attention probability elements
 
-  Op qkv = gemm("qkv", x.tokens, qkv_out, x.h);
-  Op scores = gemm("attn_scores", x.s, x.s_kv, x.d, x.b * heads, true);
-  Op context = gemm("attn_context", x.s, x.d, x.s_kv, x.b * heads, true);
-  Op proj = gemm("attn_proj", x.tokens, x.h, x.h / x.t);
-  Op fc1 = gemm("mlp_fc1", x.tokens, (swiglu ? 2.0 : 1.0) * ffn, x.h);
-  Op fc2 = gemm("mlp_fc2", x.tokens, x.h, ffn);
+  const Precision linear = math_precision(sc, true), core = math_precision(sc, false);
+  Op qkv = gemm("qkv", x.tokens, qkv_out, x.h, 1.0, false, linear);
+  Op scores = gemm("attn_scores", x.s, x.s_kv, x.d, x.b * heads, true, core);
+  Op context = gemm("attn_context", x.s, x.d, x.s_kv, x.b * heads, true, core);
+  Op proj = gemm("attn_proj", x.tokens, x.h, x.h / x.t, 1.0, false, linear);
+  Op fc1 = gemm("mlp_fc1", x.tokens, (swiglu ? 2.0 : 1.0) * ffn, x.h, 1.0, false, linear);
+  Op fc2 = gemm("mlp_fc2", x.tokens, x.h, ffn, 1.0, false, linear);
 
   const bool flash = sc.training.attention == Attention::FLASH;
   // FlashAttention: the two score matmuls counted as the model convention counts them, executed
@@ -127,6 +137,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   flash_fwd.bytes = Bytes(qkvo_bytes);
   flash_fwd.seq_len = x.s_kv;
   flash_fwd.attention_core = true;
+  flash_fwd.precision = core;
   Op flash_bwd = flash_fwd;
   flash_bwd.name = "flash_attention_bwd";
   flash_bwd.flops = flash_fwd.flops * 2.0;
@@ -219,7 +230,7 @@ PassOps output_ops(const Scenario& sc, int64_t micro_batch) {
   PassOps p;
   p.forward.push_back(mem("final_norm", 2.0 * E * x.tokens_sp * x.h));
   if (x.sp) p.forward.push_back(coll("tp_logits_in", CollectiveKind::ALL_GATHER, E * x.tokens * x.h));
-  Op logits = gemm("logits", x.tokens, v, x.h);
+  Op logits = gemm("logits", x.tokens, v, x.h, 1.0, false, math_precision(sc, false));
   p.forward.push_back(logits);
   // Vocab-parallel cross-entropy in fp32: read bf16 logits, write fp32, max/exp-sum passes over
   // fp32 and the loss; small TP all-reduces of per-token max, sum and target logit.

@@ -9,6 +9,13 @@
 // and a dropout, as in the published A100 runs) or one FlashAttention kernel per pass, which
 // executes half the score FLOPs of a causal mask and 2.5x the forward's in backward (the
 // FlashAttention benchmark convention) and moves only Q, K, V, O and their gradients.
+// FP8 (precision "fp8"): the transformer layers' linear layers (QKV, projection, MLP; forward,
+// input gradient and weight gradient) run in FP8, everything else in bf16 -- the attention core
+// (Transformer Engine's DotProductAttention runs in bf16 unless FP8 attention is asked for, and
+// torchtitan's float8 converts nn.Linear modules only) and the output layer (Megatron's output
+// layer is a tensor_parallel.ColumnParallelLinear, not a Transformer Engine module; torchtitan's
+// float8 recipes set filter_fqns = ["output"]). An FP8 GEMM reads 1-byte operands. Not modelled
+// yet (issue #12): Transformer Engine's cast/transpose and amax kernels, FP8 weight copies.
 // Context parallelism: each GPU holds s/cp queries that attend to all s keys; the keys and values
 // of the other cp ranks are gathered over the cp group before attention, and their gradients
 // reduce-scattered after it, exposed (not overlapped): an upper bound on ring attention, which
@@ -38,7 +45,8 @@ struct Op {
   Bytes bytes;         // HBM traffic (kernels) or the collective's buffer
   CollectiveKind collective = CollectiveKind::ALL_REDUCE;
   CommGroup group = CommGroup::TP;
-  bool attention_core = false;  // recomputed under selective recompute
+  bool attention_core = false;            // recomputed under selective recompute
+  Precision precision = Precision::BF16;  // GEMM, FLASH_ATTENTION: the type the math runs in
 };
 
 struct PassOps {

@@ -42,9 +42,9 @@ struct Accumulator {
     for (const auto& op : ops) {
       Seconds t;
       switch (op.cls) {
-        case OpClass::GEMM: t = cm.gemm(op.shape, op.bytes); break;
+        case OpClass::GEMM: t = cm.gemm(op.shape, op.bytes, op.precision); break;
         case OpClass::MEMORY: t = cm.memory_op(op.bytes); break;
-        case OpClass::FLASH_ATTENTION: t = cm.flash_attention(op.executed, op.bytes, op.seq_len); break;
+        case OpClass::FLASH_ATTENTION: t = cm.flash_attention(op.executed, op.bytes, op.seq_len, op.precision); break;
         case OpClass::COLLECTIVE:
           collectives[{static_cast<int>(op.group), static_cast<int>(op.collective), op.bytes.value}] +=
               static_cast<int64_t>(times);

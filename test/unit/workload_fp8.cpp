@@ -1,0 +1,83 @@
+// Which kernels an FP8 run runs in FP8 (sim/workload/ops.hpp, "FP8"): the transformer layer's
+// linear layers -- QKV, projection, MLP, forward, input and weight gradients -- read 1-byte
+// operands and run at the fp8 peak; the attention core (Transformer Engine's DotProductAttention
+// without FP8 attention; torchtitan converts nn.Linear only) and the output layer (Megatron's
+// ColumnParallelLinear; torchtitan's filter_fqns = ["output"]) run in bf16 at the bf16 peak. The
+// expectations are the roofline written out here with the profile's own curve.
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+#include "sim/core/params.hpp"
+#include "sim/cost/compute_model.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/ops.hpp"
+#include "test/unit/text_fill.hpp"
+
+using namespace sim;
+
+namespace {
+
+Scenario llama_like(const char* precision, const char* attention) {
+  const std::string text = fill(R"({"kind": "scenario", "name": "fp8",
+    "model": {"name": "llama-like", "layers": 4, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
+              "vocab": 128256, "activation": "swiglu", "norm": "rmsnorm"},
+    "cluster": {"from": "dgx-h100-superpod", "gpus": 8},
+    "parallelism": {"tp": 1, "pp": 1, "dp": 8},
+    "training": {"seq_len": 8192, "global_batch": 8, "micro_batch": 1, "precision": "{p}", "attention": "{a}"}})",
+                                {{"p", precision}, {"a", attention}});
+  return parse_scenario(ParamReader::from_text(text, "workload_fp8.cpp"), TRAINSIM_SOURCE_DIR);
+}
+
+const std::set<std::string> LINEAR = {"qkv", "attn_proj", "mlp_fc1", "mlp_fc2"};
+
+bool linear(const std::string& name) {
+  for (const auto& l : LINEAR)
+    if (name == l || name == l + "_dgrad" || name == l + "_wgrad") return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("fp8: the linear layers run in FP8, attention and the output layer in bf16", "[workload]") {
+  for (const char* attention : {"unfused", "flash"}) {
+    INFO(attention);
+    const Scenario s = llama_like("fp8", attention);
+    int fp8 = 0, bf16 = 0;
+    const PassOps layer = layer_ops(s, 1), out = output_ops(s, 1);
+    for (const auto* ops : {&layer.forward, &layer.backward, &out.forward, &out.backward})
+      for (const Op& op : *ops) {
+        if (op.cls != OpClass::GEMM && op.cls != OpClass::FLASH_ATTENTION) continue;
+        INFO(op.name);
+        const bool is_linear = linear(op.name);
+        CHECK(op.precision == (is_linear ? Precision::FP8 : Precision::BF16));
+        (is_linear ? fp8 : bf16) += 1;
+        if (op.cls == OpClass::GEMM) {  // 1-byte operands in FP8, the 16-bit output either way
+          const auto& g = op.shape;
+          const double operand = is_linear ? 1.0 : 2.0;
+          CHECK(op.bytes.value == Approx(g.batch * (operand * (g.m * g.k + g.k * g.n) + 2.0 * g.m * g.n)));
+        }
+      }
+    CHECK(fp8 == 12);                                                    // 4 linear layers x (forward, dgrad, wgrad)
+    CHECK(bf16 == (std::string(attention) == "flash" ? 2 + 3 : 6 + 3));  // attention core + logits x3
+  }
+  // bf16 runs: everything bf16, as before.
+  for (const Op& op : layer_ops(llama_like("bf16", "flash"), 1).forward)
+    if (op.cls == OpClass::GEMM || op.cls == OpClass::FLASH_ATTENTION) CHECK(op.precision == Precision::BF16);
+}
+
+TEST_CASE("fp8: a GEMM's time is the roofline at the peak of the type it runs in", "[workload]") {
+  const Scenario s = llama_like("fp8", "flash");
+  const ComputeModel cm(s.cluster.device, s.training.precision);
+  const DeviceSpec& d = s.cluster.device;
+  const GemmShape g{8192, 4096, 4096, 1};
+  const double F = g.flops().value;
+  for (Precision p : {Precision::FP8, Precision::BF16}) {
+    const double peak = d.dense_peak.at(p).value;
+    const double flop_time = F / (peak * d.gemm.at(F) * cm.wave_efficiency(g));
+    CHECK(cm.gemm(g, Bytes(0), p).value == Approx(flop_time).epsilon(1e-12));
+  }
+  // H100 SXM: 1979 against 989 TFLOP/s dense, so the same compute-bound GEMM takes half the time.
+  CHECK(cm.gemm(g, Bytes(0), Precision::BF16).value ==
+        Approx(2 * cm.gemm(g, Bytes(0), Precision::FP8).value).epsilon(0.01));
+}
