@@ -32,6 +32,16 @@ std::shared_ptr<void> shared_memo(uint64_t fabric, const Scenario& s,
   return last;
 }
 
+// The memo's value for `key`, computed by `compute` on a miss and stored only once computed: a
+// computation that throws (a forced algorithm a group cannot run) leaves no entry behind, so the
+// next plan of the same shape meets the same refusal instead of a default value.
+template <class Map, class Key, class F>
+const typename Map::mapped_type& memoised(Map& map, const Key& key, F compute) {
+  const auto it = map.find(key);
+  if (it != map.end()) return it->second;
+  return map.emplace(key, compute()).first->second;
+}
+
 }  // namespace
 
 CommCosts::CommCosts(const Scenario& s)
@@ -41,9 +51,8 @@ CommCosts::CommCosts(const Scenario& s)
 }
 
 CollectiveChoice CommCosts::dp_choice(int64_t rank, Bytes buffer) const {
-  auto [it, fresh] = memo_->dp_choice.try_emplace({rank, buffer.value});
-  if (fresh) it->second = plan_.choose(CollectiveKind::ALL_REDUCE, dp_group(s_.plan, place_, rank, 0), buffer);
-  return it->second;
+  return memoised(memo_->dp_choice, std::make_pair(rank, buffer.value),
+                  [&] { return plan_.choose(CollectiveKind::ALL_REDUCE, dp_group(s_.plan, place_, rank, 0), buffer); });
 }
 
 std::vector<int64_t> CommCosts::group_members(CommGroup group) const {
@@ -56,12 +65,11 @@ std::vector<int64_t> CommCosts::group_members(CommGroup group) const {
 }
 
 Seconds CommCosts::group_collective(CommGroup group, CollectiveKind kind, Bytes buffer) const {
-  auto [it, fresh] = memo_->group_cost.try_emplace({static_cast<int>(group), static_cast<int>(kind), buffer.value});
-  if (fresh) {
-    const CommOp op = plan_.collective(kind, group_members(group), buffer);
-    it->second = op.choice.latency + plan_.transfer_time(op.flows);
-  }
-  return it->second;
+  return memoised(memo_->group_cost, std::make_tuple(static_cast<int>(group), static_cast<int>(kind), buffer.value),
+                  [&] {
+                    const CommOp op = plan_.collective(kind, group_members(group), buffer);
+                    return op.choice.latency + plan_.transfer_time(op.flows);
+                  });
 }
 
 CollectiveAlgo CommCosts::group_all_reduce_algo(CommGroup group, Bytes buffer) const {
@@ -73,17 +81,16 @@ CollectiveAlgo CommCosts::dp_all_reduce_algo(int64_t rank, Bytes buffer) const {
 Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
   const auto& pl = s_.plan;
   const int64_t a = place_.gpu({0, 0, from_rank, 0}), b = place_.gpu({0, 0, to_rank, 0});
-  auto [it, fresh] = memo_->p2p_per_byte.try_emplace({from_rank, to_rank}, 0.0);
-  if (fresh) {
+  const double per_byte = memoised(memo_->p2p_per_byte, std::make_pair(from_rank, to_rank), [&] {
     constexpr double kProbe = 1 << 20;  // bytes per member; the time scales with them
     std::vector<GpuFlow> flows;
     for (int64_t d = 0; d < pl.dp; ++d)
       for (int64_t c = 0; c < pl.cp; ++c)
         for (int64_t t = 0; t < pl.tp; ++t)
           flows.push_back({place_.gpu({t, c, from_rank, d}), place_.gpu({t, c, to_rank, d}), Bytes(kProbe)});
-    it->second = plan_.transfer_time(flows).value / kProbe;
-  }
-  return plan_.send_latency(a, b) + Seconds(bytes.value * it->second);
+    return plan_.transfer_time(flows).value / kProbe;
+  });
+  return plan_.send_latency(a, b) + Seconds(bytes.value * per_byte);
 }
 
 Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {
@@ -96,17 +103,16 @@ Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {
   const auto& pl = s_.plan;
   if (pl.grad_group_size() <= 1 || buffer.value <= 0) return Seconds(0);
   const CollectiveChoice ch = dp_choice(rank, buffer);
-  auto [it, fresh] =
-      memo_->dp_per_byte.try_emplace({rank, static_cast<int>(ch.algo), static_cast<int>(ch.protocol)}, 0.0);
-  if (fresh) {
-    std::vector<GpuFlow> flows;
-    for (int64_t g = 0; g < grad_groups(pl); ++g) {
-      const CommOp op = plan_.collective(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g), buffer);
-      flows.insert(flows.end(), op.flows.begin(), op.flows.end());
-    }
-    it->second = plan_.transfer_time(flows).value / buffer.value;
-  }
-  return Seconds(buffer.value * it->second);
+  const double per_byte = memoised(
+      memo_->dp_per_byte, std::make_tuple(rank, static_cast<int>(ch.algo), static_cast<int>(ch.protocol)), [&] {
+        std::vector<GpuFlow> flows;
+        for (int64_t g = 0; g < grad_groups(pl); ++g) {
+          const CommOp op = plan_.collective(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g), buffer);
+          flows.insert(flows.end(), op.flows.begin(), op.flows.end());
+        }
+        return plan_.transfer_time(flows).value / buffer.value;
+      });
+  return Seconds(buffer.value * per_byte);
 }
 
 }  // namespace sim

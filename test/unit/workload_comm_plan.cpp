@@ -218,3 +218,24 @@ TEST_CASE("a forced algorithm is refused even after the same plan was priced wit
   s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::NVLS;
   CHECK_THROWS_AS(CommCosts(s).dp_latency(0, S), InputError);
 }
+
+TEST_CASE("a refused forced algorithm leaves nothing in the memo for the next plan of the same shape", "[workload]") {
+  // tp 2, dp 6 on three 4-GPU nodes, placed so that tp index 0's gradient group is even (GPUs
+  // 0, 1, 2 | 4, 5, 6: three per node) and tp index 1's is not (3 | 7 | 8, 9, 10, 11). Forcing the
+  // hierarchical all-reduce is refused -- by group 1, after group 0's choice was made -- and must
+  // be refused again by a second estimate of the same plan, which shares the first one's memo.
+  Setup u;
+  u.tp = 2;
+  u.dp = 6;
+  u.global_batch = 6;
+  u.gpus_per_node = 4;
+  u.nics_per_node = 4;
+  Scenario s = engine_test::scenario(u);
+  s.plan.gpu_of_rank = {0, 3, 1, 7, 2, 8, 4, 9, 5, 10, 6, 11};  // global rank g = t + 2 d
+  s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::HIERARCHICAL;
+  const Bytes S(64.0 * (1 << 20));
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    INFO("attempt " << attempt);
+    CHECK_THROWS_WITH(CommCosts(s).dp_transfer(0, S), Catch::Contains("spread unevenly over nodes"));
+  }
+}
