@@ -56,8 +56,9 @@ GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std:
 CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const {
   bool even = true;
   const GroupShape g = shape(members, nullptr, even);
-  auto [it, fresh] = choices_.try_emplace({static_cast<int>(kind), g.ranks, g.nodes, even, buffer.value});
-  if (fresh) {
+  const auto key = std::make_tuple(static_cast<int>(kind), g.ranks, g.nodes, even, buffer.value);
+  auto it = choices_.find(key);
+  if (it == choices_.end()) {  // stored only once chosen: a refusal leaves no entry behind
     const auto forced = s_.plan.algorithms.find(kind);
     std::optional<CollectiveAlgo> algo;
     if (forced != s_.plan.algorithms.end()) algo = forced->second;
@@ -73,7 +74,7 @@ CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t
                          std::string("'") + to_string(*algo) + "' cannot run the " + to_string(kind) + " over " +
                              std::to_string(g.ranks) + " GPUs on " + std::to_string(g.nodes) + " node(s): " + *why,
                          "an algorithm every group of the plan can run, or \"auto\"");
-    it->second = choose_collective(kind, g, buffer, s_.cluster.device.collectives, algo);
+    it = choices_.emplace(key, choose_collective(kind, g, buffer, s_.cluster.device.collectives, algo)).first;
   }
   return it->second;
 }
