@@ -192,10 +192,7 @@ struct Replay {
         launch(op, comms);
         sg4::Comm::wait_all(comms);
         collective_cost[key] = sg4::Engine::get_clock() - begin + op.choice.latency.value;
-        const auto& f = plat.fabric();
-        if (std::any_of(op.flows.begin(), op.flows.end(),
-                        [&](const GpuFlow& x) { return f.ends(x.from, x.to).first >= f.gpus(); }))
-          live_.insert(key);
+        if (comm.leaves_domain(op)) live_.insert(key);
       }
   }
 

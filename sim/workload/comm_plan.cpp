@@ -97,6 +97,11 @@ Seconds CommPlan::send_latency(int64_t a, int64_t b) const {
   return k.base_latency + (out ? k.scale_out_step_latency : k.scale_up_step_latency);
 }
 
+bool CommPlan::leaves_domain(const CommOp& op) const {
+  return std::any_of(op.flows.begin(), op.flows.end(),
+                     [&](const GpuFlow& f) { return fabric_.ends(f.from, f.to).first >= fabric_.gpus(); });
+}
+
 Seconds CommPlan::transfer_time(const std::vector<GpuFlow>& flows) const {
   load_.resize(fabric_.network().links().size() * 2, 0.0);
   std::vector<uint64_t> touched;

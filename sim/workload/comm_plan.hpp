@@ -50,6 +50,10 @@ class CommPlan {
   // directed link's load over its capacity.
   Seconds transfer_time(const std::vector<GpuFlow>& flows) const;
 
+  // Whether any of `op`'s flows leaves the scale-up domain (routes through a NIC): such a tensor-
+  // or context-parallel collective shares the network, and the engine runs it live.
+  bool leaves_domain(const CommOp& op) const;
+
   const Fabric& fabric() const { return fabric_; }
 
  private:

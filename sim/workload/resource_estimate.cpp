@@ -56,6 +56,11 @@ namespace {
 // The runs above predate the fold of ring flows (sim/engine/replay.cpp, "Folding"): each launched
 // every ring flow, so their flows in flight were the counts given; the coefficients price a flow
 // the engine actually launches, and the estimate now counts those (few, when the fold applies).
+//   S_PER_LIVE_FLOW  a fuzz_scenario input (test/fuzz/regressions/fuzz_scenario/live-tp-collectives-took-seconds):
+//                    a 76-layer model on 192 b200, tp 8 across two 4-GPU nodes, pp 8, dp 3, 16
+//                    microbatches, class fidelity: 317,616 flows, all but 2,328 of them live TP
+//                    collectives, 0.85 s; the same with 8 GPUs per node (TP inside a node, no live
+//                    flow) 0.04 s: 2.55 us per live flow.
 //   BYTES_PER_FOLDED_RING_FLOW  the fold's workspace (routes and groups, in the planner and the
 //                    engine's child): gpt3-175b 8/8/2048 on 131,072 GPUs, 96 microbatches,
 //                    virtual_stages 1 (131,072 ring flows folded to 3 per rank) 744 MiB, and
@@ -88,6 +93,7 @@ constexpr double STEP_GROWTH = 0.9;
 constexpr double STEP_S_MAX = 100e-9;
 constexpr double BYTES_PER_FOLDED_RING_FLOW = 400;
 constexpr double S_PER_FOLDED_RING_FLOW = 4e-6;
+constexpr double S_PER_LIVE_FLOW = 2.55e-6;
 
 // Each finished flow is unlinked from the list of launched, unwaited ones by a linear scan.
 double in_flight_seconds(double n) {
@@ -134,15 +140,43 @@ std::vector<double> folded_flows(const Scenario& s, const Placement& place, cons
   return out;
 }
 
+// The flows of the step's live collectives (resource_estimate.hpp): the engine decides which run
+// live from the groups of the first rank class (replay.cpp, probe_collectives), and so does this.
+double live_flows(const Scenario& s, const Pipeline& p, bool full) {
+  const auto& pl = s.plan;
+  const auto fabric = Fabric::of(s.cluster);
+  const Placement place(s.cluster, pl);
+  const CommPlan comm(s, place, *fabric);
+  std::vector<int64_t> groups[2];
+  for (int64_t t = 0; t < pl.tp; ++t) groups[int(CommGroup::TP)].push_back(place.gpu({t, 0, 0, 0}));
+  for (int64_t c = 0; c < pl.cp; ++c) groups[int(CommGroup::CP)].push_back(place.gpu({0, c, 0, 0}));
+  // At full fidelity each group's first member runs it: cp*dp groups of tp, tp*dp of cp.
+  const double runs[2] = {full ? double(pl.cp * pl.dp) : 1.0, full ? double(pl.tp * pl.dp) : 1.0};
+  std::map<std::tuple<int, int, double>, double> per_use;
+  double n = 0;
+  for (auto [it, end] = boost::vertices(p.graph); it != end; ++it)
+    for (const auto& use : p.graph[*it].collectives) {
+      const int group = static_cast<int>(use.group);
+      const auto key = std::make_tuple(group, static_cast<int>(use.kind), use.bytes.value);
+      auto found = per_use.find(key);
+      if (found == per_use.end()) {
+        const CommOp op = comm.collective(use.kind, groups[group], use.bytes);
+        found = per_use.emplace(key, comm.leaves_domain(op) ? double(op.flows.size()) : 0.0).first;
+      }
+      n += found->second * double(use.count) * runs[group];
+    }
+  return n;
+}
+
 ResourceEstimate price(SimulationSize n) {
   ResourceEstimate e;
   e.size = n;
   e.memory = Bytes(BASE_BYTES + BYTES_PER_HOST * double(n.hosts) + BYTES_PER_TASK * double(n.tasks) +
                    BYTES_PER_ACTOR * double(n.actors) + BYTES_PER_FLOW * n.peak_flows +
                    BYTES_PER_FOLDED_RING_FLOW * n.folded_ring_flows);
-  e.wall =
-      Seconds(S_PER_HOST * double(n.hosts) + S_PER_TASK_RUN * double(n.task_runs) + in_flight_seconds(n.peak_flows) +
-              S_PER_ACTOR_RUN * double(n.actors) * double(n.task_runs) + S_PER_FOLDED_RING_FLOW * n.folded_ring_flows);
+  e.wall = Seconds(S_PER_HOST * double(n.hosts) + S_PER_TASK_RUN * double(n.task_runs) +
+                   in_flight_seconds(n.peak_flows) + S_PER_ACTOR_RUN * double(n.actors) * double(n.task_runs) +
+                   S_PER_FOLDED_RING_FLOW * n.folded_ring_flows + S_PER_LIVE_FLOW * n.live_flows);
   return e;
 }
 
@@ -211,6 +245,8 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
     if (g[*it].kind == EdgeKind::DATA) data_edges += 1;
   n.flows = data_edges * replicas(s, full_fidelity);
   n.folded_ring_flows = folded_ring_flows(s, c, full_fidelity);
+  n.live_flows = live_flows(s, p, full_fidelity);
+  n.flows += n.live_flows;
   // Each rank's ring flows are in flight from its first launch (at the latest, when the task
   // before the launching one ends) until its reduction task ends.
   std::vector<std::pair<double, double>> events;  // (time, +flows at a launch / -flows at the end)
@@ -248,17 +284,19 @@ void check_budget(const Scenario& s, const ResourceEstimate& e, const Simulation
   const std::string about = e.lower_bound ? "at least about " : "about ";
   const std::string counts = fmt::format("hosts {}, actors {}, task runs {}, flows in flight {:.3g}", e.size.hosts,
                                          e.size.actors, e.size.task_runs, e.size.peak_flows);
+  const std::string counts_live =
+      e.size.live_flows > 0 ? fmt::format(", live tensor/context-parallel flows {:.3g}", e.size.live_flows) : "";
   const std::string fewer = std::string(b.full_fidelity ? "--fidelity class, " : "") +
                             "fewer GPUs, microbatches or gradient buckets (overlap_grad_reduce: one per layer)";
   if (b.max_memory.value > 0 && e.memory > b.max_memory)
     throw SimulationLimit(s.file, "/cluster/gpus",
                           "simulating this plan would need " + about + format_bytes(e.memory) + " of memory (" +
-                              counts + "), more than --max-memory " + format_bytes(b.max_memory),
+                              counts + counts_live + "), more than --max-memory " + format_bytes(b.max_memory),
                           fewer + ", or a larger --max-memory");
   if (b.max_wall.value > 0 && e.wall > b.max_wall)
     throw SimulationLimit(s.file, "/cluster/gpus",
                           "simulating this plan would take " + about + seconds_text(e.wall.value) + " (" + counts +
-                              "), more than the limit of " + seconds_text(b.max_wall.value),
+                              counts_live + "), more than the limit of " + seconds_text(b.max_wall.value),
                           fewer + ", or a --max-wall above the estimate to allow it");
 }
 

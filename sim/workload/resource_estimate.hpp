@@ -11,6 +11,9 @@
 //               (channels x dp x cp per ring, tp rings per rank, per gradient bucket or once; at
 //               class fidelity without a failure, only those the engine keeps after folding
 //               copies by symmetry: a few per rank when its rings' links are disjoint)
+//   live flows  the flows of tensor- and context-parallel collectives that leave the scale-up
+//               domain, which the engine runs live under contention (replay.cpp, run_live): each
+//               use of one, per rank class, or per group at full fidelity
 //   peak flows  ring flows launched and not yet waited for at the busiest moment: a rank launches
 //               all of its rings (or buckets) before it waits for them
 //
@@ -21,6 +24,7 @@
 //            + per folded ring flow x folded ring flows
 //   wall   = per host x hosts + per task run x task runs + in-flight cost(peak flows)
 //            + per actor run x actors x task runs + per folded ring flow x folded ring flows
+//            + per live flow x live flows
 //
 // The last two terms are SimGrid's: every finished activity is unlinked from a list of those in
 // flight (a linear scan), so wall time grows with the square of the flows in flight (all ranks'
@@ -54,6 +58,7 @@ struct SimulationSize {
   double flows = 0;  // doubles: a rejected plan's counts may pass 2^63
   double peak_flows = 0;
   double folded_ring_flows = 0;  // ring flows the engine folds (one launch per rank): its workspace
+  double live_flows = 0;         // of live tensor- and context-parallel collectives (also in flows)
 };
 
 struct ResourceEstimate {

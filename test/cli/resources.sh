@@ -113,6 +113,32 @@ json.dump({"kind": "scenario", "name": "layers", "model": {"name": "tiny", "laye
 PY
 refused "100,000 layers as gradient buckets" "$any_limit" run "$work/layers.json" -q
 
+# Tensor-parallel groups that span two nodes run their collectives live (replay.cpp, run_live):
+# 3,200 microbatches of a 76-layer model make 6.4e7 live flows at about 2.5 us each, over the
+# limit although the task count is modest (fuzz_scenario's regression live-tp-collectives-took-seconds,
+# its global batch x 200).
+python3 - "$work/live.json" <<'PY'
+import json, sys
+json.dump({"kind": "scenario", "name": "live", "seed": 1,
+           "model": {"activation": "swiglu", "ffn_hidden": 192, "heads": 56, "hidden": 56, "kv_heads": 8,
+                     "layers": 76, "norm": "rmsnorm", "tied_embeddings": False, "vocab": 1},
+           "cluster": {"gpu": "b200", "gpus": 192, "gpus_per_node": 4,
+                       "scale_out": {"kind": "fat-tree", "latency": "1 us", "nic_bandwidth": "400 Gb/s",
+                                     "nics_per_node": 2, "oversubscription": 4, "pod_gpus": 64},
+                       "scale_up": {"kind": "nvswitch", "bandwidth": "300 GB/s", "latency": "1 us"}},
+           "parallelism": {"cp": 1, "dp": 3, "pp": 8, "tp": 8, "sequence_parallel": True, "virtual_stages": 2,
+                           "layers_per_stage": [1, 1, 1, 3, 5, 1, 8, 8, 6, 6, 6, 6, 6, 6, 6, 6],
+                           "overlap_grad_reduce": True, "zero": 3},
+           "training": {"attention": "unfused", "global_batch": 38400, "micro_batch": 4, "precision": "bf16",
+                        "recompute": "selective", "seq_len": 1296}}, open(sys.argv[1], "w"))
+PY
+refused "live tensor-parallel collectives, 3,200 microbatches" "$wall_limit" run "$work/live.json" -q
+if grep -q "live tensor/context-parallel flows" "$work/live tensor-parallel collectives, 3,200 microbatches.err"; then
+  pass "the refusal counts the live flows"
+else
+  fail "live flows" "not named: $(head -c 300 "$work/live tensor-parallel collectives, 3,200 microbatches.err")"
+fi
+
 # validate and search.
 table "$work/table.json" "$work/mega.json"
 refused "validate, 2^20 GPUs, --max-memory 2 GiB" '--max-memory 2.00 GiB' validate "$work/table.json" --max-memory "2 GiB"
