@@ -91,14 +91,21 @@ void fit_memory(const Measurements& m, const FitOptions& opt, Calibration& cal) 
   if (!left_out.empty()) add_note(cal.memory, "left out by --exclude: " + left_out_list(left_out));
 }
 
-void fit_gemm(const Measurements& m, Calibration& cal) {
+// The GEMM curve of one kind: bf16/fp16 GEMMs (`fp8` false) into the profile's `gemm`, FP8 ones
+// into its `gemm_fp8`, each against its own precision's peak.
+void fit_gemm(const Measurements& m, Calibration& cal, bool fp8) {
+  SaturatingCurve& target = fp8 ? cal.device.gemm_fp8 : cal.device.gemm;
+  ParameterFit& out = fp8 ? cal.gemm_fp8 : cal.gemm;
+  const char* kind = fp8 ? "fp8" : "bf16/fp16";
   std::vector<const GemmMeasurement*> usable;
   for (const auto& g : m.gemm)
-    if (g.dtype != "fp8" && cal.device.dense_peak.count(g.precision())) usable.push_back(&g);
+    if ((g.dtype == "fp8") == fp8 && cal.device.dense_peak.count(g.precision())) usable.push_back(&g);
   if (usable.empty()) {
-    cal.gemm.note = "no bf16/fp16 GEMMs measured: kept from the base profile";
+    out.note = fmt::format("no {} GEMMs measured: kept from the base profile", kind);
     return;
   }
+  // A first FP8 fit starts from the bf16/fp16 curve.
+  const SaturatingCurve base = target.eta_max > 0 ? target : cal.device.gemm;
   // Iterate: fit on the compute-bound GEMMs, re-classify with the fitted curve,
   // until stable.
   std::vector<bool> in(usable.size(), true);
@@ -112,30 +119,32 @@ void fit_gemm(const Measurements& m, Calibration& cal) {
       x.push_back(s.flops().value);
       y.push_back(g.time.value * cm.peak().value * cm.wave_efficiency(s));
     }
-    if (x.empty()) contradicts(m, "every GEMM is memory-bound under the fitted curves", "some compute-bound GEMMs");
+    if (x.empty())
+      contradicts(m, fmt::format("every {} GEMM is memory-bound under the fitted curves", kind),
+                  "some compute-bound GEMMs");
     ParameterFit fit;
-    SaturatingCurve curve = fit_curve(x, y, cal.device.gemm, "half_flops", fit);
+    SaturatingCurve curve = fit_curve(x, y, base, "half_flops", fit);
     DeviceSpec trial = cal.device;
-    trial.gemm = curve;
+    (fp8 ? trial.gemm_fp8 : trial.gemm) = curve;
     std::vector<bool> next(usable.size());
     size_t memory_bound = 0;
     for (size_t i = 0; i < usable.size(); ++i) {
       const auto& g = *usable[i];
       GemmShape s = g.shape();
       ComputeModel cm(trial, g.precision());
-      Seconds t_flop = s.flops() / (cm.peak() * trial.gemm.at(s.flops().value) * cm.wave_efficiency(s));
+      Seconds t_flop = s.flops() / (cm.peak() * curve.at(s.flops().value) * cm.wave_efficiency(s));
       next[i] = t_flop >= cm.memory_op(g.min_bytes());
       memory_bound += next[i] ? 0 : 1;
     }
-    cal.device.gemm = curve;
-    cal.gemm = fit;
+    target = curve;
+    out = fit;
     if (memory_bound)
-      cal.gemm.note += fmt::format("{}{} memory-bound GEMM{} left out", cal.gemm.note.empty() ? "" : "; ", memory_bound,
-                                   memory_bound == 1 ? "" : "s");
+      out.note += fmt::format("{}{} memory-bound GEMM{} left out", out.note.empty() ? "" : "; ", memory_bound,
+                              memory_bound == 1 ? "" : "s");
     if (next == in) break;
     in = next;
   }
-  check_efficiency(m, cal.device.gemm, "GEMMs");
+  check_efficiency(m, target, fp8 ? "FP8 GEMMs" : "GEMMs");
 }
 
 void fit_attention_curve(const std::vector<const AttentionMeasurement*>& usable, FlopsPerSecond peak,
@@ -410,7 +419,8 @@ Calibration calibrate(const Measurements& m, const DeviceSpec& base, const FitOp
   cal.device = base;
   cal.excluded = options.exclude;
   fit_memory(m, options, cal);  // first: the GEMM fit uses it to leave out memory-bound GEMMs
-  fit_gemm(m, cal);
+  fit_gemm(m, cal, false);
+  fit_gemm(m, cal, true);
   fit_attention(m, options, cal);
   fit_collectives(m, cal);
   fit_nvls(m, cal);

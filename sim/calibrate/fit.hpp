@@ -5,7 +5,7 @@
 //   GEMM         t = F / (P * eta(F) * eta_wave)     eta(F) = eta_max * F / (F
 //   + F_half)
 //                => t * P * eta_wave = F / eta_max + F_half / eta_max
-//                (bf16/fp16 only)
+//                (bf16/fp16 into `gemm`; fp8 against the fp8 peak into `gemm_fp8`)
 //   memory-bound t = B / (BW * eta_m(B))              => t * BW = B / eta_max +
 //   B_half / eta_max attention    t = F / (P * eta_fa(S))  (FA FLOPs)  => t * P
 //   * S / F = S / eta_max + S_half / eta_max collectives  t = base + steps *
@@ -58,7 +58,7 @@ struct HostCopyFit {  // t = alpha + bytes / bandwidth
 
 struct Calibration {
   DeviceSpec device;  // the base profile with every fitted parameter replaced
-  ParameterFit gemm, memory, attention, collectives, nvls;
+  ParameterFit gemm, gemm_fp8, memory, attention, collectives, nvls;
   std::vector<RegimeFit> regimes;
   std::vector<HostCopyFit> host_copies;
   std::vector<std::string> excluded;  // FitOptions::exclude, recorded in the fitted profile

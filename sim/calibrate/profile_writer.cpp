@@ -48,6 +48,12 @@ std::string fitted_profile_json(const std::string& base_file, const Calibration&
     p["gemm"]["half_flops"] =
         entry(fmt::format("{:.5g} GFLOP", std::max(d.gemm.x_half, 1.0) / 1e9), fit_source(form, c.gemm, m));
   }
+  if (c.gemm_fp8.fitted) {
+    const char* form = "t = F / (P_fp8 * eta_max * F/(F + F_half)) over fp8 GEMMs";
+    p["gemm_fp8"]["efficiency_max"] = entry(sig(d.gemm_fp8.eta_max), fit_source(form, c.gemm_fp8, m));
+    p["gemm_fp8"]["half_flops"] =
+        entry(fmt::format("{:.5g} GFLOP", std::max(d.gemm_fp8.x_half, 1.0) / 1e9), fit_source(form, c.gemm_fp8, m));
+  }
   if (c.memory.fitted) {
     const char* form = "t = B / (BW * eta_max * B/(B + B_half)) over memory-bound kernels";
     p["memory_ops"]["efficiency_max"] = entry(sig(d.memory.eta_max), fit_source(form, c.memory, m));

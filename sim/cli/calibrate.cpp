@@ -75,6 +75,7 @@ int calibrate(const CalibrateArgs& a) {
               m.size());
   std::printf("fitted parameters (base -> fitted):\n");
   print_curve("gemm", c.gemm, base.gemm, c.device.gemm, "GFLOP", 1e9);
+  print_curve("gemm_fp8", c.gemm_fp8, base.gemm_fp8, c.device.gemm_fp8, "GFLOP", 1e9);
   print_curve("memory_ops", c.memory, base.memory, c.device.memory, "MB", 1e6);
   print_curve("flash_attention", c.attention, base.flash_attention, c.device.flash_attention, "tokens", 1);
   if (c.collectives.fitted) {

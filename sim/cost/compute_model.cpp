@@ -50,7 +50,7 @@ Seconds ComputeModel::gemm(const GemmShape& shape, Bytes bytes, Precision math) 
   Seconds t_mem = memory_op(bytes);
   const Flops flops = shape.flops();
   if (flops.value <= 0) return t_mem;
-  Seconds t_flop = flops / (peak(math) * device_.gemm.at(flops.value) * wave_efficiency(shape));
+  Seconds t_flop = flops / (peak(math) * device_.gemm_curve(math).at(flops.value) * wave_efficiency(shape));
   return std::max(t_flop, t_mem);
 }
 

@@ -4,7 +4,8 @@
 //   t = max( F / (eta_c(F) * P),  B / (eta_m(B) * BW) )
 //
 // P is the dense tensor-core peak for the run's precision, BW the HBM bandwidth,
-// eta_c(F) = eta_max * F / (F + F_half) the GEMM efficiency against the GEMM's FLOPs, and
+// eta_c(F) = eta_max * F / (F + F_half) the GEMM efficiency against the GEMM's FLOPs (the
+// profile's FP8 curve for FP8 GEMMs where it has one: DeviceSpec::gemm_curve), and
 // eta_m(B) the same saturating curve against the bytes a memory-bound kernel moves. A GEMM is
 // charged the larger of its compute and its memory time; an elementwise/norm/softmax kernel only
 // its memory time. Zero FLOPs and zero bytes take zero time.

@@ -21,8 +21,8 @@ Precision precision_from_string(const std::string& s) {
 }
 
 DeviceSpec DeviceSpec::parse(const ParamReader& r) {
-  r.expect_keys({"kind", "name", "description", "source", "peak", "hbm", "sms", "gemm", "memory_ops", "collectives",
-                 "flash_attention", "calibration"});
+  r.expect_keys({"kind", "name", "description", "source", "peak", "hbm", "sms", "gemm", "gemm_fp8", "memory_ops",
+                 "collectives", "flash_attention", "calibration"});
   if (auto k = r.find("kind")) k->as_choice({"device"});
   DeviceSpec d;
   d.name = r.string("name");
@@ -54,6 +54,13 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
   }
   d.gemm.eta_max = gemm.at("efficiency_max").as_fraction();
   d.gemm.x_half = gemm.at("half_flops").as_flops().value;
+  if (auto g8 = r.find("gemm_fp8")) {
+    g8->expect_keys({"efficiency_max", "half_flops"});
+    if (!d.dense_peak.count(Precision::FP8))
+      g8->fail("is given without an fp8 peak", "a peak.fp8 entry, or no gemm_fp8");
+    d.gemm_fp8.eta_max = g8->at("efficiency_max").as_fraction();
+    d.gemm_fp8.x_half = g8->at("half_flops").as_flops().value;
+  }
   auto mem = r.at("memory_ops");
   mem.expect_keys({"efficiency_max", "half_bytes"});
   d.memory.eta_max = mem.at("efficiency_max").as_fraction();

@@ -47,7 +47,11 @@ struct DeviceSpec {
   std::map<Precision, FlopsPerSecond> dense_peak;  // tensor-core dense peak per precision
   Bytes hbm_capacity;
   BytesPerSecond hbm_bandwidth;
-  SaturatingCurve gemm;    // x = FLOPs of one GEMM
+  SaturatingCurve gemm;  // x = FLOPs of one GEMM (bf16/fp16, against their peak)
+  // FP8 GEMMs (e4m3 operands) against the fp8 peak, where measured: Hopper's FP8 GEMMs reach a
+  // lower fraction of their peak than bf16 ones do of theirs, and need more FLOPs to saturate.
+  // eta_max == 0 when the profile has none: FP8 GEMMs then take `gemm`.
+  SaturatingCurve gemm_fp8{0.0, 0.0};
   SaturatingCurve memory;  // x = bytes moved by one memory-bound kernel
   CollectiveConstants collectives;
   // FlashAttention forward+backward efficiency against the sequence length (FA FLOP convention:
@@ -57,6 +61,11 @@ struct DeviceSpec {
   // CTA tiles (rows x cols of the output) the GEMM library picks from; empty when its kernels do
   // not quantize into waves (persistent / stream-K kernels on Hopper and later).
   std::vector<std::pair<int64_t, int64_t>> gemm_tiles;
+
+  // The curve of GEMMs whose math runs in `p`.
+  const SaturatingCurve& gemm_curve(Precision p) const {
+    return p == Precision::FP8 && gemm_fp8.eta_max > 0 ? gemm_fp8 : gemm;
+  }
 
   static DeviceSpec parse(const ParamReader& r);
 };

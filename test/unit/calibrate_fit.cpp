@@ -24,6 +24,7 @@ const std::string kBase = std::string(TRAINSIM_SOURCE_DIR) + "/topologies/device
 // The made-up GPU (values unlike any shipped profile).
 struct Truth {
   double gemm_eta = 0.72, gemm_half = 3.1e9;  // FLOP
+  double fp8_eta = 0.64, fp8_half = 7.3e9;    // FP8 GEMMs, against the fp8 peak
   double mem_eta = 0.83, mem_half = 1.7e6;    // bytes
   double fa_eta = 0.55, fa_half = 700;        // tokens
   double base_lat = 11e-6, step_lat = 2.1e-6, eff = 0.78;
@@ -37,9 +38,10 @@ struct Synth {
 
 Synth synthesize(const Truth& t, double noise, uint64_t seed) {
   Synth s{{}, DeviceSpec::parse(ParamReader::load_file(kBase))};
-  const double P = 989e12, BW = 3350e9,
+  const double P = 989e12, P8 = 1979e12, BW = 3350e9,
                L = 450e9;  // the H100 profile's datasheet figures
   REQUIRE(s.base.dense_peak.at(Precision::BF16).value == P);
+  REQUIRE(s.base.dense_peak.at(Precision::FP8).value == P8);
   REQUIRE(s.base.hbm_bandwidth.value == BW);
   auto rng = make_stream(seed, "calibrate-fit-test");
   std::normal_distribution<double> gauss(0.0, noise);
@@ -60,6 +62,10 @@ Synth synthesize(const Truth& t, double noise, uint64_t seed) {
         // once, output written once)
         const double t_flop = (F + t.gemm_half) / (P * t.gemm_eta);
         m.gemm.push_back({{}, a, b, k, 1, "bf16", noisy(std::max(t_flop, mem_time(bytes)))});
+        // FP8: 1-byte inputs, a 16-bit output, its own curve against its own peak
+        const double bytes8 = a * k + k * b + 2 * a * b;
+        const double t_flop8 = (F + t.fp8_half) / (P8 * t.fp8_eta);
+        m.gemm.push_back({{}, a, b, k, 1, "fp8", noisy(std::max(t_flop8, mem_time(bytes8)))});
       }
   for (double seq = 256; seq <= 32768; seq *= 2)
     for (double head_dim : {64.0, 128.0})
@@ -97,6 +103,9 @@ TEST_CASE(
   CHECK(c.gemm.fitted);
   CHECK(d.gemm.eta_max == Approx(t.gemm_eta).epsilon(0.01));
   CHECK(d.gemm.x_half == Approx(t.gemm_half).epsilon(0.01));
+  CHECK(c.gemm_fp8.fitted);
+  CHECK(d.gemm_fp8.eta_max == Approx(t.fp8_eta).epsilon(0.01));
+  CHECK(d.gemm_fp8.x_half == Approx(t.fp8_half).epsilon(0.01));
   CHECK(d.memory.eta_max == Approx(t.mem_eta).epsilon(0.01));
   CHECK(d.memory.x_half == Approx(t.mem_half).epsilon(0.01));
   CHECK(d.flash_attention.eta_max == Approx(t.fa_eta).epsilon(0.01));
@@ -125,6 +134,9 @@ TEST_CASE("without noise the fit is exact") {
   Calibration c = calibrate(s.m, s.base);
   CHECK(c.device.gemm.eta_max == Approx(t.gemm_eta).epsilon(1e-9));
   CHECK(c.device.gemm.x_half == Approx(t.gemm_half).epsilon(1e-6));
+  CHECK(c.device.gemm_fp8.eta_max == Approx(t.fp8_eta).epsilon(1e-9));
+  CHECK(c.device.gemm_fp8.x_half == Approx(t.fp8_half).epsilon(1e-6));
+  CHECK(c.gemm_fp8.rms < 1e-9);
   CHECK(c.device.memory.x_half == Approx(t.mem_half).epsilon(1e-6));
   CHECK(c.device.collectives.scale_up_step_latency.value == Approx(t.step_lat).epsilon(1e-6));
   CHECK(c.gemm.rms < 1e-9);
@@ -145,6 +157,9 @@ TEST_CASE(
   CHECK(d.name == "synthetic-gpu");
   CHECK(d.gemm.eta_max == Approx(c.device.gemm.eta_max).epsilon(1e-4));  // 5 significant digits
   CHECK(d.gemm.x_half == Approx(c.device.gemm.x_half).epsilon(1e-4));
+  CHECK(d.gemm_fp8.eta_max == Approx(c.device.gemm_fp8.eta_max).epsilon(1e-4));
+  CHECK(d.gemm_fp8.x_half == Approx(c.device.gemm_fp8.x_half).epsilon(1e-4));
+  CHECK_THAT(r.at("gemm_fp8").at("half_flops").source(), Catch::Contains("fp8 GEMMs"));
   CHECK(d.memory.x_half == Approx(c.device.memory.x_half).epsilon(1e-4));
   CHECK(d.flash_attention.x_half == Approx(c.device.flash_attention.x_half).margin(0.5));
   CHECK(d.collectives.scale_up_efficiency == Approx(c.device.collectives.scale_up_efficiency).epsilon(1e-4));
@@ -152,6 +167,20 @@ TEST_CASE(
   CHECK_THAT(r.at("gemm").at("efficiency_max").source(), Catch::Contains("synthetic.json"));
   CHECK(r.at("calibration").at("provenance").string("driver") == "580.1");
   CHECK(r.at("hbm").at("bandwidth").source() == ParamReader::load_file(kBase).at("hbm").at("bandwidth").source());
+}
+
+TEST_CASE("without FP8 GEMMs measured the FP8 curve stays the base profile's, and a bf16 fit leaves it alone") {
+  Synth s = synthesize(Truth{}, 0.0, 1);
+  std::vector<GemmMeasurement> bf16;
+  for (const auto& g : s.m.gemm)
+    if (g.dtype != "fp8") bf16.push_back(g);
+  s.m.gemm = bf16;
+  Calibration c = calibrate(s.m, s.base);
+  CHECK_FALSE(c.gemm_fp8.fitted);
+  CHECK_THAT(c.gemm_fp8.note, Catch::Contains("no fp8 GEMMs measured"));
+  CHECK(c.device.gemm_fp8.eta_max == s.base.gemm_fp8.eta_max);
+  CHECK(c.device.gemm_fp8.x_half == s.base.gemm_fp8.x_half);
+  CHECK(c.device.gemm.eta_max == Approx(Truth{}.gemm_eta).epsilon(1e-9));
 }
 
 TEST_CASE("measurements that contradict the base profile are rejected") {

@@ -4,12 +4,14 @@
 // calibrate` satisfy the same rule; their "calibration" section is provenance, not parameters.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
 #include "sim/scenario/device.hpp"
+#include "test/unit/input_error_of.hpp"
 
 using namespace sim;
 
@@ -43,4 +45,22 @@ TEST_CASE("every number in the shipped device profiles has a source") {
   }
   for (const char* gpu : {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200"})
     CHECK(std::find(names.begin(), names.end(), gpu) != names.end());
+}
+
+TEST_CASE("a gemm_fp8 curve needs an fp8 peak, and a profile without one prices FP8 GEMMs on the gemm curve") {
+  const std::string dir = std::string(TRAINSIM_SOURCE_DIR) + "/topologies/devices";
+  nlohmann::json p = nlohmann::json::parse(ParamReader::load_file(dir + "/h100-sxm.json").dump());
+  REQUIRE(p.contains("gemm_fp8"));
+  nlohmann::json no_peak = p;
+  no_peak["peak"].erase("fp8");
+  const std::string e = error_of([&] { DeviceSpec::parse(ParamReader::from_text(no_peak.dump(), "d.json")); });
+  CHECK_THAT(e, Catch::Contains("d.json: /gemm_fp8: is given without an fp8 peak"));
+  nlohmann::json no_curve = p;
+  no_curve.erase("gemm_fp8");
+  const DeviceSpec with = DeviceSpec::parse(ParamReader::from_text(p.dump(), "d.json"));
+  const DeviceSpec without = DeviceSpec::parse(ParamReader::from_text(no_curve.dump(), "d.json"));
+  CHECK(&with.gemm_curve(Precision::FP8) == &with.gemm_fp8);
+  CHECK(&with.gemm_curve(Precision::BF16) == &with.gemm);
+  CHECK(&without.gemm_curve(Precision::FP8) == &without.gemm);
+  CHECK(without.gemm_fp8.eta_max == 0);
 }

@@ -72,12 +72,18 @@ TEST_CASE("fp8: a GEMM's time is the roofline at the peak of the type it runs in
   const DeviceSpec& d = s.cluster.device;
   const GemmShape g{8192, 4096, 4096, 1};
   const double F = g.flops().value;
+  // FP8 GEMMs on their own curve (fitted to the H200's measured FP8 GEMMs), bf16 on the bf16 one.
+  REQUIRE(d.gemm_fp8.eta_max > 0);
   for (Precision p : {Precision::FP8, Precision::BF16}) {
     const double peak = d.dense_peak.at(p).value;
-    const double flop_time = F / (peak * d.gemm.at(F) * cm.wave_efficiency(g));
+    const SaturatingCurve& curve = p == Precision::FP8 ? d.gemm_fp8 : d.gemm;
+    const double flop_time = F / (peak * curve.eta_max * F / (F + curve.x_half) * cm.wave_efficiency(g));
     CHECK(cm.gemm(g, Bytes(0), p).value == Approx(flop_time).epsilon(1e-12));
   }
-  // H100 SXM: 1979 against 989 TFLOP/s dense, so the same compute-bound GEMM takes half the time.
-  CHECK(cm.gemm(g, Bytes(0), Precision::BF16).value ==
-        Approx(2 * cm.gemm(g, Bytes(0), Precision::FP8).value).epsilon(0.01));
+  // H100 SXM: 1979 against 989 TFLOP/s dense, but FP8 GEMMs reach less of their peak (H200
+  // measurements: 0.687 against 0.723 at large sizes, and they ramp up later: 8.9 against 4.5
+  // GFLOP half points), so this 275-GFLOP GEMM runs 1.8 times faster, not twice.
+  const double speedup = cm.gemm(g, Bytes(0), Precision::BF16).value / cm.gemm(g, Bytes(0), Precision::FP8).value;
+  CHECK(speedup > 1.7);
+  CHECK(speedup < 1.95);
 }
