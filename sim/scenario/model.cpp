@@ -8,18 +8,33 @@ namespace sim {
 constexpr int64_t MAX_LAYERS = 100000;
 constexpr int64_t MAX_WIDTH = 1 << 22;
 
+namespace {
+
+// A layer's widths: hidden, the K and V projections' width, the (expert) MLP's, its weight
+// matrices (3 with SwiGLU) and experts (1 without MoE).
+struct LayerWidths {
+  double h, kv, ffn, mats, experts;
+};
+
+LayerWidths widths(const ModelSpec& m) {
+  return {static_cast<double>(m.hidden), static_cast<double>(m.kv_heads * m.head_dim()),
+          static_cast<double>(m.moe ? m.moe->expert_ffn_hidden : m.ffn_hidden),
+          m.activation == Activation::SWIGLU ? 3.0 : 2.0, m.moe ? static_cast<double>(m.moe->experts) : 1.0};
+}
+
+}  // namespace
+
+double ModelSpec::linear_params() const {
+  const auto [h, kv, ffn, mats, experts] = widths(*this);
+  return h * (h + 2 * kv) + h * h + mats * h * ffn * experts;
+}
+
 double ModelSpec::layer_params() const {
-  const double h = static_cast<double>(hidden);
-  const double kv = static_cast<double>(kv_heads * head_dim());
-  const double f = static_cast<double>(ffn_hidden);
-  const bool bias = !rmsnorm;
-  double attn = h * (h + 2 * kv) + h * h + (bias ? (h + 2 * kv) + h : 0.0);
-  double mlp_ffn = moe ? static_cast<double>(moe->expert_ffn_hidden) : f;
-  double mats = activation == Activation::SWIGLU ? 3.0 : 2.0;
-  double mlp = mats * h * mlp_ffn + (bias ? mlp_ffn * (mats - 1.0) + h : 0.0);
-  if (moe) mlp = mlp * static_cast<double>(moe->experts) + h * static_cast<double>(moe->experts);  // + router
-  double norms = rmsnorm ? 2 * h : 4 * h;
-  return attn + mlp + norms;
+  const auto [h, kv, ffn, mats, experts] = widths(*this);
+  const double biases = rmsnorm ? 0.0 : (h + 2 * kv) + h + (ffn * (mats - 1.0) + h) * experts;
+  const double router = moe ? h * experts : 0.0;
+  const double norms = rmsnorm ? 2 * h : 4 * h;
+  return linear_params() + biases + router + norms;
 }
 
 double ModelSpec::total_params() const {

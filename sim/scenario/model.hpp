@@ -34,6 +34,8 @@ struct ModelSpec {
   // Parameters of one transformer layer (weights + biases + norms), the whole model, and the
   // embedding matrix (vocab x hidden).
   double layer_params() const;
+  // The weight matrices of one layer (QKV, projection, MLP; every expert's): no bias, norm or router.
+  double linear_params() const;
   double embedding_params() const { return static_cast<double>(vocab) * static_cast<double>(hidden); }
   double total_params() const;
 

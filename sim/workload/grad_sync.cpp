@@ -75,6 +75,9 @@ void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout
     opt.kind = TaskKind::OPTIMIZER;
     opt.rank = r;
     for (const auto& op : optimizer_ops(s, params, sharded)) opt.compute += cm.memory_op(op.bytes);
+    // Transformer Engine casts the FP8 weights at the step's first microbatch; priced here, once.
+    const double linear_params = double(layout.layers_on_rank(r)) * s.model.linear_params() / tp;
+    for (const auto& op : fp8_weight_cast_ops(s, linear_params)) opt.compute += cm.memory_op(op.bytes);
     opt.elementwise = opt.compute;
     append(p, r, opt);
   }

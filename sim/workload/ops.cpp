@@ -144,9 +144,15 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   flash_bwd.executed = flash_fwd.executed * 2.5;
   flash_bwd.bytes = Bytes(2.0 * qkvo_bytes);
 
+  // Transformer Engine FP8 (ops.hpp, "FP8 casts"): the norms write their output in FP8, one byte
+  // per element instead of two; so does the MLP activation.
+  const bool fp8 = linear == Precision::FP8;
+  const double fp8_norm_saving = fp8 ? x.tokens_sp * x.h : 0.0;
+  const double qkv_width = qkv_out;
+
   PassOps p;
   auto& f = p.forward;
-  f.push_back(mem("norm1", norm_bytes));
+  f.push_back(mem("norm1", norm_bytes - fp8_norm_saving));
   tp_in(f, x, "tp_attn_in", false);
   f.push_back(qkv);
   // Context parallel: gather every rank's keys and values (the whole sequence's) over cp.
@@ -164,13 +170,17 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     f.push_back(mem("attn_dropout", probs * (2.0 * E + 1.0), true));
     f.push_back(context);
   }
+  // The attention output (bf16) cast to FP8 with its transpose (for the weight gradient): read 2,
+  // write 1 + 1 bytes per element.
+  if (fp8) f.push_back(mem("fp8_cast_transpose_proj_in", 4.0 * x.tokens * x.h / x.t));
   f.push_back(proj);
   tp_out(f, x, "tp_attn_out", false);
   f.push_back(mem("bias_dropout_add1", bda_bytes));
-  f.push_back(mem("norm2", norm_bytes));
+  f.push_back(mem("norm2", norm_bytes - fp8_norm_saving));
   tp_in(f, x, "tp_mlp_in", false);
   f.push_back(fc1);
-  f.push_back(mem(swiglu ? "swiglu" : "gelu", (swiglu ? 3.0 : 2.0) * E * x.tokens * ffn));
+  f.push_back(
+      mem(swiglu ? "swiglu" : "gelu", (swiglu ? 3.0 : 2.0) * E * x.tokens * ffn - (fp8 ? x.tokens * ffn : 0.0)));
   f.push_back(fc2);
   tp_out(f, x, "tp_mlp_out", false);
   f.push_back(mem("bias_dropout_add2", bda_bytes));
@@ -178,13 +188,22 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   auto& b = p.backward;
   b.push_back(mem("bias_dropout_add2_bwd", x.tokens_sp * x.h * (2.0 * E + 1.0)));
   tp_out(b, x, "tp_mlp_out_bwd", true);
+  // FP8 backward: each linear layer's output gradient cast to FP8 with its transpose (read 2, write
+  // 1 + 1; the MLP activation's backward fuses it for fc1 at no extra traffic), and the FP8 inputs
+  // saved by the norms and the activation transposed for the weight gradient (read 1, write 1).
+  if (fp8) {
+    b.push_back(mem("fp8_cast_transpose_fc2_dgrad", 4.0 * x.tokens * x.h));
+    b.push_back(mem("fp8_transpose_fc2_in", 2.0 * x.tokens * ffn));
+  }
   gemm_backward(b, fc2);
   b.push_back(mem(swiglu ? "swiglu_bwd" : "gelu_bwd", (swiglu ? 5.0 : 3.0) * E * x.tokens * ffn));
+  if (fp8) b.push_back(mem("fp8_transpose_fc1_in", 2.0 * x.tokens * x.h));
   gemm_backward(b, fc1);
   tp_in(b, x, "tp_mlp_in_bwd", true);
   b.push_back(mem("norm2_bwd", 1.5 * norm_bytes));
   b.push_back(mem("bias_dropout_add1_bwd", x.tokens_sp * x.h * (2.0 * E + 1.0)));
   tp_out(b, x, "tp_attn_out_bwd", true);
+  if (fp8) b.push_back(mem("fp8_cast_transpose_proj_dgrad", 4.0 * x.tokens * x.h));
   gemm_backward(b, proj);
   if (flash) {
     b.push_back(flash_bwd);
@@ -195,6 +214,10 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     gemm_backward(b, scores);
   }
   if (cp) b.push_back(coll("cp_dkv_reduce_scatter", CollectiveKind::REDUCE_SCATTER, kv_bytes, CommGroup::CP));
+  if (fp8) {
+    b.push_back(mem("fp8_cast_transpose_qkv_dgrad", 4.0 * x.tokens * qkv_width));
+    b.push_back(mem("fp8_transpose_qkv_in", 2.0 * x.tokens * x.h));
+  }
   gemm_backward(b, qkv);
   tp_in(b, x, "tp_attn_in_bwd", true);
   b.push_back(mem("norm1_bwd", 1.5 * norm_bytes));
@@ -251,6 +274,13 @@ std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded) 
   // fp32 gradient buffers, 2 with 16-bit ones).
   const double g = s.training.grad_bytes();
   return {mem("grad_norm_and_zero", 2.0 * g * params), mem("adam", (26.0 + g) * sharded)};
+}
+
+std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params) {
+  if (s.training.precision != Precision::FP8) return {};
+  // Transformer Engine casts each FP8 weight with its transpose once per step, at the first
+  // microbatch (is_first_microbatch): read the bf16 weight, write 1 + 1 bytes.
+  return {mem("fp8_weight_cast_transpose", 4.0 * linear_params)};
 }
 
 Flops sum_flops(const std::vector<Op>& ops) {

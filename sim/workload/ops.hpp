@@ -14,8 +14,16 @@
 // (Transformer Engine's DotProductAttention runs in bf16 unless FP8 attention is asked for, and
 // torchtitan's float8 converts nn.Linear modules only) and the output layer (Megatron's output
 // layer is a tensor_parallel.ColumnParallelLinear, not a Transformer Engine module; torchtitan's
-// float8 recipes set filter_fqns = ["output"]). An FP8 GEMM reads 1-byte operands. Not modelled
-// yet (issue #12): Transformer Engine's cast/transpose and amax kernels, FP8 weight copies.
+// float8 recipes set filter_fqns = ["output"]). An FP8 GEMM reads 1-byte operands.
+// FP8 casts, as Transformer Engine 1.x's LayerNormLinear, Linear and LayerNormMLP run them with
+// delayed scaling (transformer_engine/pytorch/module/*.py; amax is taken inside each cast kernel):
+// the norms and the MLP activation write FP8 outputs; the attention output is cast with its
+// transpose (fp8_cast_transpose_fused); in backward each linear layer's output gradient is cast
+// with its transpose (fp8_cast_transpose_bgrad_fused; fused into the activation's backward for
+// fc1), and the saved FP8 inputs of QKV, fc1 and fc2 are transposed for the weight gradients
+// (fp8_transpose); each weight is cast with its transpose once per step (fp8_weight_cast_ops).
+// Not modelled: the per-step amax-history and scale update (one small fused kernel), FP8 weight
+// copies' memory, current (per-tensor dynamic) scaling's extra amax pass.
 // Context parallelism: each GPU holds s/cp queries that attend to all s keys; the keys and values
 // of the other cp ranks are gathered over the cp group before attention, and their gradients
 // reduce-scattered after it, exposed (not overlapped): an upper bound on ring attention, which
@@ -63,6 +71,8 @@ PassOps embedding_ops(const Scenario& s, int64_t micro_batch);
 PassOps output_ops(const Scenario& s, int64_t micro_batch);  // final norm, logits, cross-entropy
 // Adam step over `params` parameters held by this GPU, `sharded` of which it updates (ZeRO).
 std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded);
+// Under FP8, the once-per-step cast of the `linear_params` FP8 weights this GPU holds; else none.
+std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params);
 
 Flops sum_flops(const std::vector<Op>& ops);
 

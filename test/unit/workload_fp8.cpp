@@ -87,3 +87,36 @@ TEST_CASE("fp8: a GEMM's time is the roofline at the peak of the type it runs in
   CHECK(speedup > 1.7);
   CHECK(speedup < 1.95);
 }
+
+TEST_CASE("fp8: Transformer Engine's casts and transposes add the bytes its kernels move", "[workload]") {
+  // One Llama-like layer (tp 1: tokens t = 8192, hidden h = 4096, local ffn f = 14336, QKV width
+  // q = h + 2 * 8 * 128 = 6144), the FP8 run's memory-bound bytes against the bf16 run's:
+  //   forward   the two norms and the activation write 1 byte instead of 2: -(2 t h + t f);
+  //             the attention output is cast with its transpose (read 2, write 1 + 1): +4 t h
+  //   backward  output gradients of fc2, projection and QKV cast with their transposes:
+  //             +4 t h + 4 t h + 4 t q; saved FP8 inputs of fc2, fc1 and QKV transposed (read 1,
+  //             write 1): +2 t f + 2 t h + 2 t h
+  auto memory_bytes = [](const std::vector<Op>& ops) {
+    double b = 0;
+    for (const Op& op : ops)
+      if (op.cls == OpClass::MEMORY) b += op.bytes.value;
+    return b;
+  };
+  const double t = 8192, h = 4096, f = 14336, q = 4096 + 2 * 8 * 128;
+  for (const char* attention : {"unfused", "flash"}) {
+    INFO(attention);
+    const PassOps p8 = layer_ops(llama_like("fp8", attention), 1), p16 = layer_ops(llama_like("bf16", attention), 1);
+    CHECK(memory_bytes(p8.forward) - memory_bytes(p16.forward) == Approx(-(2 * t * h + t * f) + 4 * t * h));
+    CHECK(memory_bytes(p8.backward) - memory_bytes(p16.backward) ==
+          Approx(8 * t * h + 4 * t * q + 2 * t * f + 4 * t * h));
+  }
+  // Once per step, each weight matrix cast with its transpose: 4 bytes per linear-layer parameter,
+  // h (h + 2 * 1024) + h h + 3 h f per layer; none in bf16.
+  const Scenario s8 = llama_like("fp8", "flash");
+  const double linear_params = h * (h + 2 * 1024) + h * h + 3 * h * f;
+  CHECK(s8.model.linear_params() == linear_params);
+  const auto casts = fp8_weight_cast_ops(s8, 4 * linear_params);
+  REQUIRE(casts.size() == 1);
+  CHECK(casts[0].bytes.value == 16 * linear_params);
+  CHECK(fp8_weight_cast_ops(llama_like("bf16", "flash"), linear_params).empty());
+}
