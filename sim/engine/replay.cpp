@@ -315,12 +315,14 @@ struct Replay {
       execute(actor, t.compute.value * 1e12);
       return;
     }
-    const double piece = t.compute.value / double(t.dp_buckets.size());
-    for (const Bytes& bucket : t.dp_buckets) {
-      execute(actor, piece * 1e12);
+    double done = 0;
+    for (size_t k = 0; k < t.dp_buckets.size(); ++k) {
+      const double ready = bucket_ready(t, k);
+      execute(actor, t.compute.value * (ready - done) * 1e12);
+      done = ready;
       if (!launches) continue;
       catch_up(actor);
-      launch_dp(r, bucket, in_flight);
+      launch_dp(r, t.dp_buckets[k], in_flight);
     }
   }
 

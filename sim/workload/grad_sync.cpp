@@ -1,5 +1,7 @@
 #include "sim/workload/grad_sync.hpp"
 
+#include <algorithm>
+
 #include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/ops.hpp"
@@ -17,14 +19,43 @@ TaskId append(Pipeline& p, int64_t rank, Task t) {
   return id;
 }
 
+double dp_bytes_per_param(const Scenario& s) {
+  return s.training.grad_bytes() * (s.plan.zero == 3 ? 1.5 : 1.0);  // ZeRO-3 moves 3x params vs 2x
+}
+
+// Megatron-Core's default bucket: DistributedDataParallel, bucket_size = max(40000000, 1000000 *
+// dp_size) parameters, dp_size the data-parallel group with context parallelism.
+double megatron_bucket_params(const ParallelPlan& plan) {
+  return std::max(40e6, 1e6 * static_cast<double>(plan.grad_group_size()));
+}
+
 }  // namespace
+
+std::vector<Bytes> grad_buckets(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
+  if (!s.plan.overlap_grad_reduce || s.plan.grad_group_size() < 2) return {};
+  const double tp = static_cast<double>(s.plan.tp), per_param = dp_bytes_per_param(s);
+  const int64_t layers = layout.layers_of(rank, chunk);
+  const bool ends = layout.has_embedding(rank, chunk) || layout.has_output(rank, chunk);
+  // The word embedding (or output layer) of a chunk that holds either, counted once, as the
+  // reduction at the step's end counts it.
+  const double extra = ends ? s.model.embedding_params() / tp : 0.0;
+  std::vector<Bytes> out;
+  if (s.plan.zero == 3) {
+    out.assign(static_cast<size_t>(layers), Bytes(s.model.layer_params() / tp * per_param));
+    if (ends && !out.empty()) out.back() += Bytes(extra * per_param);
+    return out;
+  }
+  const double params = double(layers) * s.model.layer_params() / tp + extra;
+  if (params <= 0) return out;
+  const double bucket = rank == 0 && chunk == 0 ? megatron_bucket_params(s.plan) : params;
+  for (double left = params; left > 0; left -= bucket) out.push_back(Bytes(std::min(bucket, left) * per_param));
+  return out;
+}
 
 void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout, const ComputeModel& cm) {
   const int64_t pp = s.plan.pp;
   const double tp = static_cast<double>(s.plan.tp);
   const double grad_bytes = s.training.grad_bytes();
-  const double zero3 = s.plan.zero == 3 ? 1.5 : 1.0;  // ZeRO-3 moves 3x params vs 2x (Rajbhandari et al. 2020 §7)
-  const double dp_bytes_per_param = grad_bytes * zero3;
 
   // Tied embeddings over a pipeline: the first and last ranks each hold the word embedding and
   // all-reduce its gradient between them once backward is done (Megatron-LM
@@ -51,10 +82,7 @@ void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout
         for (auto it = program.rbegin(); it != program.rend(); ++it) {
           Task& t = p.graph[*it];
           if (t.kind != TaskKind::BACKWARD || t.chunk != c) continue;
-          const Bytes layer(s.model.layer_params() / tp * dp_bytes_per_param);
-          t.dp_buckets.assign(static_cast<size_t>(layout.layers_of(r, c)), layer);
-          if (layout.has_embedding(r, c) || layout.has_output(r, c))
-            t.dp_buckets.back() += Bytes(s.model.embedding_params() / tp * dp_bytes_per_param);
+          t.dp_buckets = grad_buckets(s, layout, r, c);
           break;
         }
       }
@@ -68,7 +96,7 @@ void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout
       Task t;
       t.kind = TaskKind::DP_REDUCE;
       t.rank = r;
-      t.dp_bytes = overlap ? Bytes(0) : Bytes(params * dp_bytes_per_param);
+      t.dp_bytes = overlap ? Bytes(0) : Bytes(params * dp_bytes_per_param(s));
       append(p, r, t);
     }
     Task opt;

@@ -186,6 +186,15 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
 
 namespace sim {
 
+double bucket_ready(const Task& t, size_t k) {
+  double total = 0, done = 0;
+  for (size_t i = 0; i < t.dp_buckets.size(); ++i) {
+    total += t.dp_buckets[i].value;
+    if (i <= k) done += t.dp_buckets[i].value;
+  }
+  return total > 0 ? done / total : double(k + 1) / double(t.dp_buckets.size());
+}
+
 std::vector<std::vector<Bytes>> dp_buffers(const Pipeline& p, int64_t pp) {
   std::vector<std::vector<Bytes>> out(static_cast<size_t>(pp));
   for (size_t v = 0; v < boost::num_vertices(p.graph); ++v) {

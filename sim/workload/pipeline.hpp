@@ -44,11 +44,15 @@ struct Task {
   Flops model_flops, hardware_flops;
   std::vector<CollectiveUse> collectives;  // TP and CP collectives, run between the task's kernels
   Bytes dp_bytes;                          // DP_REDUCE: the gradient buffer all-reduced over dp (0 when overlapped)
-  // overlap_grad_reduce: gradient buckets whose all-reduce over dp starts as this task's compute
-  // passes each of them (the task is split into equal pieces, one per bucket); the rank's
-  // DP_REDUCE task then waits for them.
+  // overlap_grad_reduce: gradient buckets (grad_sync.hpp, grad_buckets) whose all-reduce over dp
+  // starts as this task's compute passes each of them (bucket_ready); the rank's DP_REDUCE task
+  // then waits for them.
   std::vector<Bytes> dp_buckets;
 };
+
+// The fraction of task t's compute after which its gradient bucket k is ready: the backward fills
+// the buckets in order, in proportion to the parameters (hence bytes) behind each.
+double bucket_ready(const Task& t, size_t k);
 
 enum class EdgeKind { PROGRAM, DATA };
 struct Dependency {

@@ -18,6 +18,7 @@
 #include "sim/topology/placement.hpp"
 #include "sim/workload/comm_plan.hpp"
 #include "sim/workload/estimate.hpp"
+#include "sim/workload/grad_sync.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/ring_channels.hpp"
 #include "sim/workload/stage_layout.hpp"
@@ -101,11 +102,14 @@ double in_flight_seconds(double n) {
   return n * n / 2 * step;
 }
 
-// How many times rank r launches its rings: once per gradient bucket (a layer) when overlapped,
-// else once.
+// How many times rank r launches its rings: once per gradient bucket when overlapped (grad_sync.hpp,
+// grad_buckets), else once.
 int64_t launches(const Scenario& s, const StageLayout& layout, int64_t r) {
   if (s.plan.grad_group_size() < 2) return 0;
-  return s.plan.overlap_grad_reduce ? layout.layers_on_rank(r) : 1;
+  if (!s.plan.overlap_grad_reduce) return 1;
+  int64_t n = 0;
+  for (int64_t c = 0; c < layout.virtual_stages; ++c) n += static_cast<int64_t>(grad_buckets(s, layout, r, c).size());
+  return n;
 }
 
 double replicas(const Scenario& s, bool full) { return full ? double(s.plan.tp * s.plan.cp * s.plan.dp) : 1.0; }
@@ -286,8 +290,9 @@ void check_budget(const Scenario& s, const ResourceEstimate& e, const Simulation
                                          e.size.actors, e.size.task_runs, e.size.peak_flows);
   const std::string counts_live =
       e.size.live_flows > 0 ? fmt::format(", live tensor/context-parallel flows {:.3g}", e.size.live_flows) : "";
-  const std::string fewer = std::string(b.full_fidelity ? "--fidelity class, " : "") +
-                            "fewer GPUs, microbatches or gradient buckets (overlap_grad_reduce: one per layer)";
+  const std::string fewer =
+      std::string(b.full_fidelity ? "--fidelity class, " : "") +
+      "fewer GPUs, microbatches or gradient buckets (overlap_grad_reduce: one per layer under ZeRO-3)";
   if (b.max_memory.value > 0 && e.memory > b.max_memory)
     throw SimulationLimit(s.file, "/cluster/gpus",
                           "simulating this plan would need " + about + format_bytes(e.memory) + " of memory (" +

@@ -103,12 +103,13 @@ refused "full fidelity, 20 virtual stages" "$wall_limit" \
   run "$llama" --fidelity full -q --set training.global_batch=32768 --set parallelism.virtual_stages=20
 python3 - "$work/layers.json" <<'PY'
 import json, sys
-# 100,000 tiny layers on 1,024 GPUs, each layer's gradients reduced as its own bucket: 10^5 rings
-# of 8,192 flows launched before the step's end.
+# 100,000 tiny layers on 1,024 GPUs under ZeRO-3 (FSDP: a unit per layer), each layer's gradients
+# reduced as its own bucket: 10^5 rings of 8,192 flows launched before the step's end. (Without
+# ZeRO-3, Megatron's buckets of 40 million parameters hold them all in a few.)
 json.dump({"kind": "scenario", "name": "layers", "model": {"name": "tiny", "layers": 100000, "hidden": 16,
            "heads": 1, "ffn_hidden": 64, "vocab": 1000, "activation": "gelu"},
            "cluster": {"from": "dgx-a100-superpod", "gpus": 1024},
-           "parallelism": {"tp": 1, "pp": 1, "dp": 1024, "overlap_grad_reduce": True},
+           "parallelism": {"tp": 1, "pp": 1, "dp": 1024, "zero": 3, "overlap_grad_reduce": True},
            "training": {"seq_len": 128, "global_batch": 1024, "micro_batch": 1}}, open(sys.argv[1], "w"))
 PY
 refused "100,000 layers as gradient buckets" "$any_limit" run "$work/layers.json" -q

@@ -1,0 +1,79 @@
+// Gradient buckets under overlap_grad_reduce (sim/workload/grad_sync.hpp, grad_buckets): Megatron-
+// Core's DDP buckets max(40e6, 1e6 x dp x cp) of a GPU's parameters on the first pipeline rank's
+// first chunk and reduces every other chunk as one bucket; ZeRO-3 (FSDP) reduces per layer. The
+// expectations are those rules written out here on the model's parameter counts.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+
+#include "sim/core/params.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/grad_sync.hpp"
+#include "sim/workload/pipeline.hpp"
+#include "sim/workload/stage_layout.hpp"
+#include "test/unit/text_fill.hpp"
+
+using namespace sim;
+
+namespace {
+
+// GPT-3 175B (96 layers) on 512 or 4,096 A100s: tp 8, pp 4, two virtual stages (12 layers a chunk).
+Scenario gpt3(int64_t dp, int64_t zero, bool overlap) {
+  const std::string text = fill(R"({"kind": "scenario", "name": "buckets", "model": "gpt3-175b",
+    "cluster": {"from": "dgx-a100-superpod", "gpus": {g}},
+    "parallelism": {"tp": 8, "pp": 4, "dp": {dp}, "zero": {z}, "virtual_stages": 2, "overlap_grad_reduce": {o}},
+    "training": {"seq_len": 2048, "global_batch": {gb}, "micro_batch": 1}})",
+                                {{"g", std::to_string(32 * dp)},
+                                 {"dp", std::to_string(dp)},
+                                 {"z", std::to_string(zero)},
+                                 {"o", overlap ? "true" : "false"},
+                                 {"gb", std::to_string(8 * dp)}});
+  return parse_scenario(ParamReader::from_text(text, "workload_grad_buckets.cpp"), TRAINSIM_SOURCE_DIR);
+}
+
+}  // namespace
+
+TEST_CASE("Megatron's buckets: max(40e6, 1e6 x dp) parameters on the first chunk, a bucket per other chunk",
+          "[workload]") {
+  for (int64_t dp : {16, 128}) {
+    INFO("dp " << dp);
+    const Scenario s = gpt3(dp, 1, true);
+    const StageLayout layout = make_stage_layout(s.model, s.plan, 2, s.file);
+    const double layer = s.model.layer_params() / 8, embedding = s.model.embedding_params() / 8;
+    const double grad = 4;                          // fp32 gradient buffers (the default)
+    const double bucket = dp == 16 ? 40e6 : 128e6;  // max(40e6, 1e6 x dp)
+    const double first = 12 * layer + embedding;    // rank 0, chunk 0: 12 layers and the embedding
+    const auto b = grad_buckets(s, layout, 0, 0);
+    REQUIRE(b.size() == static_cast<size_t>(std::ceil(first / bucket)));
+    for (size_t i = 0; i + 1 < b.size(); ++i) CHECK(b[i].value == Approx(bucket * grad));
+    CHECK(b.back().value == Approx((first - bucket * double(b.size() - 1)) * grad));
+    // Rank 0's second chunk, and every chunk of the other ranks: one bucket each.
+    CHECK(grad_buckets(s, layout, 0, 1) == std::vector<Bytes>{Bytes(12 * layer * grad)});
+    CHECK(grad_buckets(s, layout, 2, 0) == std::vector<Bytes>{Bytes(12 * layer * grad)});
+    CHECK(grad_buckets(s, layout, 3, 1) == std::vector<Bytes>{Bytes((12 * layer + embedding) * grad)});
+  }
+  // No overlap, no buckets.
+  const Scenario off = gpt3(16, 1, false);
+  CHECK(grad_buckets(off, make_stage_layout(off.model, off.plan, 2, off.file), 0, 0).empty());
+}
+
+TEST_CASE("ZeRO-3 reduces a bucket per layer, 1.5x the gradient bytes", "[workload]") {
+  const Scenario s = gpt3(16, 3, true);
+  const StageLayout layout = make_stage_layout(s.model, s.plan, 2, s.file);
+  const double layer = s.model.layer_params() / 8 * 4 * 1.5;
+  const auto b = grad_buckets(s, layout, 1, 0);
+  REQUIRE(b.size() == 12);
+  for (const Bytes& x : b) CHECK(x.value == Approx(layer));
+  const auto first = grad_buckets(s, layout, 0, 0);
+  REQUIRE(first.size() == 12);
+  CHECK(first.back().value == Approx(layer + s.model.embedding_params() / 8 * 4 * 1.5));
+}
+
+TEST_CASE("a bucket is ready when the backward has passed its share of the parameters", "[workload]") {
+  Task t;
+  t.dp_buckets = {Bytes(300), Bytes(100)};
+  CHECK(bucket_ready(t, 0) == Approx(0.75));
+  CHECK(bucket_ready(t, 1) == Approx(1.0));
+  t.dp_buckets = {Bytes(5), Bytes(5), Bytes(5), Bytes(5)};
+  for (size_t k = 0; k < 4; ++k) CHECK(bucket_ready(t, k) == Approx(double(k + 1) / 4));
+}
