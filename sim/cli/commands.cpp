@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <map>
 #include <sstream>
 
 #include "sim/cli/options.hpp"

@@ -4,6 +4,7 @@
 
 #include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/memory.hpp"
 #include "sim/workload/ops.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/stage_layout.hpp"
@@ -35,17 +36,15 @@ std::vector<Bytes> grad_buckets(const Scenario& s, const StageLayout& layout, in
   if (!s.plan.overlap_grad_reduce || s.plan.grad_group_size() < 2) return {};
   const double tp = static_cast<double>(s.plan.tp), per_param = dp_bytes_per_param(s);
   const int64_t layers = layout.layers_of(rank, chunk);
-  const bool ends = layout.has_embedding(rank, chunk) || layout.has_output(rank, chunk);
-  // The word embedding (or output layer) of a chunk that holds either, counted once, as the
-  // reduction at the step's end counts it.
-  const double extra = ends ? s.model.embedding_params() / tp : 0.0;
+  const double params = chunk_params(s, layout, rank, chunk);
   std::vector<Bytes> out;
   if (s.plan.zero == 3) {
-    out.assign(static_cast<size_t>(layers), Bytes(s.model.layer_params() / tp * per_param));
-    if (ends && !out.empty()) out.back() += Bytes(extra * per_param);
+    // The embedding, final norm and output layer's parameters join the last layer's bucket.
+    const double layer = s.model.layer_params() / tp;
+    out.assign(static_cast<size_t>(layers), Bytes(layer * per_param));
+    if (!out.empty()) out.back() += Bytes((params - double(layers) * layer) * per_param);
     return out;
   }
-  const double params = double(layers) * s.model.layer_params() / tp + extra;
   if (params <= 0) return out;
   const double bucket = rank == 0 && chunk == 0 ? megatron_bucket_params(s.plan) : params;
   for (double left = params; left > 0; left -= bucket) out.push_back(Bytes(std::min(bucket, left) * per_param));
@@ -89,8 +88,7 @@ void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout
   }
 
   for (int64_t r = 0; r < pp; ++r) {
-    double params = static_cast<double>(layout.layers_on_rank(r)) * s.model.layer_params() / tp;
-    if (r == 0 || r == pp - 1) params += s.model.embedding_params() / tp;
+    const double params = rank_params(s, layout, r);
     const double sharded = s.plan.zero >= 1 ? params / double(s.plan.grad_group_size()) : params;
     if (s.plan.grad_group_size() > 1) {
       Task t;

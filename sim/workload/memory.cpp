@@ -4,6 +4,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/ops.hpp"
 #include "sim/workload/stage_layout.hpp"
 
 namespace sim {
@@ -17,31 +18,34 @@ namespace {
 constexpr double WEIGHT_BYTES = 2.0;
 constexpr double OPTIMIZER_BYTES = 12.0;
 
-// Megatron pads the vocabulary to a multiple of 128 * tp (--make-vocab-size-divisible-by 128).
-double padded_vocab(int64_t vocab, int64_t tp) {
-  const int64_t unit = 128 * tp;
-  return static_cast<double>((vocab + unit - 1) / unit * unit);
-}
+}  // namespace
 
-// Parameters held by one GPU of pipeline rank `rank`.
-double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
+double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
   const ModelSpec& m = s.model;
   const double tp = static_cast<double>(s.plan.tp);
   const double h = static_cast<double>(m.hidden);
-  const double vocab_shard = padded_vocab(m.vocab, s.plan.tp) * h / tp;
-  double params = static_cast<double>(layout.layers_on_rank(rank)) * m.layer_params() / tp;
-  if (rank == 0) {
+  const double vocab_shard = static_cast<double>(padded_vocab(s)) * h / tp;
+  double params = static_cast<double>(layout.layers_of(rank, chunk)) * m.layer_params() / tp;
+  if (layout.has_embedding(rank, chunk)) {
     params += vocab_shard;
     // GPT's learned position embedding; Llama-style (RMSNorm) models use RoPE, which has no weights.
     if (!m.rmsnorm) params += static_cast<double>(s.training.seq_len) * h;
   }
-  if (rank == layout.pp - 1) {
+  if (layout.has_output(rank, chunk)) {
     params += m.rmsnorm ? h : 2.0 * h;  // final norm, replicated over tp
     // With pp > 1 Megatron keeps a copy of the tied embedding on the last stage for the output layer.
     if (layout.pp > 1 || !m.tied_embeddings) params += vocab_shard;
   }
   return params;
 }
+
+double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
+  double params = 0;
+  for (int64_t c = 0; c < layout.virtual_stages; ++c) params += chunk_params(s, layout, rank, c);
+  return params;
+}
+
+namespace {
 
 // Microbatches whose activations pipeline rank `rank` holds at its peak, in units of "all of the
 // rank's layers for one microbatch".
@@ -113,7 +117,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     if (r == layout.pp - 1) {
       // fp32 logits of the cross-entropy, vocab-parallel over tp; 1F1B-style schedules run the
       // loss and its backward back to back, GPipe keeps every microbatch's.
-      const double sbv = sbh / static_cast<double>(s.model.hidden) * padded_vocab(s.model.vocab, s.plan.tp);
+      const double sbv = sbh / static_cast<double>(s.model.hidden) * static_cast<double>(padded_vocab(s));
       const double logits = 4.0 * sbv / t;
       st.activations += Bytes(logits * (s.plan.schedule == Schedule::GPIPE ? static_cast<double>(m) : 1.0));
     }

@@ -30,6 +30,13 @@ namespace sim {
 struct Scenario;
 struct StageLayout;
 
+// Parameters held by one GPU of chunk `chunk` of pipeline rank `rank`: its layers' (over tp), the
+// vocabulary-padded word embedding (and GPT's learned positions) with the first chunk, the final
+// norm and the output layer (the tied embedding's copy when pp > 1) with the last. The one count
+// of them: memory, the gradient reduction and the optimizer step use it.
+double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk);
+double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank);
+
 struct StageMemory {
   int64_t rank = 0;
   Bytes weights, grads, optimizer, activations;

@@ -38,9 +38,9 @@
 #include "sim/workload/comm_costs.hpp"
 #include "sim/workload/estimate.hpp"
 #include "sim/workload/memory.hpp"
-#include "sim/workload/resource_estimate.hpp"
 #include "sim/workload/plan_space.hpp"
 #include "sim/workload/planner.hpp"
+#include "sim/workload/resource_estimate.hpp"
 #include "test/fuzz/fuzz_check.hpp"
 
 namespace {

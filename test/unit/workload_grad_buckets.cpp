@@ -31,6 +31,9 @@ Scenario gpt3(int64_t dp, int64_t zero, bool overlap) {
   return parse_scenario(ParamReader::from_text(text, "workload_grad_buckets.cpp"), TRAINSIM_SOURCE_DIR);
 }
 
+// The bytes of a chunk's only bucket; -1 when it has another count.
+double one_bucket(const std::vector<Bytes>& b) { return b.size() == 1 ? b[0].value : -1.0; }
+
 }  // namespace
 
 TEST_CASE("Megatron's buckets: max(40e6, 1e6 x dp) parameters on the first chunk, a bucket per other chunk",
@@ -39,7 +42,12 @@ TEST_CASE("Megatron's buckets: max(40e6, 1e6 x dp) parameters on the first chunk
     INFO("dp " << dp);
     const Scenario s = gpt3(dp, 1, true);
     const StageLayout layout = make_stage_layout(s.model, s.plan, 2, s.file);
-    const double layer = s.model.layer_params() / 8, embedding = s.model.embedding_params() / 8;
+    // The first chunk holds the word embedding, its vocabulary padded to a multiple of 128 x tp
+    // (50,257 -> 51,200) and split over tp, and the learned positions (2,048 x 12,288); the last
+    // the final LayerNorm (2 x 12,288) and the output layer's copy of the embedding (pp > 1).
+    const double h = 12288;
+    const double layer = s.model.layer_params() / 8, embedding = 51200 * h / 8 + 2048 * h,
+                 output = 51200 * h / 8 + 2 * h;
     const double grad = 4;                          // fp32 gradient buffers (the default)
     const double bucket = dp == 16 ? 40e6 : 128e6;  // max(40e6, 1e6 x dp)
     const double first = 12 * layer + embedding;    // rank 0, chunk 0: 12 layers and the embedding
@@ -48,9 +56,9 @@ TEST_CASE("Megatron's buckets: max(40e6, 1e6 x dp) parameters on the first chunk
     for (size_t i = 0; i + 1 < b.size(); ++i) CHECK(b[i].value == Approx(bucket * grad));
     CHECK(b.back().value == Approx((first - bucket * double(b.size() - 1)) * grad));
     // Rank 0's second chunk, and every chunk of the other ranks: one bucket each.
-    CHECK(grad_buckets(s, layout, 0, 1) == std::vector<Bytes>{Bytes(12 * layer * grad)});
-    CHECK(grad_buckets(s, layout, 2, 0) == std::vector<Bytes>{Bytes(12 * layer * grad)});
-    CHECK(grad_buckets(s, layout, 3, 1) == std::vector<Bytes>{Bytes((12 * layer + embedding) * grad)});
+    CHECK(one_bucket(grad_buckets(s, layout, 0, 1)) == Approx(12 * layer * grad));
+    CHECK(one_bucket(grad_buckets(s, layout, 2, 0)) == Approx(12 * layer * grad));
+    CHECK(one_bucket(grad_buckets(s, layout, 3, 1)) == Approx((12 * layer + output) * grad));
   }
   // No overlap, no buckets.
   const Scenario off = gpt3(16, 1, false);
@@ -66,7 +74,7 @@ TEST_CASE("ZeRO-3 reduces a bucket per layer, 1.5x the gradient bytes", "[worklo
   for (const Bytes& x : b) CHECK(x.value == Approx(layer));
   const auto first = grad_buckets(s, layout, 0, 0);
   REQUIRE(first.size() == 12);
-  CHECK(first.back().value == Approx(layer + s.model.embedding_params() / 8 * 4 * 1.5));
+  CHECK(first.back().value == Approx(layer + (51200 * 12288.0 / 8 + 2048 * 12288.0) * 4 * 1.5));
 }
 
 TEST_CASE("a bucket is ready when the backward has passed its share of the parameters", "[workload]") {
@@ -76,4 +84,21 @@ TEST_CASE("a bucket is ready when the backward has passed its share of the param
   CHECK(bucket_ready(t, 1) == Approx(1.0));
   t.dp_buckets = {Bytes(5), Bytes(5), Bytes(5), Bytes(5)};
   for (size_t k = 0; k < 4; ++k) CHECK(bucket_ready(t, k) == Approx(double(k + 1) / 4));
+}
+
+TEST_CASE("an untied output layer's gradients are reduced with the embedding's, on one stage too", "[workload]") {
+  // Llama-like, untied, pp 1 on 8 GPUs (dp 8): the only chunk holds both the word embedding and the
+  // output layer (vocabulary 128,256, a multiple of 128), the final RMSNorm and 4 layers.
+  const std::string text = R"({"kind": "scenario", "name": "untied",
+    "model": {"name": "llama-like", "layers": 4, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
+              "vocab": 128256, "activation": "swiglu", "norm": "rmsnorm", "tied_embeddings": false},
+    "cluster": {"from": "dgx-h100-superpod", "gpus": 8},
+    "parallelism": {"tp": 1, "pp": 1, "dp": 8, "overlap_grad_reduce": true},
+    "training": {"seq_len": 8192, "global_batch": 8, "micro_batch": 1}})";
+  const Scenario s = parse_scenario(ParamReader::from_text(text, "workload_grad_buckets.cpp"), TRAINSIM_SOURCE_DIR);
+  const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
+  const double h = 4096, expected = 4 * s.model.layer_params() + 2 * 128256 * h + h;
+  double sum = 0;
+  for (const Bytes& b : grad_buckets(s, layout, 0, 0)) sum += b.value;
+  CHECK(sum == Approx(expected * 4));  // fp32 gradient buffers
 }
