@@ -437,7 +437,8 @@ struct Replay {
           live = true;
           continue;
         }
-        (use.group == CommGroup::TP ? span.tp : span.cp) += collective_cost.at(key) * double(use.count);
+        (use.group == CommGroup::TP ? span.tp : span.cp) +=
+            exposed(use, Seconds(collective_cost.at(key))).value * double(use.count);
       }
       if (span.tp + span.cp > 0 || live) {
         auto blocked = [&] {

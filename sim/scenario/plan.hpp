@@ -43,6 +43,9 @@ struct ParallelPlan {
   bool schedule_given = false;
   int64_t zero = 0;
   bool overlap_grad_reduce = false;
+  // `tp_comm_overlap`: Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers
+  // and reduce-scatters with the GEMMs beside them (Megatron-Core --tp-comm-overlap); ops.hpp.
+  bool tp_comm_overlap = false;
   std::vector<int64_t> layers_per_stage;  // explicit split over pp*virtual stages; empty: default
   // `placement`: the order of the dimensions in the global rank, fastest first (Megatron-LM's
   // tp-cp-pp-dp by default), and, when given as a list, the GPU of each global rank (element g is

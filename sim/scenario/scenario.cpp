@@ -120,6 +120,12 @@ void cross_check(const Scenario& s, const ParamReader& r) {
   if (s.training.seq_len % (p.cp > 1 ? 2 * p.cp : 1) != 0)
     par.at("cp").fail("seq_len=" + i2s(s.training.seq_len) + " does not split into 2*cp chunks",
                       "seq_len divisible by 2*cp");
+  // Megatron-Core asserts both (megatron/training/arguments.py: "Tensor parallel communication/GEMM
+  // overlap can happen only when sequence parallelism is enabled").
+  if (p.tp_comm_overlap && (p.tp < 2 || !p.sequence_parallel))
+    par.at("tp_comm_overlap")
+        .fail(p.tp < 2 ? "needs tensor parallelism (tp=1)" : "needs sequence_parallel",
+              "tp > 1 and \"sequence_parallel\": true, or no tp_comm_overlap");
   if (p.sequence_parallel && s.training.seq_len % p.tp != 0)
     par.at("sequence_parallel")
         .fail("seq_len=" + i2s(s.training.seq_len) + " is not divisible by tp=" + i2s(p.tp), "seq_len divisible by tp");

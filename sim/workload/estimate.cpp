@@ -13,7 +13,7 @@ namespace sim {
 Seconds task_collective_time(const Pipeline& p, size_t task, const CommCosts& comm) {
   Seconds t;
   for (const auto& use : p.graph[task].collectives)
-    t += comm.group_collective(use.group, use.kind, use.bytes) * static_cast<double>(use.count);
+    t += exposed(use, comm.group_collective(use.group, use.kind, use.bytes)) * static_cast<double>(use.count);
   return t;
 }
 

@@ -222,6 +222,22 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   tp_in(b, x, "tp_attn_in_bwd", true);
   b.push_back(mem("norm1_bwd", 1.5 * norm_bytes));
 
+  if (sc.plan.tp_comm_overlap && x.sp) {
+    const int64_t tp = sc.plan.tp;
+    auto overlap = [](std::vector<Op>& ops, const char* coll, const char* gemm, int64_t chunks) {
+      for (Op& op : ops)
+        if (op.name == coll) op.overlaps = gemm, op.chunks = chunks;
+    };
+    overlap(f, "tp_attn_in", "qkv", tp);
+    overlap(f, "tp_attn_out", "attn_proj", tp);
+    overlap(f, "tp_mlp_in", "mlp_fc1", tp);
+    overlap(f, "tp_mlp_out", "mlp_fc2", tp);
+    overlap(b, "tp_mlp_out_bwd", "mlp_fc2_dgrad", tp);
+    overlap(b, "tp_mlp_in_bwd", "mlp_fc1_wgrad", 1);
+    overlap(b, "tp_attn_out_bwd", "attn_proj_dgrad", tp);
+    overlap(b, "tp_attn_in_bwd", "qkv_wgrad", 1);
+  }
+
   switch (sc.training.recompute) {
     case Recompute::NONE: break;
     case Recompute::FULL: p.recompute = p.forward; break;

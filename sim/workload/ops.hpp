@@ -24,6 +24,13 @@
 // (fp8_transpose); each weight is cast with its transpose once per step (fp8_weight_cast_ops).
 // Not modelled: the per-step amax-history and scale update (one small fused kernel), FP8 weight
 // copies' memory, current (per-tensor dynamic) scaling's extra amax pass.
+// TP communication overlap (parallelism.tp_comm_overlap, sequence parallel only), as Transformer
+// Engine's userbuffers run it under Megatron-Core's --tp-comm-overlap: the all-gather before QKV
+// and fc1 and the reduce-scatter after the projection and fc2 are split into tp pieces pipelined
+// with their GEMM (forward; and in backward the output gradient's all-gather with the projection's
+// and fc2's input-gradient GEMMs); the backward's reduce-scatters of the QKV and fc1 input
+// gradients run in bulk beside those layers' weight-gradient GEMMs (TE's ub_split_ag/ub_split_rs,
+// ub_bulk_wgrad). The GEMMs keep their unsplit time, and the communication's SM use is not charged.
 // Context parallelism: each GPU holds s/cp queries that attend to all s keys; the keys and values
 // of the other cp ranks are gathered over the cp group before attention, and their gradients
 // reduce-scattered after it, exposed (not overlapped): an upper bound on ring attention, which
@@ -55,6 +62,10 @@ struct Op {
   CommGroup group = CommGroup::TP;
   bool attention_core = false;            // recomputed under selective recompute
   Precision precision = Precision::BF16;  // GEMM, FLASH_ATTENTION: the type the math runs in
+  // COLLECTIVE under tp_comm_overlap: the GEMM of the same list it overlaps, and how
+  // (pipeline.hpp, CollectiveUse::chunks); empty when it does not.
+  std::string overlaps;
+  int64_t chunks = 0;
 };
 
 struct PassOps {

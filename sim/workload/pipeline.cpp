@@ -35,20 +35,32 @@ namespace {
 struct Accumulator {
   const ComputeModel& cm;
   Task& task;
-  std::map<std::tuple<int, int, double>, int64_t> collectives;  // (group, kind, bytes) -> count
+  // (group, kind, bytes, the GEMM it overlaps, chunks) -> count
+  std::map<std::tuple<int, int, double, double, int64_t>, int64_t> collectives;
+
+  Seconds kernel_time(const Op& op) const {
+    switch (op.cls) {
+      case OpClass::GEMM: return cm.gemm(op.shape, op.bytes, op.precision);
+      case OpClass::MEMORY: return cm.memory_op(op.bytes);
+      case OpClass::FLASH_ATTENTION: return cm.flash_attention(op.executed, op.bytes, op.seq_len, op.precision);
+      case OpClass::COLLECTIVE: break;
+    }
+    return Seconds(0);
+  }
 
   void add(const std::vector<Op>& ops, double times, bool model_work) {
     if (times <= 0) return;
     for (const auto& op : ops) {
-      Seconds t;
-      switch (op.cls) {
-        case OpClass::GEMM: t = cm.gemm(op.shape, op.bytes, op.precision); break;
-        case OpClass::MEMORY: t = cm.memory_op(op.bytes); break;
-        case OpClass::FLASH_ATTENTION: t = cm.flash_attention(op.executed, op.bytes, op.seq_len, op.precision); break;
-        case OpClass::COLLECTIVE:
-          collectives[{static_cast<int>(op.group), static_cast<int>(op.collective), op.bytes.value}] +=
-              static_cast<int64_t>(times);
-          break;
+      Seconds t = kernel_time(op);
+      if (op.cls == OpClass::COLLECTIVE) {
+        Seconds hidden;
+        if (!op.overlaps.empty()) {
+          const auto gemm = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == op.overlaps; });
+          SIM_ASSERT(gemm != ops.end(), "an overlapped collective's GEMM is in its pass");
+          hidden = kernel_time(*gemm);
+        }
+        collectives[{static_cast<int>(op.group), static_cast<int>(op.collective), op.bytes.value, hidden.value,
+                     op.chunks}] += static_cast<int64_t>(times);
       }
       t = t * times;
       task.compute += t;
@@ -61,7 +73,8 @@ struct Accumulator {
   void finish() {
     for (const auto& [key, count] : collectives)
       task.collectives.push_back({static_cast<CommGroup>(std::get<0>(key)),
-                                  static_cast<CollectiveKind>(std::get<1>(key)), Bytes(std::get<2>(key)), count});
+                                  static_cast<CollectiveKind>(std::get<1>(key)), Bytes(std::get<2>(key)), count,
+                                  Seconds(std::get<3>(key)), std::get<4>(key)});
   }
 };
 
@@ -141,7 +154,7 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
     bool receives = fwd ? !(r == 0 && c == 0) : !(r == pp - 1 && c == v - 1);
     if (receives && pp > 1 && s.plan.tp > 1 && !s.plan.sequence_parallel)
       acc.collectives[{static_cast<int>(CommGroup::TP), static_cast<int>(CollectiveKind::ALL_GATHER),
-                       p2p_bytes(s, micro_batch).value * double(s.plan.tp)}] += 1;
+                       p2p_bytes(s, micro_batch).value * double(s.plan.tp), 0.0, int64_t{0}}] += 1;
     acc.finish();
     return t;
   };
@@ -185,6 +198,14 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
 }  // namespace sim
 
 namespace sim {
+
+Seconds exposed(const CollectiveUse& use, Seconds cost) {
+  if (use.chunks <= 0) return cost;
+  const double rest = std::max(0.0, cost.value - use.hidden.value);
+  if (use.chunks == 1) return Seconds(rest);
+  const double n = static_cast<double>(use.chunks);
+  return Seconds(cost.value / n + (n - 1) / n * rest);
+}
 
 double bucket_ready(const Task& t, size_t k) {
   double total = 0, done = 0;

@@ -25,14 +25,23 @@ class ComputeModel;
 enum class TaskKind { FORWARD, BACKWARD, EMBEDDING_SYNC, DP_REDUCE, OPTIMIZER };
 const char* to_string(TaskKind k);
 
-// A tensor- or context-parallel collective a task performs `count` times (between its kernels,
-// not overlapped).
+// A tensor- or context-parallel collective a task performs `count` times, between its kernels
+// or, under tp_comm_overlap, overlapped with the GEMM beside it (`hidden`, that GEMM's time):
+// pipelined in `chunks` pieces (userbuffers' split all-gather / reduce-scatter: chunks = tp), or
+// in bulk (chunks = 1: the backward's reduce-scatter beside the weight-gradient GEMM).
 struct CollectiveUse {
   CommGroup group = CommGroup::TP;
   CollectiveKind kind = CollectiveKind::ALL_REDUCE;
   Bytes bytes;
   int64_t count = 0;
+  Seconds hidden;      // the GEMM it overlaps; zero when not overlapped
+  int64_t chunks = 0;  // 0: not overlapped; 1: bulk; n >= 2: pipelined in n pieces
 };
+
+// What one run of `use` adds to its task when the collective alone takes `cost`: all of it when
+// not overlapped; in bulk, what the GEMM does not cover, max(0, C - G); pipelined in n pieces, the
+// first piece and what the GEMM's pieces do not cover, C/n + (n-1)/n max(0, C - G).
+Seconds exposed(const CollectiveUse& use, Seconds cost);
 
 struct Task {
   TaskKind kind = TaskKind::FORWARD;

@@ -5,6 +5,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/topology/placement.hpp"
 #include "sim/workload/comm_costs.hpp"
 #include "sim/workload/estimate.hpp"
 
@@ -38,6 +39,25 @@ std::vector<int64_t> virtual_stage_candidates(const Scenario& s) {
   return out;
 }
 
+// Userbuffers, which tp_comm_overlap models (ops.hpp), exchange over NVLink: every tensor-parallel
+// group must lie inside one NVLink domain.
+void check_tp_comm_overlap(const Scenario& s) {
+  if (!s.plan.tp_comm_overlap) return;
+  const auto& pl = s.plan;
+  const Placement place(s.cluster, pl);
+  for (int64_t d = 0; d < pl.dp; ++d)
+    for (int64_t r = 0; r < pl.pp; ++r)
+      for (int64_t c = 0; c < pl.cp; ++c)
+        for (int64_t t = 1; t < pl.tp; ++t)
+          if (!place.same_domain(place.gpu({0, c, r, d}), place.gpu({t, c, r, d})))
+            throw InputError(s.file, "/parallelism/tp_comm_overlap",
+                             "needs every tensor-parallel group inside one NVLink domain (Transformer Engine's "
+                             "userbuffers exchange over NVLink); tp=" +
+                                 std::to_string(pl.tp) + " spans " + std::to_string(s.cluster.domain_gpus()) +
+                                 "-GPU domains",
+                             "tp dividing the NVLink domain's GPUs, with tp placed fastest, or no tp_comm_overlap");
+}
+
 }  // namespace
 
 ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline,
@@ -51,6 +71,7 @@ ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& d
     MemoryEstimate mem;
     int64_t m = 0, tasks = 0;
   };
+  check_tp_comm_overlap(s);
   std::vector<StageLayout> layouts;
   std::vector<Candidate> build;
   int64_t tried = 0, planned_tasks = 0;

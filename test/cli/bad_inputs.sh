@@ -255,6 +255,16 @@ case("algorithm-needs-nvls", "/parallelism/collective_algorithms/all_reduce",
 case("algorithm-group-cannot-run", "/parallelism/collective_algorithms/all_reduce",
      "'nvls_tree' cannot run the all-reduce over 8 GPUs on 1 node(s): nvls_tree needs two or more nodes",
      all_of(put("cluster.gpu", "h100-sxm"), put("parallelism.collective_algorithms", {"all_reduce": "nvls_tree"})))
+# parallelism.tp_comm_overlap: sequence parallel, tp > 1, and every TP group inside an NVLink domain.
+case("tp-overlap-without-sp", "/parallelism/tp_comm_overlap", "needs sequence_parallel",
+     put("parallelism.tp_comm_overlap", True))
+case("tp-overlap-tp1", "/parallelism/tp_comm_overlap", "needs tensor parallelism (tp=1)",
+     all_of(put("parallelism.tp", 1), put("parallelism.dp", 8), put("parallelism.tp_comm_overlap", True)))
+case("tp-overlap-across-nodes", "/parallelism/tp_comm_overlap",
+     "needs every tensor-parallel group inside one NVLink domain",
+     all_of(put("cluster.gpus_per_node", 4), put("cluster.scale_out.nics_per_node", 4),
+            put("parallelism.sequence_parallel", True), put("parallelism.tp_comm_overlap", True)))
+case("tp-overlap-not-bool", "/parallelism/tp_comm_overlap", "expected", put("parallelism.tp_comm_overlap", "yes"))
 case("placement-too-long", "/parallelism/placement", "9 GPUs listed for the plan's 8 global ranks",
      put("parallelism.placement", list(range(9))))
 case("placement-out-of-range", "/parallelism/placement/3", "GPU 8 is out of range (expected a GPU in [0, 8))",

@@ -203,6 +203,9 @@ Input scenario(Draw& d, uint64_t hash) {
         "{" + quoted(d.pick<std::string>({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"})) + ": " +
         quoted(d.pick<std::string>({"auto", "ring", "tree", "nvls", "nvls_tree", "hierarchical"})) + "}";
   if (d.flag()) training["grad_reduce_in_fp32"] = d.flag() ? "true" : "false";
+  // Then TP communication overlap (refused without sequence parallel, tp > 1, or a TP group
+  // inside an NVLink domain).
+  if (d.flag()) plan["tp_comm_overlap"] = d.flag() ? "true" : "false";
   input.text = R"({"kind": "scenario", "name": "fuzz", "seed": 1, "model": )" + object(model) +
                ", \"cluster\": " + object(cluster) + ", \"parallelism\": " + object(plan) +
                ", \"training\": " + object(training) + "}";

@@ -1,0 +1,94 @@
+// TP communication overlap (parallelism.tp_comm_overlap, sim/workload/ops.hpp): each sequence-
+// parallel all-gather and reduce-scatter of a layer overlaps the GEMM beside it, pipelined in tp
+// pieces (C/n + (n-1)/n max(0, C - G)) or, for the backward's input-gradient reduce-scatters, in
+// bulk beside the weight-gradient GEMM (max(0, C - G)). The closed forms are written out here; C
+// is the collective's idle-network cost (CommCosts) and G its GEMM's time (ComputeModel).
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+
+#include "sim/core/params.hpp"
+#include "sim/cost/compute_model.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/comm_costs.hpp"
+#include "sim/workload/estimate.hpp"
+#include "sim/workload/ops.hpp"
+#include "sim/workload/pipeline.hpp"
+#include "sim/workload/stage_layout.hpp"
+#include "test/unit/text_fill.hpp"
+
+using namespace sim;
+
+TEST_CASE("an overlapped collective exposes what its GEMM does not cover", "[workload]") {
+  auto use = [](double hidden, int64_t chunks) {
+    CollectiveUse u;
+    u.hidden = Seconds(hidden);
+    u.chunks = chunks;
+    return u;
+  };
+  CHECK(exposed(use(0, 0), Seconds(10)).value == 10);                              // not overlapped
+  CHECK(exposed(use(6, 1), Seconds(10)).value == Approx(4));                       // bulk: 10 - 6
+  CHECK(exposed(use(12, 1), Seconds(10)).value == 0);                              // bulk, covered
+  CHECK(exposed(use(6, 8), Seconds(10)).value == Approx(10.0 / 8 + 7.0 / 8 * 4));  // pipelined
+  CHECK(exposed(use(12, 8), Seconds(10)).value == Approx(10.0 / 8));               // the first piece
+}
+
+TEST_CASE("tp_comm_overlap hides each layer's TP collectives behind their GEMMs", "[workload]") {
+  auto scenario = [](bool overlap) {
+    const std::string text = fill(R"({"kind": "scenario", "name": "tp-overlap",
+      "model": {"name": "llama-70b-like", "layers": 2, "hidden": 8192, "heads": 64, "kv_heads": 8, "ffn_hidden": 28672,
+                "vocab": 128256, "activation": "swiglu", "norm": "rmsnorm"},
+      "cluster": {"from": "dgx-h100-superpod", "gpus": 8},
+      "parallelism": {"tp": 8, "pp": 1, "dp": 1, "sequence_parallel": true, "tp_comm_overlap": {o}},
+      "training": {"seq_len": 8192, "global_batch": 1, "micro_batch": 1, "attention": "flash"}})",
+                                  {{"o", overlap ? "true" : "false"}});
+    return parse_scenario(ParamReader::from_text(text, "workload_tp_overlap.cpp"), TRAINSIM_SOURCE_DIR);
+  };
+  const Scenario off = scenario(false), on = scenario(true);
+  const ComputeModel cm(on.cluster.device, on.training.precision);
+  const CommCosts comm(on);
+  // The pairs of ops.hpp, from the layer's own op lists: (collective, its GEMM, pieces).
+  const PassOps ops = layer_ops(on, 1);
+  auto saving = [&](const std::vector<Op>& list, const std::map<std::string, std::pair<std::string, int64_t>>& pairs) {
+    double s = 0;
+    for (const Op& c : list) {
+      const auto pair = pairs.find(c.name);
+      if (pair == pairs.end()) continue;
+      const Op* g = nullptr;
+      for (const Op& o : list)
+        if (o.name == pair->second.first) g = &o;
+      REQUIRE(g != nullptr);
+      const double C = comm.group_collective(CommGroup::TP, c.collective, c.bytes).value;
+      const double G = cm.gemm(g->shape, g->bytes, g->precision).value;
+      const double n = static_cast<double>(pair->second.second);
+      const double shown = n == 1 ? std::max(0.0, C - G) : C / n + (n - 1) / n * std::max(0.0, C - G);
+      s += C - shown;
+    }
+    return s;
+  };
+  const double forward = saving(ops.forward, {{"tp_attn_in", {"qkv", 8}},
+                                              {"tp_attn_out", {"attn_proj", 8}},
+                                              {"tp_mlp_in", {"mlp_fc1", 8}},
+                                              {"tp_mlp_out", {"mlp_fc2", 8}}});
+  const double backward = saving(ops.backward, {{"tp_mlp_out_bwd", {"mlp_fc2_dgrad", 8}},
+                                                {"tp_mlp_in_bwd", {"mlp_fc1_wgrad", 1}},
+                                                {"tp_attn_out_bwd", {"attn_proj_dgrad", 8}},
+                                                {"tp_attn_in_bwd", {"qkv_wgrad", 1}}});
+  REQUIRE(forward > 0);
+  REQUIRE(backward > 0);
+  // Per task: both layers' savings; everything else (the embedding's and output layer's TP
+  // collectives, the compute) unchanged.
+  const StageLayout layout = make_stage_layout(on.model, on.plan, 1, on.file);
+  const Pipeline p_on = build_pipeline(on, layout, 1, cm), p_off = build_pipeline(off, layout, 1, cm);
+  const CommCosts comm_off(off);
+  int checked = 0;
+  for (size_t v = 0; v < boost::num_vertices(p_on.graph); ++v) {
+    const Task& t = p_on.graph[v];
+    if (t.kind != TaskKind::FORWARD && t.kind != TaskKind::BACKWARD) continue;
+    CHECK(t.compute.value == Approx(p_off.graph[v].compute.value));
+    const double diff = task_collective_time(p_off, v, comm_off).value - task_collective_time(p_on, v, comm).value;
+    CHECK(diff == Approx(2 * (t.kind == TaskKind::FORWARD ? forward : backward)));
+    ++checked;
+  }
+  CHECK(checked == 2);
+}
