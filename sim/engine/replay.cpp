@@ -376,6 +376,13 @@ struct Replay {
     return clock(actor) - begin;
   }
 
+  // Whether `use` runs live (below): it leaves the scale-up domain and is not overlapped with
+  // kernels (an overlapped one -- tp_comm_overlap, context parallel's ring -- is priced by its
+  // probe, as the estimate prices it, without the contention of a live run).
+  bool runs_live(const CollectiveUse& use) const {
+    return use.chunks == 0 && live_.count({static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value});
+  }
+
   // A tensor- or context-parallel collective whose flows leave the scale-up domain runs live, so
   // that it shares the network with the gradient reductions and pipeline transfers in flight
   // (inside a domain its flows meet only NVLink ports, and the probe's cost stands). At class
@@ -433,7 +440,7 @@ struct Replay {
       for (const auto& use : t.collectives) {
         (use.group == CommGroup::TP ? uses_tp : uses_cp) = true;
         const CollectiveKey key{static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value};
-        if (live_.count(key)) {
+        if (runs_live(use)) {
           live = true;
           continue;
         }
@@ -449,7 +456,7 @@ struct Replay {
         if (blocked()) stall(actor);
         wait_for(actor, span.tp + span.cp);
         for (const auto& use : t.collectives)
-          if (live_.count({static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value}))
+          if (runs_live(use))
             for (int64_t i = 0; i < use.count; ++i)
               (use.group == CommGroup::TP ? span.tp : span.cp) += run_live(use, me, actor);
         if (blocked()) stall(actor);  // the failure came while the collectives ran

@@ -46,6 +46,10 @@ struct ParallelPlan {
   // `tp_comm_overlap`: Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers
   // and reduce-scatters with the GEMMs beside them (Megatron-Core --tp-comm-overlap); ops.hpp.
   bool tp_comm_overlap = false;
+  // `cp_comm`: how context parallelism exchanges keys and values (ops.hpp): around a ring, each
+  // block's transfer overlapped with attention on the previous one (Megatron-Core's default
+  // --cp-comm-type p2p), or gathered whole before attention (Llama 3's all-gather).
+  enum class CpComm { P2P, ALL_GATHER } cp_comm = CpComm::P2P;
   std::vector<int64_t> layers_per_stage;  // explicit split over pp*virtual stages; empty: default
   // `placement`: the order of the dimensions in the global rank, fastest first (Megatron-LM's
   // tp-cp-pp-dp by default), and, when given as a list, the GPU of each global rank (element g is

@@ -158,8 +158,14 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   // Context parallel: gather every rank's keys and values (the whole sequence's) over cp.
   const double kv_bytes = E * x.b * x.s_kv * 2.0 * x.kv * x.d / x.t;
   const bool cp = sc.plan.cp > 1;
+  const bool ring = cp && sc.plan.cp_comm == ParallelPlan::CpComm::P2P;
+  auto around_the_ring = [&](Op op) {
+    op.overlaps = kAttentionCore, op.chunks = sc.plan.cp, op.ring = true;
+    return op;
+  };
   if (cp) {
-    f.push_back(coll("cp_kv_gather", CollectiveKind::ALL_GATHER, kv_bytes, CommGroup::CP));
+    Op gather = coll("cp_kv_gather", CollectiveKind::ALL_GATHER, kv_bytes, CommGroup::CP);
+    f.push_back(ring ? around_the_ring(gather) : gather);
     f.back().attention_core = true;
   }
   if (flash) {
@@ -213,7 +219,10 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     b.push_back(mem("softmax_bwd", 3.0 * E * probs, true));
     gemm_backward(b, scores);
   }
-  if (cp) b.push_back(coll("cp_dkv_reduce_scatter", CollectiveKind::REDUCE_SCATTER, kv_bytes, CommGroup::CP));
+  if (ring)  // the key/value blocks again and their gradients: twice the forward's traffic
+    b.push_back(around_the_ring(coll("cp_kv_dkv_ring", CollectiveKind::ALL_GATHER, 2.0 * kv_bytes, CommGroup::CP)));
+  else if (cp)
+    b.push_back(coll("cp_dkv_reduce_scatter", CollectiveKind::REDUCE_SCATTER, kv_bytes, CommGroup::CP));
   if (fp8) {
     b.push_back(mem("fp8_cast_transpose_qkv_dgrad", 4.0 * x.tokens * qkv_width));
     b.push_back(mem("fp8_transpose_qkv_in", 2.0 * x.tokens * x.h));

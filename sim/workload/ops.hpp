@@ -31,10 +31,14 @@
 // and fc2's input-gradient GEMMs); the backward's reduce-scatters of the QKV and fc1 input
 // gradients run in bulk beside those layers' weight-gradient GEMMs (TE's ub_split_ag/ub_split_rs,
 // ub_bulk_wgrad). The GEMMs keep their unsplit time, and the communication's SM use is not charged.
-// Context parallelism: each GPU holds s/cp queries that attend to all s keys; the keys and values
-// of the other cp ranks are gathered over the cp group before attention, and their gradients
-// reduce-scattered after it, exposed (not overlapped): an upper bound on ring attention, which
-// hides them behind the attention kernels when those are long enough.
+// Context parallelism: each GPU holds s/cp queries (two chunks of 2cp, the causal load balancing
+// Megatron-Core and Llama 3 use) that attend to all s keys. With cp_comm "all_gather" (Llama 3)
+// the other ranks' keys and values are gathered over the cp group before attention and their
+// gradients reduce-scattered after it, exposed. With "p2p" (Megatron-Core's default, Transformer
+// Engine's AttnFuncWithCPAndKVP2P) they travel around the cp ring block by block, each transfer
+// beside attention on the block before: the forward passes the key/value blocks (the all-gather's
+// traffic), the backward passes them again with their gradients (twice that), each pass hidden by
+// the pass's attention kernels where those are longer (pipeline.hpp, exposed()).
 #pragma once
 
 #include <string>
@@ -66,7 +70,11 @@ struct Op {
   // (pipeline.hpp, CollectiveUse::chunks); empty when it does not.
   std::string overlaps;
   int64_t chunks = 0;
+  bool ring = false;  // context parallel's ring (pipeline.hpp, CollectiveUse::ring)
 };
+
+// Op::overlaps naming every attention-core kernel of the pass (context parallel's ring).
+inline constexpr const char* kAttentionCore = "*attention_core";
 
 struct PassOps {
   std::vector<Op> forward;

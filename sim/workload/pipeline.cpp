@@ -35,8 +35,8 @@ namespace {
 struct Accumulator {
   const ComputeModel& cm;
   Task& task;
-  // (group, kind, bytes, the GEMM it overlaps, chunks) -> count
-  std::map<std::tuple<int, int, double, double, int64_t>, int64_t> collectives;
+  // (group, kind, bytes, the kernels it overlaps, chunks, ring) -> count
+  std::map<std::tuple<int, int, double, double, int64_t, bool>, int64_t> collectives;
 
   Seconds kernel_time(const Op& op) const {
     switch (op.cls) {
@@ -54,13 +54,16 @@ struct Accumulator {
       Seconds t = kernel_time(op);
       if (op.cls == OpClass::COLLECTIVE) {
         Seconds hidden;
-        if (!op.overlaps.empty()) {
+        if (op.overlaps == kAttentionCore) {
+          for (const Op& o : ops)
+            if (o.attention_core) hidden += kernel_time(o);
+        } else if (!op.overlaps.empty()) {
           const auto gemm = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == op.overlaps; });
           SIM_ASSERT(gemm != ops.end(), "an overlapped collective's GEMM is in its pass");
           hidden = kernel_time(*gemm);
         }
         collectives[{static_cast<int>(op.group), static_cast<int>(op.collective), op.bytes.value, hidden.value,
-                     op.chunks}] += static_cast<int64_t>(times);
+                     op.chunks, op.ring}] += static_cast<int64_t>(times);
       }
       t = t * times;
       task.compute += t;
@@ -74,7 +77,7 @@ struct Accumulator {
     for (const auto& [key, count] : collectives)
       task.collectives.push_back({static_cast<CommGroup>(std::get<0>(key)),
                                   static_cast<CollectiveKind>(std::get<1>(key)), Bytes(std::get<2>(key)), count,
-                                  Seconds(std::get<3>(key)), std::get<4>(key)});
+                                  Seconds(std::get<3>(key)), std::get<4>(key), std::get<5>(key)});
   }
 };
 
@@ -154,7 +157,7 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
     bool receives = fwd ? !(r == 0 && c == 0) : !(r == pp - 1 && c == v - 1);
     if (receives && pp > 1 && s.plan.tp > 1 && !s.plan.sequence_parallel)
       acc.collectives[{static_cast<int>(CommGroup::TP), static_cast<int>(CollectiveKind::ALL_GATHER),
-                       p2p_bytes(s, micro_batch).value * double(s.plan.tp), 0.0, int64_t{0}}] += 1;
+                       p2p_bytes(s, micro_batch).value * double(s.plan.tp), 0.0, int64_t{0}, false}] += 1;
     acc.finish();
     return t;
   };
@@ -201,6 +204,10 @@ namespace sim {
 
 Seconds exposed(const CollectiveUse& use, Seconds cost) {
   if (use.chunks <= 0) return cost;
+  if (use.ring) {
+    const double n = static_cast<double>(use.chunks);
+    return Seconds((n - 1) * std::max(0.0, cost.value / (n - 1) - use.hidden.value / n));
+  }
   const double rest = std::max(0.0, cost.value - use.hidden.value);
   if (use.chunks == 1) return Seconds(rest);
   const double n = static_cast<double>(use.chunks);

@@ -36,11 +36,14 @@ struct CollectiveUse {
   int64_t count = 0;
   Seconds hidden;      // the GEMM it overlaps; zero when not overlapped
   int64_t chunks = 0;  // 0: not overlapped; 1: bulk; n >= 2: pipelined in n pieces
+  bool ring = false;   // context parallel's ring (cp_comm p2p): n = cp steps, the first one local
 };
 
 // What one run of `use` adds to its task when the collective alone takes `cost`: all of it when
 // not overlapped; in bulk, what the GEMM does not cover, max(0, C - G); pipelined in n pieces, the
-// first piece and what the GEMM's pieces do not cover, C/n + (n-1)/n max(0, C - G).
+// first piece and what the GEMM's pieces do not cover, C/n + (n-1)/n max(0, C - G); around a ring
+// of n = cp ranks, where each rank starts on its own block and each of the n - 1 transfers runs
+// beside attention on one block, (n-1) max(0, C/(n-1) - G/n).
 Seconds exposed(const CollectiveUse& use, Seconds cost);
 
 struct Task {

@@ -160,6 +160,7 @@ double live_flows(const Scenario& s, const Pipeline& p, bool full) {
   double n = 0;
   for (auto [it, end] = boost::vertices(p.graph); it != end; ++it)
     for (const auto& use : p.graph[*it].collectives) {
+      if (use.chunks != 0) continue;  // overlapped: priced by its probe (replay.cpp, runs_live)
       const int group = static_cast<int>(use.group);
       const auto key = std::make_tuple(group, static_cast<int>(use.kind), use.bytes.value);
       auto found = per_use.find(key);

@@ -265,6 +265,8 @@ case("tp-overlap-across-nodes", "/parallelism/tp_comm_overlap",
      all_of(put("cluster.gpus_per_node", 4), put("cluster.scale_out.nics_per_node", 4),
             put("parallelism.sequence_parallel", True), put("parallelism.tp_comm_overlap", True)))
 case("tp-overlap-not-bool", "/parallelism/tp_comm_overlap", "expected", put("parallelism.tp_comm_overlap", "yes"))
+case("cp-comm-unknown", "/parallelism/cp_comm", "'ring' is not known (expected one of p2p, all_gather)",
+     put("parallelism.cp_comm", "ring"))
 case("placement-too-long", "/parallelism/placement", "9 GPUs listed for the plan's 8 global ranks",
      put("parallelism.placement", list(range(9))))
 case("placement-out-of-range", "/parallelism/placement/3", "GPU 8 is out of range (expected a GPU in [0, 8))",

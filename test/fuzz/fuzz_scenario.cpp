@@ -206,6 +206,7 @@ Input scenario(Draw& d, uint64_t hash) {
   // Then TP communication overlap (refused without sequence parallel, tp > 1, or a TP group
   // inside an NVLink domain).
   if (d.flag()) plan["tp_comm_overlap"] = d.flag() ? "true" : "false";
+  if (d.flag()) plan["cp_comm"] = d.flag() ? quoted("p2p") : quoted("all_gather");
   input.text = R"({"kind": "scenario", "name": "fuzz", "seed": 1, "model": )" + object(model) +
                ", \"cluster\": " + object(cluster) + ", \"parallelism\": " + object(plan) +
                ", \"training\": " + object(training) + "}";
