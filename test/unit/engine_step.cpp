@@ -205,12 +205,10 @@ TEST_CASE("overlapping the gradient reduction with backward hides it, and engine
   }
 }
 
-TEST_CASE("context-parallel K/V exchange costs the ring all-gather and reduce-scatter closed forms", "[engine]") {
-  // tp 2, cp 2, dp 2 on one DGX A100 (the cp group is two GPUs on NVLink). Per layer, forward
-  // gathers the whole sequence's K and V, S = 2 (bytes) * b * s * 2 * kv_heads * d / tp, over cp,
-  // and backward reduce-scatters their gradients: each (n-1)/n * S / (B * eff) + base + (n-1) *
-  // step (calibration.md §1.1) + the two NVLink port latencies. The engine's cp time of a forward
-  // task is (layers in the chunk) times that, and engine and estimate agree.
+namespace {
+
+// tp 2, cp 2, dp 2 on one DGX A100 (the cp group is two GPUs on NVLink), gpt-1.7b, micro-batch 1.
+Scenario cp_scenario() {
   Setup u;
   u.model = "gpt-1.7b";
   u.tp = 2, u.dp = 4;  // 8 GPUs, then split dp 4 into cp 2 x dp 2
@@ -218,13 +216,29 @@ TEST_CASE("context-parallel K/V exchange costs the ring all-gather and reduce-sc
   Scenario s = scenario(u);
   s.plan.cp = 2;
   s.plan.dp = 2;
-  s.plan.cp_comm = ParallelPlan::CpComm::ALL_GATHER;
-  const Pipeline p = build(s);
+  return s;
+}
+
+// The all-gather of the whole sequence's K and V over cp, S = 2 (bytes) * b * s * 2 * kv_heads *
+// d / tp: (n-1)/n * S / (B * eff) + base + (n-1) * step (calibration.md §1.1) + the two NVLink
+// port latencies.
+double cp_gather_closed_form(const Scenario& s) {
   const auto& k = s.cluster.device.collectives;
   const double n = 2, S = 2.0 * 1 * 2048 * 2 * double(s.model.kv_heads * s.model.head_dim()) / 2;
-  const double one = (n - 1) / n * S / (s.cluster.scale_up.bandwidth.value * k.scale_up_efficiency) +
-                     k.base_latency.value + (n - 1) * k.scale_up_step_latency.value +
-                     2 * s.cluster.scale_up.latency.value;
+  return (n - 1) / n * S / (s.cluster.scale_up.bandwidth.value * k.scale_up_efficiency) + k.base_latency.value +
+         (n - 1) * k.scale_up_step_latency.value + 2 * s.cluster.scale_up.latency.value;
+}
+
+}  // namespace
+
+TEST_CASE("context-parallel K/V exchange costs the ring all-gather and reduce-scatter closed forms", "[engine]") {
+  // cp_comm all_gather: per layer, forward gathers K and V and backward reduce-scatters their
+  // gradients, each the closed form above. The engine's cp time of a forward task is (layers in
+  // the chunk) times that, and engine and estimate agree.
+  Scenario s = cp_scenario();
+  s.plan.cp_comm = ParallelPlan::CpComm::ALL_GATHER;
+  const Pipeline p = build(s);
+  const double one = cp_gather_closed_form(s);
   const EngineResult r = simulate_step(s, p);
   size_t fwd = 0;
   while (p.graph[fwd].kind != TaskKind::FORWARD) ++fwd;
@@ -234,25 +248,15 @@ TEST_CASE("context-parallel K/V exchange costs the ring all-gather and reduce-sc
 }
 
 TEST_CASE("context parallel's ring hides each key/value transfer behind attention on the block before", "[engine]") {
-  // The setup above, on 6 GB/s NVLink, with cp_comm p2p (the default): the forward passes the same bytes around the
-  // ring of n = 2 as the all-gather, C (its closed form above), beside the attention core's
-  // kernels G (scores, softmax, dropout, context: unfused here), so each layer's forward shows
-  // (n-1) max(0, C/(n-1) - G/n); engine and estimate agree.
-  Setup u;
-  u.model = "gpt-1.7b";
-  u.tp = 2, u.dp = 4;
-  u.global_batch = 4, u.micro_batch = 1;
-  Scenario s = scenario(u);
-  s.plan.cp = 2;
-  s.plan.dp = 2;
+  // The setup above on 6 GB/s NVLink with cp_comm p2p (the default): the forward passes the same
+  // bytes around the ring of n = 2 as the all-gather, C (its closed form), beside the attention
+  // core's kernels G (scores, softmax, dropout, context: unfused here), so each layer's forward
+  // shows (n-1) max(0, C/(n-1) - G/n); engine and estimate agree.
+  Scenario s = cp_scenario();
   s.cluster.scale_up.bandwidth = BytesPerSecond(6e9);  // slow NVLink: the transfer outlasts a block
   REQUIRE(s.plan.cp_comm == ParallelPlan::CpComm::P2P);
   const Pipeline p = build(s);
-  const auto& k = s.cluster.device.collectives;
-  const double n = 2, S = 2.0 * 1 * 2048 * 2 * double(s.model.kv_heads * s.model.head_dim()) / 2;
-  const double C = (n - 1) / n * S / (s.cluster.scale_up.bandwidth.value * k.scale_up_efficiency) +
-                   k.base_latency.value + (n - 1) * k.scale_up_step_latency.value +
-                   2 * s.cluster.scale_up.latency.value;
+  const double n = 2, C = cp_gather_closed_form(s);
   const ComputeModel cm(s.cluster.device, s.training.precision);
   double G = 0;
   for (const Op& op : layer_ops(s, 1).forward)
