@@ -28,7 +28,7 @@ size_t members_in(const std::vector<std::vector<int64_t>>& by_node) {
 
 // NCCL's ring channels (collective_flows.hpp, RING).
 void ring_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_rank, std::vector<MemberFlow>& out) {
-  const int64_t channels = by_node.size() > 1 ? static_cast<int64_t>(by_node.front().size()) : 1;
+  const int64_t channels = by_node.size() > 1 ? nccl_channels(static_cast<int64_t>(by_node.front().size())) : 1;
   if (per_rank.value <= 0) return;
   const Bytes bytes(per_rank.value / double(channels));
   std::vector<int64_t> ring;
@@ -54,9 +54,10 @@ void tree_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_edge
                 std::vector<MemberFlow>& out) {
   const auto nodes = static_cast<int64_t>(by_node.size());
   const size_t ppn = by_node.front().size();
+  const auto channels = static_cast<size_t>(nccl_channels(static_cast<int64_t>(ppn)));
   std::vector<std::array<int64_t, 2>> parent;
   for (int64_t k = 0; k < nodes; ++k) parent.push_back(dtree_parents(nodes, k));
-  for (size_t ch = 0; ch < ppn; ++ch)
+  for (size_t ch = 0; ch < channels; ++ch)
     for (size_t t = 0; t < 2; ++t)
       for (int64_t k = 0; k < nodes; ++k) {
         const auto& nd = by_node[static_cast<size_t>(k)];
@@ -74,6 +75,11 @@ void tree_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_edge
 }
 
 }  // namespace
+
+int64_t nccl_channels(int64_t per_node) {
+  constexpr int64_t kMaxChannels = 64;  // NCCL's MAXCHANNELS (collective_flows.hpp)
+  return std::min(per_node, kMaxChannels);
+}
 
 std::array<int64_t, 2> dtree_parents(int64_t n, int64_t k) {
   const int64_t p0 = btree_parent(n, k);
@@ -111,7 +117,7 @@ std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, Collect
   const size_t ppn = by_node.front().size();
   for (const auto& nd : by_node) SIM_ASSERT(nd.size() == ppn, "tree and NVLS collectives need equal nodes");
   const Bytes nvls = buffer * (c.scale_up_efficiency / c.nvls_efficiency * scale);
-  const Bytes per_edge = buffer * (scale / (2.0 * double(ppn)));
+  const Bytes per_edge = buffer * (scale / (2.0 * double(nccl_channels(static_cast<int64_t>(ppn)))));
   switch (choice.algo) {
     case CollectiveAlgo::NVLS: node_ring_flows(by_node, nvls, out); break;
     case CollectiveAlgo::TREE: tree_flows(by_node, per_edge, true, out); break;

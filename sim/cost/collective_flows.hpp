@@ -11,7 +11,8 @@
 // (NCCL's: an NVLink domain), in ring order, e.g. {{0,1,2,3},{4,5,6,7}}. Every algorithm but the
 // ring needs nodes of equal size.
 //
-//   RING       channels = the first node's member count when the ring leaves its node, else 1.
+//   RING       channels = the first node's member count when the ring leaves its node, else 1, at
+//              most NCCL's MAXCHANNELS (nccl_channels).
 //              Channel ch takes each node's members rotated by ch (member[(i+ch) % size]) node
 //              after node; every hop of it sends ring_cost(kind, buffer, n).bytes_per_rank /
 //              channels. Channel by channel, hop by hop (the engine's ring_flows).
@@ -19,11 +20,11 @@
 //              every GPU's NVLink port carries the buffer once up and once down.
 //   TREE       NCCL's double binary tree over the nodes (src/graph/trees.cc ncclGetDtree: tree 1
 //              mirrors tree 0, or shifts it by one when the count is odd, so a node is interior in
-//              at most one), each tree carrying half the buffer, on `ppn` channels: channel c
-//              carries 1/ppn of it and leaves each node through member c (a NIC per GPU), which
-//              heads the node's chain c, c+1, ... Reduce flows up the chain and the tree, the
-//              broadcast down, so every chain and tree edge carries buffer / (2 ppn) each way per
-//              channel and tree.
+//              at most one), each tree carrying half the buffer, on C = nccl_channels(ppn)
+//              channels: channel c carries 1/C of it and leaves each node through member c (a NIC
+//              per GPU), which heads the node's chain c, c+1, ... Reduce flows up the chain and the
+//              tree, the broadcast down, so every chain and tree edge carries buffer / (2 C) each
+//              way per channel and tree.
 //                      node 0 ----- tree edge ----- node 1
 //                     [c]->c+1->...               [c]->c+1->...   ([c]: member c, the head)
 //   NVLS_TREE  NVLS inside each node (as NVLS) plus the TREE's inter-node flows between heads.
@@ -61,6 +62,11 @@ std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, Collect
 // NCCL's double binary tree over n nodes (src/graph/trees.cc ncclGetDtree): node k's parent in
 // tree 0 and tree 1, -1 for a root.
 std::array<int64_t, 2> dtree_parents(int64_t n, int64_t k);
+
+// NCCL's channels for `per_node` members of a node (NVLink domain) that each lead one: at most
+// MAXCHANNELS, 64 (NVIDIA/nccl src/include/device.h @5067397, NCCL 2.30.7) -- a GB200 NVL72
+// domain's 72 members run 64.
+int64_t nccl_channels(int64_t per_node);
 
 // The most tree edges any node has, summed over both trees (each edge carries buffer / 2 per
 // direction over all channels): 0 for one node.

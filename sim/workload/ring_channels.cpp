@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "sim/cost/collective_flows.hpp"
 #include "sim/scenario/plan.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
@@ -33,7 +34,7 @@ int64_t ring_channels(const Placement& place, const std::vector<int64_t>& member
     }
     ++first;
   }
-  return leaves ? first : 1;
+  return leaves ? nccl_channels(first) : 1;
 }
 
 std::vector<int64_t> fold_ring_flows(const RingFlowSet& set) {

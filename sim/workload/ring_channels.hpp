@@ -1,7 +1,7 @@
 // How many NCCL ring channels a ring collective over `members` (GPU ids in rank order) runs: one
 // per member in an NVLink domain when the ring leaves its domain (each channel leaves through a
-// different member's NIC), one when it stays inside. NCCL takes an NVLink domain for one node (a
-// node, or a multi-node NVLink rack such as GB200 NVL72). Members of one domain are taken to be
+// different member's NIC; at most NCCL's MAXCHANNELS: nccl_channels), one when it stays inside. NCCL takes an NVLink
+// domain for one node (a node, or a multi-node NVLink rack such as GB200 NVL72). Members of one domain are taken to be
 // consecutive (Megatron's placement, topology/placement.hpp); the first domain's count decides.
 // The engine launches ring_channels * members flows per ring collective (at class fidelity, the
 // gradient reduction's after folding copies by symmetry: fold_ring_flows); the resource estimate

@@ -325,6 +325,16 @@ TEST_CASE("ring flows are the engine's ring hops, channel by channel", "[cost]")
     CHECK(hops(flows) == expected);
     for (const auto& f : flows) CHECK(f.bytes.value == 2.0 * 7 / 8 * S / 4);  // 2(n-1)/n S over 4 channels
   }
+  SECTION("2 GB200 NVL72 domains: NCCL's 64 channels at most, not 72") {
+    // NVIDIA/nccl src/include/device.h @5067397 (NCCL 2.30.7): #define MAXCHANNELS 64.
+    std::vector<std::vector<int64_t>> racks(2);
+    for (int64_t g = 0; g < 144; ++g) racks[static_cast<size_t>(g / 72)].push_back(g);
+    const auto flows = collective_flows(ring, CollectiveKind::ALL_REDUCE, racks, Bytes(S), c);
+    CHECK(flows.size() == 64u * 144u);
+    for (const auto& f : flows) CHECK(f.bytes.value == Approx(2.0 * 143 / 144 * S / 64));
+    CHECK(nccl_channels(72) == 64);
+    CHECK(nccl_channels(8) == 8);
+  }
   SECTION("one node x 4: one channel") {
     const auto flows = collective_flows(ring, CollectiveKind::ALL_GATHER, {{0, 1, 2, 3}}, Bytes(S), c);
     CHECK(hops(flows) == std::vector<Hop>{{0, 1}, {1, 2}, {2, 3}, {3, 0}});
