@@ -68,6 +68,9 @@ int list() {
   for (const auto& a : collective_algorithms()) algorithms.push_back(fmt::format("{:<12} {}", a.name, a.description));
   print("collectives", algorithms);
   print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)", "full"});
+  print("context parallel (cp_comm)",
+        {"p2p          keys and values around the cp ring, each transfer beside attention (Megatron-Core's default)",
+         "all_gather   gathered before attention, their gradients reduce-scattered after it (Llama 3)"});
   const auto kinds = [](const std::vector<TopologyKind>& ks) {
     std::vector<std::string> out;
     for (const auto& k : ks) out.push_back(fmt::format("{:<12} {}", k.name, k.description));
