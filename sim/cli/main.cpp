@@ -10,6 +10,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/core/allocator_tuning.hpp"
 #include "sim/core/deadline.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/interrupt.hpp"
@@ -31,6 +32,7 @@ const CLI::Validator finite_positive(
 }  // namespace
 
 int main(int argc, char** argv) {
+  sim::tune_allocator(argv);  // may re-execute the program once: first, before anything runs
   sim::interrupt::install();  // SIGINT/SIGTERM/SIGHUP: no simulation process or temporary file left behind
   // Every argument is UTF-8: names and values reach JSON reports, which hold UTF-8 only.
   for (int i = 1; i < argc; ++i)
