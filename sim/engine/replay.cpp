@@ -179,9 +179,8 @@ struct Replay {
 
   // Simulates every distinct TP and CP collective once, on the groups of the first class.
   void probe_collectives() {
-    std::vector<int64_t> groups[2];
-    for (int64_t t = 0; t < s.plan.tp; ++t) groups[int(CommGroup::TP)].push_back(place.gpu({t, 0, 0, 0}));
-    for (int64_t c = 0; c < s.plan.cp; ++c) groups[int(CommGroup::CP)].push_back(place.gpu({0, c, 0, 0}));
+    const std::vector<int64_t> groups[2] = {model_group(s.plan, place, CommGroup::TP),
+                                            model_group(s.plan, place, CommGroup::CP)};
     for (size_t v = 0; v < boost::num_vertices(p.graph); ++v)
       for (const auto& use : p.graph[v].collectives) {
         CollectiveKey key{static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value};
@@ -391,10 +390,8 @@ struct Replay {
   // first member runs it between two barriers of the group. Returns the seconds it took.
   double run_live(const CollectiveUse& use, const RankCoord& me, int actor) {
     const bool tp = use.group == CommGroup::TP;
-    const int64_t n = tp ? s.plan.tp : s.plan.cp;
-    std::vector<int64_t> members;
-    for (int64_t i = 0; i < n; ++i)
-      members.push_back(place.gpu(tp ? RankCoord{i, me.cp, me.pp, me.dp} : RankCoord{me.tp, i, me.pp, me.dp}));
+    const std::vector<int64_t> members = model_group(s.plan, place, use.group, me);
+    const auto n = static_cast<int64_t>(members.size());
     catch_up(actor);
     const double begin = now();
     sg4::BarrierPtr barrier;

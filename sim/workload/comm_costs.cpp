@@ -55,25 +55,16 @@ CollectiveChoice CommCosts::dp_choice(int64_t rank, Bytes buffer) const {
                   [&] { return plan_.choose(CollectiveKind::ALL_REDUCE, dp_group(s_.plan, place_, rank, 0), buffer); });
 }
 
-std::vector<int64_t> CommCosts::group_members(CommGroup group) const {
-  std::vector<int64_t> members;
-  if (group == CommGroup::TP)
-    for (int64_t t = 0; t < s_.plan.tp; ++t) members.push_back(place_.gpu({t, 0, 0, 0}));
-  else
-    for (int64_t c = 0; c < s_.plan.cp; ++c) members.push_back(place_.gpu({0, c, 0, 0}));
-  return members;
-}
-
 Seconds CommCosts::group_collective(CommGroup group, CollectiveKind kind, Bytes buffer) const {
   return memoised(memo_->group_cost, std::make_tuple(static_cast<int>(group), static_cast<int>(kind), buffer.value),
                   [&] {
-                    const CommOp op = plan_.collective(kind, group_members(group), buffer);
+                    const CommOp op = plan_.collective(kind, model_group(s_.plan, place_, group), buffer);
                     return op.choice.latency + plan_.transfer_time(op.flows);
                   });
 }
 
 CollectiveAlgo CommCosts::group_all_reduce_algo(CommGroup group, Bytes buffer) const {
-  return plan_.choose(CollectiveKind::ALL_REDUCE, group_members(group), buffer).algo;
+  return plan_.choose(CollectiveKind::ALL_REDUCE, model_group(s_.plan, place_, group), buffer).algo;
 }
 
 CollectiveAlgo CommCosts::dp_all_reduce_algo(int64_t rank, Bytes buffer) const { return dp_choice(rank, buffer).algo; }

@@ -38,8 +38,6 @@ class CommCosts {
   Seconds dp_transfer(int64_t rank, Bytes buffer) const;
 
  private:
-  std::vector<int64_t> group_members(CommGroup group) const;
-
   const Scenario& s_;
   Placement place_;
   std::shared_ptr<const Fabric> fabric_;

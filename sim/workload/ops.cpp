@@ -160,7 +160,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const bool cp = sc.plan.cp > 1;
   const bool ring = cp && sc.plan.cp_comm == ParallelPlan::CpComm::P2P;
   auto around_the_ring = [&](Op op) {
-    op.overlaps = kAttentionCore, op.chunks = sc.plan.cp, op.ring = true;
+    op.hidden_by = Op::HiddenBy::ATTENTION_CORE, op.chunks = sc.plan.cp, op.ring = true;
     return op;
   };
   if (cp) {
@@ -235,7 +235,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     const int64_t tp = sc.plan.tp;
     auto overlap = [](std::vector<Op>& ops, const char* coll, const char* gemm, int64_t chunks) {
       for (Op& op : ops)
-        if (op.name == coll) op.overlaps = gemm, op.chunks = chunks;
+        if (op.name == coll) op.hidden_by = Op::HiddenBy::GEMM, op.overlaps = gemm, op.chunks = chunks;
     };
     overlap(f, "tp_attn_in", "qkv", tp);
     overlap(f, "tp_attn_out", "attn_proj", tp);

@@ -66,15 +66,15 @@ struct Op {
   CommGroup group = CommGroup::TP;
   bool attention_core = false;            // recomputed under selective recompute
   Precision precision = Precision::BF16;  // GEMM, FLASH_ATTENTION: the type the math runs in
-  // COLLECTIVE under tp_comm_overlap: the GEMM of the same list it overlaps, and how
-  // (pipeline.hpp, CollectiveUse::chunks); empty when it does not.
-  std::string overlaps;
+  // COLLECTIVE: the kernels that run beside it and hide it, and how (pipeline.hpp,
+  // CollectiveUse::chunks): under tp_comm_overlap the GEMM of the same list named `overlaps`;
+  // context parallel's ring, every attention-core kernel of the pass.
+  enum class HiddenBy { NOTHING, GEMM, ATTENTION_CORE };
+  HiddenBy hidden_by = HiddenBy::NOTHING;
+  std::string overlaps;  // HiddenBy::GEMM: the GEMM's name
   int64_t chunks = 0;
   bool ring = false;  // context parallel's ring (pipeline.hpp, CollectiveUse::ring)
 };
-
-// Op::overlaps naming every attention-core kernel of the pass (context parallel's ring).
-inline constexpr const char* kAttentionCore = "*attention_core";
 
 struct PassOps {
   std::vector<Op> forward;

@@ -54,10 +54,10 @@ struct Accumulator {
       Seconds t = kernel_time(op);
       if (op.cls == OpClass::COLLECTIVE) {
         Seconds hidden;
-        if (op.overlaps == kAttentionCore) {
+        if (op.hidden_by == Op::HiddenBy::ATTENTION_CORE) {
           for (const Op& o : ops)
             if (o.attention_core) hidden += kernel_time(o);
-        } else if (!op.overlaps.empty()) {
+        } else if (op.hidden_by == Op::HiddenBy::GEMM) {
           const auto gemm = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == op.overlaps; });
           SIM_ASSERT(gemm != ops.end(), "an overlapped collective's GEMM is in its pass");
           hidden = kernel_time(*gemm);

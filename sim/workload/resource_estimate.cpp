@@ -151,9 +151,7 @@ double live_flows(const Scenario& s, const Pipeline& p, bool full) {
   const auto fabric = Fabric::of(s.cluster);
   const Placement place(s.cluster, pl);
   const CommPlan comm(s, place, *fabric);
-  std::vector<int64_t> groups[2];
-  for (int64_t t = 0; t < pl.tp; ++t) groups[int(CommGroup::TP)].push_back(place.gpu({t, 0, 0, 0}));
-  for (int64_t c = 0; c < pl.cp; ++c) groups[int(CommGroup::CP)].push_back(place.gpu({0, c, 0, 0}));
+  const std::vector<int64_t> groups[2] = {model_group(pl, place, CommGroup::TP), model_group(pl, place, CommGroup::CP)};
   // At full fidelity each group's first member runs it: cp*dp groups of tp, tp*dp of cp.
   const double runs[2] = {full ? double(pl.cp * pl.dp) : 1.0, full ? double(pl.tp * pl.dp) : 1.0};
   std::map<std::tuple<int, int, double>, double> per_use;

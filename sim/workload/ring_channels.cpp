@@ -107,6 +107,14 @@ std::vector<int64_t> dp_group(const ParallelPlan& pl, const Placement& place, in
   return members;
 }
 
+std::vector<int64_t> model_group(const ParallelPlan& pl, const Placement& place, CommGroup group, const RankCoord& at) {
+  const bool tp = group == CommGroup::TP;
+  std::vector<int64_t> members;
+  for (int64_t i = 0; i < (tp ? pl.tp : pl.cp); ++i)
+    members.push_back(place.gpu(tp ? RankCoord{i, at.cp, at.pp, at.dp} : RankCoord{at.tp, i, at.pp, at.dp}));
+  return members;
+}
+
 RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Placement& place,
                         const std::vector<std::vector<Bytes>>& buffers, const std::vector<double>& capacity,
                         double tcp_gamma, std::vector<DpFlow>& flows, std::vector<DpVariant>& variants) {

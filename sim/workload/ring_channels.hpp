@@ -15,11 +15,11 @@
 #include "sim/core/units.hpp"
 #include "sim/cost/collective.hpp"
 #include "sim/cost/nccl_tuning.hpp"
+#include "sim/topology/placement.hpp"
 
 namespace sim {
 
 class CommPlan;
-class Placement;
 struct ParallelPlan;
 
 // The members grouped by NVLink domain (NCCL's node), in ring order.
@@ -73,6 +73,11 @@ struct DpFlow {
 int64_t grad_groups(const ParallelPlan& plan);
 // Gradient-reduction group `group` (a tp index) of pipeline rank r, in rank order.
 std::vector<int64_t> dp_group(const ParallelPlan& plan, const Placement& place, int64_t r, int64_t group);
+// The tensor- or context-parallel group of rank `at` (its other coordinates held), in rank order.
+// The rank classes' groups are alike; the first class's, at = {0, 0, 0, 0}, is the one the probes,
+// the closed-form estimate and the resource estimate price.
+std::vector<int64_t> model_group(const ParallelPlan& plan, const Placement& place, CommGroup group,
+                                 const RankCoord& at = {});
 RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& plan, const Placement& place,
                         const std::vector<std::vector<Bytes>>& buffers, const std::vector<double>& capacity,
                         double tcp_gamma, std::vector<DpFlow>& flows, std::vector<DpVariant>& variants);
