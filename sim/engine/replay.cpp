@@ -195,50 +195,54 @@ struct Replay {
       }
   }
 
-  // Folding the gradient-reduction rings by symmetry (class fidelity, no failure in the step).
+  // Folding the gradient reductions by symmetry (class fidelity, no failure in the step).
   //
-  // A folded rank class launches every data-parallel ring of its pipeline rank -- tp rings of
-  // channels*dp flows per gradient bucket -- so SimGrid would hold O(GPUs) flows in flight, and
-  // it unlinks each finished one from its list of in-flight activities by a linear scan: wall
-  // time grows with the square of the cluster. Most of those flows are copies of each other, and
-  // under CM02's max-min sharing a copy need not be simulated:
+  // A folded rank class launches every data-parallel all-reduce of its pipeline rank -- tp groups'
+  // rings or trees, channels of flows per member and gradient bucket -- so SimGrid would hold
+  // O(GPUs) flows in flight, and it unlinks each finished one from one list of all in-flight
+  // flows by a linear scan: wall time grows with the square of the cluster. Most of those flows
+  // are copies of each other, and under CM02's max-min sharing a copy need not be simulated:
   //
-  // - A *group* is a rank's flows on one route (same endpoints, hence the same links; same start,
-  //   the rank's launch; same bytes, when they come from rings of one tier: same algorithm and
-  //   channel count). A group is *clean* when no other flow of the step ever crosses one of its
-  //   links: no other group (of this rank or another), no pipeline transfer (at class fidelity
-  //   those run between the rank classes' representatives, tp = cp = dp = 0; every pair of ranks
-  //   is counted) and no tensor- or context-parallel probe (they end before the step starts).
-  //   Each clean group, over all of its rank's launches, is then a closed system: the max-min
-  //   allocation of a set of constraints that share no variable with the rest is the allocation
-  //   of that set alone (the bottleneck algorithm saturates it independently), so its flows'
-  //   rates, and their finishing times, depend on nothing outside it.
-  // - Two clean groups of one rank with the same number of flows, the same tier and links of the
-  //   same capacities and latencies in the same order are isomorphic closed systems: their flows
-  //   start together, with the same bytes, and finish together. One of them is simulated; the
-  //   rank waits for all of its flows, so waiting for the representative's is the same wait.
-  // - Within a clean group, its m flows share every link only with each other (over all
-  //   launches), in equal numbers: each launch puts m copies on the same links. Max-min sharing
-  //   with every flow replicated m times is the sharing of the unreplicated system scaled by m
-  //   (substitute z = m x in the constraints sum m x_f <= C), so one flow of m times the bytes
+  // - A *class* is a rank's flows of one tier on one route (same endpoints, hence the same links;
+  //   same start, the rank's launches; same bytes per launch: same algorithm, protocol and share of
+  //   the buffer). Classes that share a link form a *component*, closed under sharing: no flow
+  //   outside it crosses any of its links. A component is *clean* when no other traffic of the
+  //   step ever crosses one of its links: no pipeline transfer (at class fidelity those run between
+  //   the rank classes' representatives, tp = cp = dp = 0; every pair of ranks is counted) and no
+  //   tensor- or context-parallel probe (they end before the step starts). A clean component, over
+  //   all of its rank's launches, is a closed system: the max-min allocation of a set of
+  //   constraints that share no variable with the rest is the allocation of that set alone (the
+  //   bottleneck algorithm saturates it independently), so its flows' rates, and their finishing
+  //   times, depend on nothing outside it. A ring's hop on its own NICs is a component of one
+  //   class; a double binary tree's flows, whose NICs carry flows to a parent and two children,
+  //   are one component per group and rail; the hops of every group across an oversubscribed pod
+  //   uplink are one component.
+  // - Two clean components with equal signatures (ring_channels.cpp: their flows in launch order,
+  //   each with its rank, tier, route shape and links numbered in the order the component first
+  //   crosses them) are the same system under a renaming of links and flows: their flows start
+  //   together, with the same bytes, and finish together. One of them is simulated; the rank waits
+  //   for all of its flows, so waiting for the representative's is the same wait.
+  // - In a simulated component where every class has a multiple of m copies, replicating every
+  //   flow m times scales the max-min sharing of the unreplicated system by m (substitute z = m x in
+  //   the constraints sum m x_f <= C), so m copies may travel as one flow of m times the bytes: it
   //   gets m times the rate and finishes at the same time. That needs no per-flow rate bound to
-  //   bind: CM02 caps a flow at TCP-gamma / (2 x route latency), so a group is merged only when
-  //   that cap is at least the route's slowest link (its rate can never reach it); otherwise its
-  //   m flows are launched as they are. Merging flows that share a link with anything else would
-  //   not be exact (a link shared by two copies and a third flow gives the copies 2/3 of it; one
-  //   merged flow would get 1/2), so only clean groups are merged.
+  //   bind: CM02 caps a flow at TCP-gamma / (2 x route latency), so a component merges only when
+  //   that cap is at least every route's slowest link (its rate can never reach it); otherwise its
+  //   flows are launched as they are. Merging flows by any other count would not be exact (a link
+  //   shared by two copies and a third flow gives the copies 2/3 of it; one merged flow would get
+  //   1/2).
   //
-  // Everything else -- flows that cross a shared link: the representatives' NICs, which the
-  // pipeline transfers use; a NIC shared by several GPUs (nics_per_node < gpus_per_node) whose
-  // GPUs' rings do not follow the same routes; an oversubscribed pod uplink, which every
-  // cross-pod ring flow crosses; several channels of a ring on one NVLink port -- is launched
-  // unchanged. So the fold is exact wherever it applies (the step time is the unfolded one up to
-  // floating-point rounding, test/unit/engine_fold.cpp), and in-flight flows stay bounded by a
-  // few per rank and bucket when the rings of a rank class use disjoint links (one NIC per GPU,
-  // no oversubscribed uplink on their way): a rank's flows that touch its representative's NICs,
-  // plus one per isomorphism class. With a failure in the step, links and hosts go down under
-  // flows in flight, so nothing is folded; slow NICs are links of other capacities, hence other
-  // shapes, and are simulated as they are.
+  // Everything else -- components that touch the representatives' NICs, which the pipeline
+  // transfers use, and whatever shares a link with them -- is launched unchanged. So the fold is
+  // exact wherever it applies (the step time is the unfolded one up to floating-point rounding,
+  // test/unit/engine_fold.cpp), and in-flight flows stay bounded by a few per rank and bucket when
+  // the groups of a rank class use disjoint links: a rank's flows in the representative's
+  // components, plus one component per signature. Where every group crosses one shared link (an
+  // oversubscribed pod uplink that double binary trees over many pods cross), the groups are one
+  // component with the representative's and nothing folds: that needs a quotient platform whose
+  // links carry a symmetry class's bytes, not yet built. With a failure in the step, links and
+  // hosts go down under flows in flight, so nothing is folded; slow NICs are links of other
+  // capacities, hence other shapes, and are simulated as they are.
   bool folding() const {
     return opt.fold_rings && !opt.full_fidelity && !watch.armed() && s.plan.grad_group_size() > 1;
   }

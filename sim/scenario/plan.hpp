@@ -86,8 +86,10 @@ struct TrainingSpec {
   // --accumulate-allreduce-grads-in-fp32 did for the 2021-22 bf16 runs, and what torchtitan's
   // FSDP reduce_dtype fp32 and Composer's DEFAULT mixed precision do. The default stays true for
   // now: the validation tables do not state it, and halved buckets make NCCL's model choose the
-  // double binary tree for large data-parallel groups, which class fidelity does not fold yet
-  // (issue #11's open item), so a step of Llama 3 405B on 16k GPUs would take a minute to simulate.
+  // double binary tree for large data-parallel groups, which class fidelity folds only where
+  // each group's trees keep to links of their own: across the Llama 3 cluster's oversubscribed pod
+  // uplinks every group's trees meet (replay.cpp, "Folding"), and a step of Llama 3 405B on 16k
+  // GPUs takes over a minute to simulate.
   bool grad_reduce_in_fp32 = true;
   // Bytes per gradient element in the buffer and on the wire: the one place that says it.
   double grad_bytes() const { return grad_reduce_in_fp32 ? 4.0 : 2.0; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -38,58 +39,97 @@ int64_t ring_channels(const Placement& place, const std::vector<int64_t>& member
 }
 
 std::vector<int64_t> fold_ring_flows(const RingFlowSet& set) {
-  // A group: a rank's flows on one route (same endpoints, so same links, same start, same size
-  // when `uniform`).
-  struct Group {
+  // A class: a rank's flows of one tier on one route, started together at every launch (copies).
+  struct Class {
     int64_t rank = 0, route = 0, tier = 0, copies = 0;
-    bool uniform = true, clean = false, representative = false, emitted = false;
   };
-  std::vector<Group> groups;
-  std::map<std::pair<int64_t, int64_t>, size_t> group_of;
-  std::vector<size_t> flow_group;
-  flow_group.reserve(set.flows.size());
+  std::vector<Class> classes;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, size_t> class_of;
+  std::vector<size_t> flow_class;
+  flow_class.reserve(set.flows.size());
   for (const auto& f : set.flows) {
-    auto [it, fresh] = group_of.try_emplace({f.rank, f.route}, groups.size());
-    if (fresh) groups.push_back({f.rank, f.route, f.tier});
-    Group& g = groups[it->second];
-    ++g.copies;
-    g.uniform = g.uniform && g.tier == f.tier;
-    flow_group.push_back(it->second);
+    auto [it, fresh] = class_of.try_emplace({f.rank, f.route, f.tier}, classes.size());
+    if (fresh) classes.push_back({f.rank, f.route, f.tier});
+    ++classes[it->second].copies;
+    flow_class.push_back(it->second);
   }
-  // Who crosses each link: one group, or several (kShared, as is any link of other traffic).
-  constexpr size_t kShared = ~size_t(0);
-  std::unordered_map<uint64_t, size_t> owner;
-  for (uint64_t l : set.foreign_links) owner[l] = kShared;
-  for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (uint64_t l : set.routes[static_cast<size_t>(groups[gi].route)].links) {
-      auto [it, fresh] = owner.try_emplace(l, gi);
-      if (!fresh && it->second != gi) it->second = kShared;
+  // Components: classes joined by the links they share (union-find by link).
+  std::vector<size_t> parent(classes.size());
+  for (size_t c = 0; c < classes.size(); ++c) parent[c] = c;
+  auto find = [&](size_t c) {
+    while (parent[c] != c) c = parent[c] = parent[parent[c]];
+    return c;
+  };
+  std::unordered_map<uint64_t, size_t> user;  // a class crossing the link
+  for (size_t c = 0; c < classes.size(); ++c)
+    for (uint64_t l : set.routes[static_cast<size_t>(classes[c].route)].links) {
+      auto [it, fresh] = user.try_emplace(l, c);
+      if (!fresh) parent[find(c)] = find(it->second);
     }
-  // A clean group is alone on its links; one clean group per (rank, tier, copies, route shape)
-  // represents the others.
-  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, size_t> representative;
-  for (size_t gi = 0; gi < groups.size(); ++gi) {
-    Group& g = groups[gi];
-    const auto& route = set.routes[static_cast<size_t>(g.route)];
-    g.clean =
-        g.uniform && std::all_of(route.links.begin(), route.links.end(), [&](uint64_t l) { return owner.at(l) == gi; });
-    if (g.clean)
-      g.representative = representative.try_emplace({g.rank, g.tier, g.copies, route.shape}, gi).first->second == gi;
+  std::vector<bool> dirty(classes.size(), false);  // by root: crosses a link of other traffic
+  for (uint64_t l : set.foreign_links)
+    if (auto it = user.find(l); it != user.end()) dirty[find(it->second)] = true;
+  // A clean component's signature: its flows in launch order, each as (rank, tier, route shape,
+  // mergeable, its links numbered in the order the component first crosses them). Equal
+  // signatures give the bijection of links and flows that makes two components the same system.
+  std::unordered_map<size_t, std::vector<int32_t>> signature;  // by root (every entry fits)
+  // A link belongs to one component: its number there, and each component's next number.
+  std::unordered_map<uint64_t, int64_t> local;
+  std::unordered_map<size_t, int64_t> numbered;
+  std::vector<size_t> roots;  // clean components, by their first flow
+  for (size_t i = 0; i < set.flows.size(); ++i) {
+    const Class& c = classes[flow_class[i]];
+    const size_t root = find(flow_class[i]);
+    if (dirty[root]) continue;
+    if (!signature.count(root)) roots.push_back(root);
+    const auto& route = set.routes[static_cast<size_t>(c.route)];
+    auto& sig = signature[root];
+    int64_t& next = numbered[root];
+    for (int64_t x : {c.rank, c.tier, route.shape, route.mergeable ? int64_t(1) : 0, int64_t(route.links.size())})
+      sig.push_back(static_cast<int32_t>(x));
+    for (uint64_t l : route.links) {
+      auto [it, fresh] = local.try_emplace(l, next);
+      next += fresh ? 1 : 0;
+      sig.push_back(static_cast<int32_t>(it->second));
+    }
+  }
+  local.clear();
+  numbered.clear();
+  // One component per signature is simulated. In it, when every class has a multiple of m copies
+  // and no route's per-flow bound can bind, m copies travel as one flow of m times the bytes.
+  struct Hash {  // a signature's hash: most components are twins, so lookups compare once
+    size_t operator()(const std::vector<int32_t>& v) const {
+      uint64_t h = 1469598103934665603ULL;  // FNV-1a's offset basis and prime
+      for (int32_t x : v) h = (h ^ static_cast<uint32_t>(x)) * 1099511628211ULL;
+      return static_cast<size_t>(h);
+    }
+  };
+  std::unordered_map<std::vector<int32_t>, size_t, Hash> representative;
+  std::unordered_map<size_t, int64_t> merge;  // by root of a representative: m
+  for (size_t root : roots)
+    if (representative.try_emplace(std::move(signature[root]), root).first->second == root) merge[root] = 0;
+  for (size_t c = 0; c < classes.size(); ++c) {
+    auto it = merge.find(find(c));
+    if (it == merge.end()) continue;
+    const bool mergeable = set.routes[static_cast<size_t>(classes[c].route)].mergeable;
+    it->second = mergeable && it->second >= 0 ? std::gcd(it->second, classes[c].copies) : -1;
   }
   std::vector<int64_t> out;
   out.reserve(set.flows.size());
+  std::vector<int64_t> seen(classes.size(), 0);  // copies of the class met so far
   for (size_t i = 0; i < set.flows.size(); ++i) {
-    Group& g = groups[flow_group[i]];
-    if (!g.clean) {
+    const size_t root = find(flow_class[i]);
+    if (dirty[root]) {
       out.push_back(1);
-    } else if (!g.representative) {
-      out.push_back(0);
-    } else if (!set.routes[static_cast<size_t>(g.route)].mergeable) {
-      out.push_back(1);
-    } else {
-      out.push_back(g.emitted ? 0 : g.copies);
-      g.emitted = true;
+      continue;
     }
+    const auto it = merge.find(root);
+    if (it == merge.end()) {
+      out.push_back(0);  // another component with this signature is simulated
+      continue;
+    }
+    const int64_t m = std::max<int64_t>(it->second, 1);
+    out.push_back(seen[flow_class[i]]++ % m == 0 ? m : 0);
   }
   return out;
 }

@@ -47,6 +47,9 @@ struct RingFlowSet {
 };
 
 // Per flow: 0 when it is not launched, else the number of flows' bytes it carries (1: itself).
+// Components of flows that share links are kept whole when they touch a foreign link; of clean
+// ones with equal signatures the first in launch order is kept, its copies merged by the largest
+// count that divides every class's (sim/engine/replay.cpp, "Folding").
 std::vector<int64_t> fold_ring_flows(const RingFlowSet& set);
 
 // The gradient-reduction flows of a step, every one a rank class launches: per pipeline rank,

@@ -5,6 +5,7 @@
 // TEST_CASE runs in its own process (ctest); the engine forks a child per simulate_step call.
 #include <catch2/catch.hpp>
 #include <iomanip>
+#include <optional>
 #include <string>
 
 #include "sim/core/params.hpp"
@@ -22,6 +23,7 @@ namespace {
 // gpt-7.5b on DGX A100 nodes (engine_scenario.hpp), 8 micro-batches per replica.
 struct Setup : engine_test::Setup {
   bool overlap = false;
+  std::optional<CollectiveAlgo> all_reduce;  // forced; NCCL's choice when empty
 };
 
 Scenario scenario(const Setup& u) {
@@ -29,6 +31,7 @@ Scenario scenario(const Setup& u) {
   base.global_batch = 8 * u.dp;
   Scenario s = engine_test::scenario(base);
   s.plan.overlap_grad_reduce = u.overlap;
+  if (u.all_reduce) s.plan.algorithms[CollectiveKind::ALL_REDUCE] = *u.all_reduce;
   return s;
 }
 
@@ -78,16 +81,34 @@ TEST_CASE("folding rings that share NICs merges their copies and keeps the step"
   CHECK(r.folded.transfers < r.all.transfers);
 }
 
-TEST_CASE("folding leaves flows on an oversubscribed pod uplink alone and keeps the step", "[engine]") {
-  // Pods of two nodes, oversubscription 4: every ring crosses the pod uplinks, which all rings of
-  // the class share, so those flows must be simulated as they are (merging them with the copies of
-  // other rings would change their max-min share); the intra-pod hops may still fold.
+TEST_CASE("folding keeps flows on an oversubscribed pod uplink as they are and keeps the step", "[engine]") {
+  // Pods of two nodes, oversubscription 4: a ring of 4 nodes, one GPU each, makes 2 hops inside a
+  // pod and 2 across (pod A to B, B to A). The 8 rings' hops from A to B all cross A's uplink, so
+  // they are one system: simulated as they are (merging them with the copies of other rings would
+  // change their max-min share). The hops from B to A are its mirror image (B's uplink has A's
+  // capacity): simulated once, by A to B's. The intra-pod hops are isolated twins: one of them.
   Setup u;
   u.tp = 8, u.pp = 1, u.dp = 4, u.pod_gpus = 16, u.oversubscription = 4;
   const Pair r = both(u);
   check_same_step(r);
-  // Per launch: 8 rings x 4 hops unfolded; the 2 cross-pod hops of each ring are kept.
-  CHECK(r.folded.transfers >= r.all.transfers - 8 * 4 + 8 * 2);
+  // One launch: 8 rings x 4 hops unfolded; folded, 8 cross-pod hops and 1 intra-pod hop.
+  CHECK(r.folded.transfers == r.all.transfers - 8 * 4 + 8 + 1);
+}
+
+TEST_CASE("folding double binary trees keeps the step and launches fewer flows", "[engine]") {
+  // NCCL's tree (forced): a data-parallel group's flows run up and down two trees over its nodes,
+  // so each node's NIC carries flows to its parent and children: no flow is alone on its links,
+  // but each group's trees are one system on its own rail, and the groups of one rank class are
+  // alike. Only the representative's group (its NICs carry the pipeline transfers) and one other
+  // are simulated.
+  for (bool overlap : {false, true}) {
+    Setup u;
+    u.tp = 8, u.pp = 2, u.dp = 8, u.overlap = overlap, u.all_reduce = CollectiveAlgo::TREE;
+    INFO("overlap " << overlap);
+    const Pair r = both(u);
+    check_same_step(r);
+    CHECK(r.folded.transfers < r.all.transfers);
+  }
 }
 
 TEST_CASE("folding a forced hierarchical all-reduce keeps the step", "[engine]") {
@@ -96,13 +117,8 @@ TEST_CASE("folding a forced hierarchical all-reduce keeps the step", "[engine]")
   // nodes; the fold sees those flows as it sees the ring's (per route, per variant).
   for (bool overlap : {false, true}) {
     Setup u;
-    u.tp = 2, u.pp = 2, u.dp = 8, u.overlap = overlap;
-    Scenario s = scenario(u);
-    s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::HIERARCHICAL;
-    const Pipeline p = engine_test::build(s);
-    EngineOptions on(false), off(false);
-    off.fold_rings = false;
+    u.tp = 2, u.pp = 2, u.dp = 8, u.overlap = overlap, u.all_reduce = CollectiveAlgo::HIERARCHICAL;
     INFO("overlap " << overlap);
-    check_same_step({simulate_step(s, p, on), simulate_step(s, p, off)});
+    check_same_step(both(u));
   }
 }

@@ -1,8 +1,9 @@
-// fold_ring_flows (sim/workload/ring_channels.hpp): which data-parallel ring flows the engine may
-// leave out or merge. Only a group of flows alone on its links (one rank, one route) folds: its
-// copies merge into one flow, and an isomorphic group (same rank, tier, size and link shape) is
-// represented by the first. Anything sharing a link with another group or with other traffic is
-// launched as it is, since max-min sharing would give a merged flow another share of that link.
+// fold_ring_flows (sim/workload/ring_channels.hpp): which data-parallel flows the engine may leave
+// out or merge. Flows that share links form a component; a component no other traffic touches is a
+// closed system: of components that are the same system under a renaming of links (same ranks,
+// tiers, route shapes and sharing pattern) the first is simulated, and in it copies merge by a
+// count that divides every class's copies. A component touching other traffic is launched as it
+// is, and copies never merge by a count that leaves a flow beside a different share of a link.
 #include <catch2/catch.hpp>
 #include <vector>
 
@@ -52,4 +53,45 @@ TEST_CASE("copies on a route whose per-flow rate bound could bind are launched o
   set.routes = {route({1, 2}, 0, false), route({3, 4}, 0, false)};
   set.flows = {{0, 0, 1}, {0, 0, 1}, {0, 1, 1}, {0, 1, 1}};
   CHECK(fold_ring_flows(set) == std::vector<int64_t>{1, 1, 0, 0});
+}
+
+TEST_CASE("components of flows sharing links: twins are simulated once, others kept", "[workload]") {
+  // Two trees' worth of flows, each on its own links: A (routes 0, 1 sharing link 2) and B
+  // (routes 2, 3 sharing link 6) have the same pattern -- B is A with links 1..3 renamed 5..7 --
+  // so B is left out. Routes 4 and 5 have A's routes' shapes but share no link: two components
+  // of one route each, not A's twin, and twins of each other (route 5 is left out).
+  RingFlowSet set;
+  set.routes = {route({1, 2}), route({3, 2}), route({5, 6}), route({7, 6}), route({9, 10}), route({11, 12})};
+  set.flows = {{0, 0, 1}, {0, 1, 1}, {0, 2, 1}, {0, 3, 1}, {0, 4, 1}, {0, 5, 1}};
+  CHECK(fold_ring_flows(set) == std::vector<int64_t>{1, 1, 0, 0, 1, 0});
+}
+
+TEST_CASE("a component sharing a link the other way round is not a twin", "[workload]") {
+  // A: route 0 {1, 2}, route 1 {3, 2} (they meet on their second link). B: route 2 {5, 6}, route 3
+  // {6, 7} (the second route's first link is the first route's second): another system.
+  RingFlowSet set;
+  set.routes = {route({1, 2}), route({3, 2}), route({5, 6}), route({6, 7})};
+  set.flows = {{0, 0, 1}, {0, 1, 1}, {0, 2, 1}, {0, 3, 1}};
+  CHECK(fold_ring_flows(set) == std::vector<int64_t>{1, 1, 1, 1});
+}
+
+TEST_CASE("copies in a component merge by the count that divides every class's", "[workload]") {
+  // Routes 0 and 1 share link 2; route 0 carries 4 copies, route 1 carries 2: every class is
+  // replicated twice, so pairs merge (4 -> 2 flows of 2, 2 -> 1 flow of 2). Routes 2 and 3 share
+  // link 6 with 2 and 1 copies: nothing divides both but 1, so all three are launched.
+  RingFlowSet set;
+  set.routes = {route({1, 2}), route({3, 2}), route({5, 6}), route({7, 6})};
+  set.flows = {{0, 0, 1}, {0, 0, 1}, {0, 1, 1}, {0, 0, 1}, {0, 0, 1}, {0, 1, 1}, {0, 2, 1}, {0, 2, 1}, {0, 3, 1}};
+  CHECK(fold_ring_flows(set) == std::vector<int64_t>{2, 0, 2, 2, 0, 0, 1, 1, 1});
+}
+
+TEST_CASE("a component touching other traffic is launched whole, however far the touch", "[workload]") {
+  // Routes 0, 1, 2 chain through links 2 and 4; a pipeline transfer crosses link 5 (route 2's):
+  // the whole chain is kept, copies and all. Routes 3, 4 are the chain's first two routes' twin
+  // pattern, but the chain is not clean, so they are their own representative.
+  RingFlowSet set;
+  set.routes = {route({1, 2}), route({2, 4}), route({4, 5}), route({11, 12}), route({12, 14})};
+  set.flows = {{0, 0, 1}, {0, 0, 1}, {0, 1, 1}, {0, 2, 1}, {0, 3, 1}, {0, 4, 1}};
+  set.foreign_links = {5};
+  CHECK(fold_ring_flows(set) == std::vector<int64_t>{1, 1, 1, 1, 1, 1});
 }
