@@ -147,8 +147,9 @@ void cross_check(const Scenario& s, const ParamReader& r) {
               "a device profile with both fp8 and bf16 peaks");
   if (t.attention == Attention::FLASH && s.cluster.device.flash_attention.eta_max <= 0)
     tr.at("attention")
-        .fail("device " + s.cluster.device.name + " has no flash_attention efficiency in its profile",
-              "\"unfused\", or a device profile with published FlashAttention figures");
+        .fail("device " + s.cluster.device.name +
+                  " has no flash_attention efficiency in its profile (flash is the default attention)",
+              "\"attention\": \"unfused\", or a device profile with published FlashAttention figures");
   if (p.virtual_stages.value > 1 && p.pp == 1)
     par.at("virtual_stages").fail("virtual stages need pipeline parallelism (pp = 1)", "1 or \"auto\" when pp = 1");
   if (p.schedule_given && p.virtual_stages.value > 1 && p.schedule != Schedule::INTERLEAVED)

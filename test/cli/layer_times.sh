@@ -31,7 +31,8 @@ cat >"$work/22b.json" <<'JSON'
              "scale_up": {"kind": "nvswitch", "bandwidth": "300 GB/s"},
              "scale_out": {"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "200 Gb/s"}},
  "parallelism": {"tp": 8, "pp": 1, "dp": 1},
- "training": {"seq_len": 2048, "global_batch": 4, "micro_batch": 4, "precision": "bf16"}}
+ "training": {"seq_len": 2048, "global_batch": 4, "micro_batch": 4, "precision": "bf16",
+              "attention": "unfused"}}
 JSON
 
 python3 - "$trainsim" "$work" <<'PY' >"$work/checks" 2>&1

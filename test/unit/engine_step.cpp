@@ -216,6 +216,7 @@ Scenario cp_scenario() {
   Scenario s = scenario(u);
   s.plan.cp = 2;
   s.plan.dp = 2;
+  s.training.attention = Attention::UNFUSED;  // the attention core as separate kernels (below)
   return s;
 }
 

@@ -64,7 +64,7 @@ Scenario gpt_scenario(const Gpt& m, const Plan& p) {
                 "scale_out": {"kind": "fat-tree", "nics_per_node": {node}, "nic_bandwidth": "200 Gb/s"}},
     "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}, "cp": {cp}, "virtual_stages": {v}},
     "training": {"seq_len": {s}, "global_batch": {B}, "micro_batch": {b}, "recompute": "{recompute}",
-                 "precision": "bf16"}})",
+                 "precision": "bf16", "attention": "unfused"}})",
                                 {{"name", m.name},
                                  {"l", std::to_string(m.layers)},
                                  {"h", std::to_string(m.hidden)},

@@ -30,6 +30,7 @@ Scenario gpt3_175b(int64_t tp, int64_t pp, int64_t dp, int64_t global_batch) {
   s.training.seq_len = 2048;
   s.training.global_batch = global_batch;
   s.training.micro_batch.value = 1;
+  s.training.attention = Attention::UNFUSED;  // Korthikanti et al.'s runs
   return s;
 }
 
