@@ -10,6 +10,9 @@
 //                            step = (m + (p - 1)/v)(t_f + t_b)    bubble (p-1)/(v m) of the ideal m(t_f + t_b)
 // Communication is made free by a 1e9 TB/s fabric and zero NCCL latencies; what remains is
 // bytes / 1e21 B/s, below 1e-12 s per transfer.
+// Uneven splits (layers_per_stage), with forward 1 s and backward 2 s per layer: GPipe against the
+// flow-shop makespan, an interleaved case worked by hand on Megatron's order, and larger 1F1B and
+// interleaved splits against their task graph's critical path and each rank's lower bound.
 #include <algorithm>
 #include <boost/graph/topological_sort.hpp>
 #include <catch2/catch.hpp>
@@ -263,4 +266,102 @@ TEST_CASE("the gradient reduction carries 4 bytes per parameter in fp32, 2 in 16
   }
   REQUIRE(bytes[0].size() == 2);
   for (const auto& [rank, b] : bytes[0]) CHECK(bytes[1][rank] == 2 * b);
+}
+
+namespace {
+
+// Forward 1 s and backward 2 s per layer of the task's chunk (an uneven split's chunks differ).
+void per_layer_costs(Pipeline& p, const StageLayout& layout) {
+  for (size_t t = 0; t < boost::num_vertices(p.graph); ++t) {
+    Task& task = p.graph[t];
+    task.collectives.clear();
+    task.dp_bytes = Bytes(0);
+    const double layers = double(layout.layers_of(task.rank, task.chunk));
+    switch (task.kind) {
+      case TaskKind::FORWARD: task.compute = Seconds(1.0 * layers); break;
+      case TaskKind::BACKWARD: task.compute = Seconds(2.0 * layers); break;
+      default: task.compute = Seconds(0); break;
+    }
+  }
+}
+
+// The step of `layers` split as `split` (per virtual stage) under unit per-layer costs.
+double uneven_step(int64_t layers, std::vector<int64_t> split, int64_t v, int64_t m, const char* schedule,
+                   double* critical_path = nullptr) {
+  const int64_t pp = int64_t(split.size()) / v;
+  Scenario s = pipeline_scenario(pp, v, m, schedule, "1e9 TB/s");
+  free_communication(s);
+  s.model.layers = layers;
+  s.plan.layers_per_stage = std::move(split);
+  const StageLayout layout = make_stage_layout(s.model, s.plan, v, s.file);
+  ComputeModel cm(s.cluster.device, s.training.precision);
+  Pipeline p = build_pipeline(s, layout, 1, cm);
+  per_layer_costs(p, layout);
+  if (critical_path) {
+    // Longest path through the task graph (program order and data edges), each task its cost.
+    std::vector<TaskId> order;
+    boost::topological_sort(p.graph, std::back_inserter(order));
+    std::vector<double> end(boost::num_vertices(p.graph), 0.0);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      double start = 0;
+      for (auto [e, e_end] = boost::in_edges(*it, p.graph); e != e_end; ++e)
+        start = std::max(start, end[boost::source(*e, p.graph)]);
+      end[*it] = start + p.graph[*it].compute.value;
+    }
+    *critical_path = *std::max_element(end.begin(), end.end());
+  }
+  CommCosts comm(s);
+  return estimate_step(s, p, comm).step.value;
+}
+
+}  // namespace
+
+TEST_CASE("an uneven split's bubble: GPipe is two flow shops bound by the largest stage", "[workload]") {
+  // Stage r takes f_r = L_r and b_r = 2 L_r. GPipe runs every forward, then every backward: two
+  // permutation flow shops of m identical jobs, each of makespan sum + (m - 1) max, so
+  // step = 3 (sum L + (m - 1) max L). Llama 3's 7, 8, 8, 7 split of 30 layers.
+  for (int64_t m : {4, 8, 13}) {
+    INFO("m=" << m);
+    CHECK(uneven_step(30, {7, 8, 8, 7}, 1, m, "gpipe") == Approx(3.0 * (30.0 + double(m - 1) * 8.0)).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("an uneven interleaved split's bubble, worked by hand on Megatron's order", "[workload]") {
+  // pp 2, v 2, m 2, virtual stages of 1, 2, 2, 1 layers (the first and last take the fewer):
+  // vs0 = (rank 0, chunk 0), vs1 = (1, 0), vs2 = (0, 1), vs3 = (1, 1); f = L, b = 2 L. Megatron's
+  // interleaved order: rank 0 warms up with 2 (p - r - 1) + (v - 1) p = 4 forwards (all), then its
+  // 4 backwards; rank 1 with 2, then F B F B on chunk 1, then chunk 0's backwards. Worked through:
+  //   rank 0  F00 [0,1]  F01 [1,2]  F10 [3,5]  F11 [5,7]  B10 [8,12]  B11 [12,16] B00 [16,18] B01 [20,22]
+  //   rank 1  F00 [1,3]  F01 [3,5]  F10 [5,6]  B10 [6,8]  F11 [8,9]   B11 [9,11]  B00 [12,16] B01 [16,20]
+  // (Fcm: chunk c, microbatch m). Step 22 s against 2 x (1 + 2) x 3 = 18 s of work per rank.
+  CHECK(uneven_step(6, {1, 2, 2, 1}, 2, 2, "interleaved") == Approx(22.0).epsilon(1e-9));
+}
+
+TEST_CASE("an uneven split's step is its task graph's critical path, above every rank's bound", "[workload]") {
+  // With free communication a rank's task starts when its previous task and its inputs are done,
+  // so the step is the longest path through the task graph (program order and data edges), each
+  // task weighted by its cost -- computed here without the estimate's walk. Each rank r also
+  // waits for microbatch 0's forwards before it (sum of f_r' for r' < r), works m (f_r + b_r),
+  // and the last backward still has to reach rank 0: a lower bound.
+  struct Case {
+    const char* schedule;
+    int64_t layers, v, m;
+    std::vector<int64_t> split;
+  };
+  for (const Case& c : {Case{"1f1b", 30, 1, 8, {7, 8, 8, 7}},
+                        Case{"1f1b", 126, 1, 16, {7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7}},
+                        Case{"interleaved", 30, 2, 8, {3, 4, 4, 4, 4, 4, 4, 3}},
+                        Case{"interleaved", 46, 3, 12, {3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3}}}) {
+    const int64_t pp = int64_t(c.split.size()) / c.v;
+    INFO(c.schedule << " pp=" << pp << " v=" << c.v << " m=" << c.m);
+    double critical = 0;
+    const double step = uneven_step(c.layers, c.split, c.v, c.m, c.schedule, &critical);
+    CHECK(step == Approx(critical).epsilon(1e-9));
+    for (int64_t r = 0; r < pp; ++r) {
+      double before = 0, own = 0;
+      for (int64_t q = 0; q < r; ++q) before += double(c.split[size_t(q)]);  // chunk 0 of earlier ranks
+      for (int64_t k = 0; k < c.v; ++k) own += double(c.split[size_t(k * pp + r)]);
+      CHECK(step >= before * 3.0 + double(c.m) * own * 3.0 - 1e-9);
+    }
+  }
 }
