@@ -33,9 +33,15 @@ std::vector<int64_t> micro_batch_candidates(const Scenario& s) {
 
 std::vector<int64_t> virtual_stage_candidates(const Scenario& s) {
   if (!s.plan.virtual_stages.is_auto()) return {s.plan.virtual_stages.value};
+  // Counts that split the layers evenly, and those where the first and the last virtual stage each
+  // take one layer fewer (stage_layout.hpp): Llama 3 interleaved 126 layers on 16 ranks so, the
+  // first and last stage holding the embedding and the output layer (Llama 3 paper §3.3.2).
   std::vector<int64_t> out{1};
-  for (int64_t v = 2; v * s.plan.pp <= s.model.layers; ++v)
-    if (s.model.layers % (v * s.plan.pp) == 0) out.push_back(v);
+  if (s.plan.pp == 1) return out;  // no pipeline, no virtual stages
+  for (int64_t v = 2; v * s.plan.pp <= s.model.layers; ++v) {
+    const int64_t stages = v * s.plan.pp, short_by = (stages - s.model.layers % stages) % stages;
+    if (short_by <= 2) out.push_back(v);
+  }
   return out;
 }
 

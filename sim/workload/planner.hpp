@@ -1,5 +1,6 @@
 // Resolves "auto" settings: every candidate (micro_batch dividing global_batch/dp; virtual stages
-// that split the layers evenly and whose microbatch count is a multiple of pp) is priced by the
+// that split the layers evenly, or leave the first and last virtual stage one layer short, and
+// whose microbatch count is a multiple of pp) is priced by the
 // fast estimate, candidates that do not fit in memory are dropped, and the fastest remains (ties
 // go to the smaller value). Fixed settings are taken as given. A plan whose every candidate
 // overflows the GPU's memory is an InputError naming the offending setting; so is one whose every

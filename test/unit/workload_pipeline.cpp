@@ -30,6 +30,7 @@
 #include "sim/workload/comm_costs.hpp"
 #include "sim/workload/estimate.hpp"
 #include "sim/workload/pipeline.hpp"
+#include "sim/workload/planner.hpp"
 #include "sim/workload/stage_layout.hpp"
 #include "test/unit/text_fill.hpp"
 
@@ -364,4 +365,23 @@ TEST_CASE("an uneven split's step is its task graph's critical path, above every
       CHECK(step >= before * 3.0 + double(c.m) * own * 3.0 - 1e-9);
     }
   }
+}
+
+TEST_CASE("virtual stages \"auto\" tries the splits whose first and last virtual stage are a layer short",
+          "[workload]") {
+  // 30 layers on pp 4: no v > 1 divides them evenly (4 v never divides 30), but 8 and 16 virtual
+  // stages fall 2 layers short -- the first and last take one fewer, as Llama 3's 126 layers on 16
+  // ranks -- while 12, 20, 24 and 28 fall 6 or more short. So v = 1, 2, 4 are tried. Ranks hold
+  // 7, 8, 8, 7 layers under each; with 16 microbatches the largest v has the smallest bubble.
+  Scenario s = pipeline_scenario(4, 1, 16, "1f1b");
+  s.model.layers = 30;
+  s.plan.virtual_stages = AutoCount{0};  // "auto", the schedule not given
+  s.plan.schedule_given = false;
+  const ComputeModel cm(s.cluster.device, s.training.precision);
+  const ResolvedPlan plan = resolve_plan(s, cm);
+  CHECK(plan.candidates_tried == 3);
+  CHECK(plan.virtual_stages == 4);
+  std::vector<int64_t> expect(16, 2);
+  expect.front() = expect.back() = 1;
+  CHECK(plan.layout.layers == expect);
 }
