@@ -45,7 +45,7 @@ double ModelSpec::total_params() const {
 
 ModelSpec ModelSpec::parse(const ParamReader& r) {
   r.expect_keys({"kind", "name", "source", "description", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-                 "vocab", "activation", "norm", "tied_embeddings", "moe"});
+                 "vocab", "activation", "norm", "tied_embeddings", "dropout", "moe"});
   if (auto k = r.find("kind")) k->as_choice({"model"});
   ModelSpec m;
   m.name = r.has("name") ? r.string("name") : std::string("model");
@@ -58,6 +58,7 @@ ModelSpec ModelSpec::parse(const ParamReader& r) {
   m.activation = r.at("activation").as_choice({"gelu", "swiglu"}) == "gelu" ? Activation::GELU : Activation::SWIGLU;
   m.rmsnorm = r.has("norm") ? r.at("norm").as_choice({"layernorm", "rmsnorm"}) == "rmsnorm" : false;
   m.tied_embeddings = r.has("tied_embeddings") ? r.boolean("tied_embeddings") : true;
+  m.dropout = r.has("dropout") ? r.boolean("dropout") : m.activation == Activation::GELU;
   if (m.hidden % m.heads != 0)
     r.at("heads").fail("hidden=" + std::to_string(m.hidden) + " is not divisible by heads=" + std::to_string(m.heads),
                        "heads dividing hidden");

@@ -28,6 +28,12 @@ struct ModelSpec {
   Activation activation = Activation::GELU;
   bool tied_embeddings = true;  // GPT (Megatron default) ties input and output embeddings
   bool rmsnorm = false;         // Llama: RMSNorm and no biases; GPT: LayerNorm with biases
+  // Trained with dropout (masks written in the forward, read in the backward, kept for it): by
+  // default as the model family is trained -- GELU models as Megatron-LM's GPT (hidden and
+  // attention dropout 0.1, its defaults), gated models as Llama (no dropout: Touvron et al. 2023's
+  // recipe, NeMo's Llama configs and torchtitan run hidden and attention dropout 0). `dropout`
+  // states it.
+  bool dropout = true;
   std::optional<MoeSpec> moe;
 
   int64_t head_dim() const { return hidden / heads; }

@@ -72,18 +72,33 @@ double in_flight_microbatches(const Scenario& s, const StageLayout& layout, int6
 }  // namespace
 
 Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
+  const ModelSpec& m = s.model;
   const double seq = static_cast<double>(s.training.seq_len) / static_cast<double>(s.plan.cp);
   const double b = static_cast<double>(micro_batch);
-  const double h = static_cast<double>(s.model.hidden);
-  const double a = static_cast<double>(s.model.heads);
+  const double h = static_cast<double>(m.hidden);
+  const double a = static_cast<double>(m.heads);
   const double t = static_cast<double>(s.plan.tp);
   const bool sp = s.plan.sequence_parallel;
   const double sbh = seq * b * h;
-  // FlashAttention keeps no s x s tensors: only the Table 2 terms without 5as/h remain.
-  const double attention = s.training.attention == Attention::FLASH ? 0.0 : 5.0 * a * seq / (h * t);
+  // Bytes kept per token and layer, in units of h (Korthikanti et al. 2022 Table 2 by tensor, for
+  // a 16-bit layer): tensors every tensor-parallel rank holds whole without sequence parallelism
+  // -- the two norms' inputs (4), the QKV and MLP GEMMs' inputs (2 + 2), the two dropout masks
+  // (1 + 1) -- and tensors split over tp: Q (2), K and V (2 + 2 scaled by kv_heads / heads), the
+  // projection's input (2), the MLP's inner activations (GELU: its input and output, 2 + 2 per ffn
+  // element; a gated unit: both halves and their product, 2 + 2 + 2). For GPT-3 (heads = kv_heads,
+  // ffn = 4h, dropout) that is Table 2's 10 + 24/t, 34/t with sequence parallelism.
+  const double kv = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
+  const double ffn = m.moe ? static_cast<double>(m.moe->top_k * m.moe->expert_ffn_hidden) : double(m.ffn_hidden);
+  const double inner = (m.activation == Activation::SWIGLU ? 6.0 : 4.0) * ffn / h;
+  const double whole = 4.0 + 2.0 + 2.0 + (m.dropout ? 2.0 : 0.0);
+  const double split = 2.0 + 4.0 * kv + 2.0 + inner;
+  const double kept = sp ? (whole + split) / t : whole + split / t;
+  // Unfused attention keeps its s x s tensors: the softmax output (2), and with dropout its mask
+  // (1) and output (2): Table 2's 5as/h, split over tp. FlashAttention keeps none.
+  const double scores = s.training.attention == Attention::FLASH ? 0.0 : (m.dropout ? 5.0 : 2.0) * a * seq / (h * t);
   switch (s.training.recompute) {
-    case Recompute::NONE: return Bytes(sbh * ((sp ? 34.0 / t : 10.0 + 24.0 / t) + attention));
-    case Recompute::SELECTIVE: return Bytes(sbh * (sp ? 34.0 / t : 10.0 + 24.0 / t));
+    case Recompute::NONE: return Bytes(sbh * (kept + scores));
+    case Recompute::SELECTIVE: return Bytes(sbh * kept);
     case Recompute::FULL: return Bytes(2.0 * sbh / (sp ? t : 1.0));
   }
   return Bytes(0.0);

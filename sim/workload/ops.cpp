@@ -114,8 +114,9 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const double qkv_out = (x.h + 2.0 * x.kv * x.d) / x.t;
   const double ffn = x.f / x.t;
   const double norm_bytes = 2.0 * E * x.tokens_sp * x.h;
-  const double bda_bytes = x.tokens_sp * x.h * (3.0 * E + 1.0);  // bias-dropout-add: x, residual, out, mask
-  const double probs = x.b * heads * x.s * x.s_kv;               // attention probability elements
+  const double mask = sc.model.dropout ? 1.0 : 0.0;               // a dropout mask's byte per element
+  const double bda_bytes = x.tokens_sp * x.h * (3.0 * E + mask);  // bias-dropout-add: x, residual, out, mask
+  const double probs = x.b * heads * x.s * x.s_kv;                // attention probability elements
 
   const Precision linear = math_precision(sc, true), core = math_precision(sc, false);
   Op qkv = gemm("qkv", x.tokens, qkv_out, x.h, 1.0, false, linear);
@@ -173,7 +174,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   } else {
     f.push_back(scores);
     f.push_back(mem("softmax", 2.0 * E * probs, true));
-    f.push_back(mem("attn_dropout", probs * (2.0 * E + 1.0), true));
+    if (sc.model.dropout) f.push_back(mem("attn_dropout", probs * (2.0 * E + 1.0), true));
     f.push_back(context);
   }
   // The attention output (bf16) cast to FP8 with its transpose (for the weight gradient): read 2,
@@ -192,7 +193,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   f.push_back(mem("bias_dropout_add2", bda_bytes));
 
   auto& b = p.backward;
-  b.push_back(mem("bias_dropout_add2_bwd", x.tokens_sp * x.h * (2.0 * E + 1.0)));
+  b.push_back(mem("bias_dropout_add2_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
   tp_out(b, x, "tp_mlp_out_bwd", true);
   // FP8 backward: each linear layer's output gradient cast to FP8 with its transpose (read 2, write
   // 1 + 1; the MLP activation's backward fuses it for fc1 at no extra traffic), and the FP8 inputs
@@ -207,7 +208,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   gemm_backward(b, fc1);
   tp_in(b, x, "tp_mlp_in_bwd", true);
   b.push_back(mem("norm2_bwd", 1.5 * norm_bytes));
-  b.push_back(mem("bias_dropout_add1_bwd", x.tokens_sp * x.h * (2.0 * E + 1.0)));
+  b.push_back(mem("bias_dropout_add1_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
   tp_out(b, x, "tp_attn_out_bwd", true);
   if (fp8) b.push_back(mem("fp8_cast_transpose_proj_dgrad", 4.0 * x.tokens * x.h));
   gemm_backward(b, proj);
@@ -215,7 +216,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     b.push_back(flash_bwd);
   } else {
     gemm_backward(b, context);
-    b.push_back(mem("attn_dropout_bwd", probs * (2.0 * E + 1.0), true));
+    if (sc.model.dropout) b.push_back(mem("attn_dropout_bwd", probs * (2.0 * E + 1.0), true));
     b.push_back(mem("softmax_bwd", 3.0 * E * probs, true));
     gemm_backward(b, scores);
   }
@@ -266,7 +267,8 @@ PassOps embedding_ops(const Scenario& sc, int64_t micro_batch) {
   if (x.t > 1)
     p.forward.push_back(
         coll("tp_embedding", x.sp ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_REDUCE, E * x.tokens * x.h));
-  p.forward.push_back(mem("embedding_dropout", x.tokens_sp * x.h * (2.0 * E + 1.0)));
+  // Dropout with p = 0 returns its input (ATen's dropout), so a model without dropout runs none.
+  if (sc.model.dropout) p.forward.push_back(mem("embedding_dropout", x.tokens_sp * x.h * (2.0 * E + 1.0)));
   p.backward.push_back(mem("embedding_bwd", 3.0 * E * x.tokens * x.h));
   if (x.sp) p.backward.push_back(coll("tp_embedding_bwd", CollectiveKind::ALL_GATHER, E * x.tokens * x.h));
   return p;

@@ -181,6 +181,7 @@ case("unknown-device", "/cluster/gpu", "unknown device 'a100-sxm-80g' (did you m
 case("unknown-model", "/model", "cannot find 'gpt-nonexistent'", put("model", "gpt-nonexistent"))
 case("unknown-cluster", "/cluster", "cannot find 'no-such-cluster'", put("cluster", "no-such-cluster"))
 case("unknown-activation", "/model/activation", "'relu' is not known", put("model.activation", "relu"))
+case("dropout-not-bool", "/model/dropout", "expected", put("model.dropout", 0.1))
 case("unknown-recompute", "/training/recompute", "'partial' is not known", put("training.recompute", "partial"))
 case("unknown-schedule", "/parallelism/schedule", "'1f1bb' is not known (did you mean '1f1b'?)",
      put("parallelism.schedule", "1f1bb"))

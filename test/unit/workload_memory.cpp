@@ -74,6 +74,32 @@ TEST_CASE("layer activations equal Korthikanti et al. 2022 Table 2 for GPT-3 175
   }
 }
 
+TEST_CASE("layer activations of grouped-query attention, a gated MLP and no dropout, tensor by tensor", "[workload]") {
+  // Llama 3 70B's layer (h 8192, 64 heads, 8 key/value heads of 128, SwiGLU ffn 28672, no
+  // dropout) at t = 8 with sequence parallelism, each tensor kept for the backward listed with its
+  // elements per token (2 bytes each, all split over t): the input norm's input h, the QKV GEMM's
+  // input h, Q h, K and V 8 x 128 each, the projection's input h, the second norm's input h, the
+  // MLP GEMM's input h, both halves of the gated unit 2 x 28672 and their product 28672.
+  Scenario sc = gpt3_175b(8, 8, 1, 64);
+  sc.model.hidden = 8192, sc.model.heads = 64, sc.model.kv_heads = 8, sc.model.ffn_hidden = 28672;
+  sc.model.activation = Activation::SWIGLU;
+  sc.model.dropout = false;
+  sc.plan.sequence_parallel = true;
+  sc.training.recompute = Recompute::SELECTIVE;
+  const double s = 2048, t = 8;
+  const double per_token = 8192 + 8192 + 8192 + 2 * 8 * 128 + 8192 + 8192 + 8192 + 3 * 28672.0;
+  CHECK(layer_activation_bytes(sc, 1).value == Approx(2 * s * per_token / t));
+  SECTION("dropout adds its two masks, a byte per element each") {
+    sc.model.dropout = true;
+    CHECK(layer_activation_bytes(sc, 1).value == Approx(2 * s * per_token / t + 2 * s * 8192 / t));
+  }
+  SECTION("unfused attention without dropout keeps only the softmax output, 2 a s^2 b / t bytes") {
+    sc.training.recompute = Recompute::NONE;
+    sc.training.attention = Attention::UNFUSED;
+    CHECK(layer_activation_bytes(sc, 1).value == Approx(2 * s * per_token / t + 2 * 64 * s * s / t));
+  }
+}
+
 TEST_CASE("layer activations scale linearly with the micro batch and shrink with cp", "[workload]") {
   // Table 2 is linear in b; context parallelism splits s, so s -> s/cp (quadratic term included).
   Scenario sc = gpt3_175b(8, 8, 1, 64);
