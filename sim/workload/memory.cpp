@@ -85,13 +85,24 @@ Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
   // -- the two norms' inputs (4), the QKV and MLP GEMMs' inputs (2 + 2), the two dropout masks
   // (1 + 1) -- and tensors split over tp: Q (2), K and V (2 + 2 scaled by kv_heads / heads), the
   // projection's input (2), the MLP's inner activations (GELU: its input and output, 2 + 2 per ffn
-  // element; a gated unit: both halves and their product, 2 + 2 + 2). For GPT-3 (heads = kv_heads,
-  // ffn = 4h, dropout) that is Table 2's 10 + 24/t, 34/t with sequence parallelism.
+  // element; a gated unit: both halves and their product, 2 + 2 + 2; the last is the second MLP
+  // GEMM's input). For GPT-3 (heads = kv_heads, ffn = 4h, dropout) that is Table 2's 10 + 24/t,
+  // 34/t with sequence parallelism.
+  //
+  // In FP8, Transformer Engine's linear layers keep their input for the weight gradient as the
+  // FP8 copy they multiplied (transformer_engine/pytorch/module/linear.py and
+  // layernorm_linear.py: saved_inputmat(_t) is the FP8 tensor when fp8): the QKV and MLP GEMMs'
+  // inputs and the second MLP GEMM's (the activation's output) take 1 byte instead of 2, and the
+  // projection keeps an FP8 copy (1) beside the bf16 attention output the attention kernel keeps.
+  // (torchao's Float8Linear, torchtitan's, keeps the bf16 input instead: its rows keep h + ffn
+  // bytes per token more than counted here.)
   const double kv = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
   const double ffn = m.moe ? static_cast<double>(m.moe->top_k * m.moe->expert_ffn_hidden) : double(m.ffn_hidden);
-  const double inner = (m.activation == Activation::SWIGLU ? 6.0 : 4.0) * ffn / h;
-  const double whole = 4.0 + 2.0 + 2.0 + (m.dropout ? 2.0 : 0.0);
-  const double split = 2.0 + 4.0 * kv + 2.0 + inner;
+  const bool fp8 = s.training.precision == Precision::FP8;
+  const double input = fp8 ? 1.0 : 2.0;  // a linear layer's saved input, per element
+  const double inner = ((m.activation == Activation::SWIGLU ? 4.0 : 2.0) + input) * ffn / h;
+  const double whole = 4.0 + input + input + (m.dropout ? 2.0 : 0.0);
+  const double split = 2.0 + 4.0 * kv + 2.0 + (fp8 ? 1.0 : 0.0) + inner;
   const double kept = sp ? (whole + split) / t : whole + split / t;
   // Unfused attention keeps its s x s tensors: the softmax output (2), and with dropout its mask
   // (1) and output (2): Table 2's 5as/h, split over tp. FlashAttention keeps none.

@@ -93,6 +93,14 @@ TEST_CASE("layer activations of grouped-query attention, a gated MLP and no drop
     sc.model.dropout = true;
     CHECK(layer_activation_bytes(sc, 1).value == Approx(2 * s * per_token / t + 2 * s * 8192 / t));
   }
+  SECTION("FP8 (Transformer Engine) keeps the linear layers' inputs as their FP8 copies") {
+    // Bytes per token: the norms' inputs 2 x 8192 x 2, the QKV and MLP GEMMs' inputs 8192 x 1
+    // each, Q 8192 x 2, K and V 2 x 1024 x 2, the attention output 8192 x 2 and its FP8 copy
+    // 8192 x 1, the gated unit's halves 2 x 28672 x 2 and the second GEMM's input 28672 x 1.
+    sc.training.precision = Precision::FP8;
+    const double bytes = 2 * 8192 * 2 + 2 * 8192 + 8192 * 2 + 2 * 1024 * 2 + 8192 * 3 + 2 * 28672 * 2 + 28672.0;
+    CHECK(layer_activation_bytes(sc, 1).value == Approx(s * bytes / t));
+  }
   SECTION("unfused attention without dropout keeps only the softmax output, 2 a s^2 b / t bytes") {
     sc.training.recompute = Recompute::NONE;
     sc.training.attention = Attention::UNFUSED;
