@@ -67,7 +67,10 @@ int list() {
   std::vector<std::string> algorithms;
   for (const auto& a : collective_algorithms()) algorithms.push_back(fmt::format("{:<12} {}", a.name, a.description));
   print("collectives", algorithms);
-  print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)", "full"});
+  print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)",
+                      "op           torchtitan's per-op selective checkpointing: every second matmul and every "
+                      "non-matmul op",
+                      "full"});
   print("context parallel (cp_comm)",
         {"p2p          keys and values around the cp ring, each transfer beside attention (Megatron-Core's default)",
          "all_gather   gathered before attention, their gradients reduce-scattered after it (Llama 3)"});

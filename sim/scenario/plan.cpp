@@ -33,6 +33,7 @@ const char* to_string(Recompute r) {
   switch (r) {
     case Recompute::NONE: return "none";
     case Recompute::SELECTIVE: return "selective";
+    case Recompute::OP: return "op";
     case Recompute::FULL: return "full";
   }
   return "?";
@@ -193,8 +194,11 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   t.global_batch = r.count("global_batch", 1, 1 << 24);
   t.micro_batch = r.has("micro_batch") ? auto_count(r.at("micro_batch"), 1 << 16) : AutoCount{1};
   if (r.has("recompute")) {
-    std::string s = r.at("recompute").as_choice({"none", "selective", "full"});
-    t.recompute = s == "none" ? Recompute::NONE : s == "selective" ? Recompute::SELECTIVE : Recompute::FULL;
+    const std::string s = r.at("recompute").as_choice({"none", "selective", "op", "full"});
+    t.recompute = s == "none"        ? Recompute::NONE
+                  : s == "selective" ? Recompute::SELECTIVE
+                  : s == "op"        ? Recompute::OP
+                                     : Recompute::FULL;
   }
   if (r.has("attention"))
     t.attention = r.at("attention").as_choice({"unfused", "flash"}) == "flash" ? Attention::FLASH : Attention::UNFUSED;

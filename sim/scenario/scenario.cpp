@@ -150,6 +150,16 @@ void cross_check(const Scenario& s, const ParamReader& r) {
         .fail("device " + s.cluster.device.name +
                   " has no flash_attention efficiency in its profile (flash is the default attention)",
               "\"attention\": \"unfused\", or a device profile with published FlashAttention figures");
+  // torchtitan's per-op checkpointing (recompute "op") saves SDPA's output and, with tensor
+  // parallelism, the reduce-scatters' outputs of its sequence-parallel plan.
+  if (t.recompute == Recompute::OP && t.attention != Attention::FLASH)
+    tr.at("recompute")
+        .fail("'op' (torchtitan's per-op checkpointing) saves the fused attention kernel's output",
+              "\"attention\": \"flash\" with it, or another recompute");
+  if (t.recompute == Recompute::OP && p.tp > 1 && !p.sequence_parallel)
+    tr.at("recompute")
+        .fail("'op' with tp > 1 follows torchtitan's tensor-parallel plan, which is sequence parallel",
+              "\"sequence_parallel\": true with it, or another recompute");
   if (p.virtual_stages.value > 1 && p.pp == 1)
     par.at("virtual_stages").fail("virtual stages need pipeline parallelism (pp = 1)", "1 or \"auto\" when pp = 1");
   if (p.schedule_given && p.virtual_stages.value > 1 && p.schedule != Schedule::INTERLEAVED)

@@ -110,6 +110,15 @@ Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
   switch (s.training.recompute) {
     case Recompute::NONE: return Bytes(sbh * (kept + scores));
     case Recompute::SELECTIVE: return Bytes(sbh * kept);
+    case Recompute::OP: {
+      // The block's input, SDPA's output and, with tensor parallelism (sequence parallel), the two
+      // reduce-scatters' outputs, a hidden width over t each; the saved matmuls' outputs
+      // (ops.hpp, "Recompute OP"); 2 bytes per element (torchao's float8 keeps bf16 outputs too).
+      double elements = (2.0 + (t > 1 ? 2.0 : 0.0)) * h / t;
+      for (const auto& mm : op_checkpoint_matmuls(s))
+        if (mm.saved) elements += mm.out;
+      return Bytes(2.0 * seq * b * elements);
+    }
     case Recompute::FULL: return Bytes(2.0 * sbh / (sp ? t : 1.0));
   }
   return Bytes(0.0);

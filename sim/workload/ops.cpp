@@ -107,6 +107,17 @@ int64_t padded_vocab(const Scenario& s) {
   return (s.model.vocab + m - 1) / m * m;
 }
 
+std::vector<BlockMatmul> op_checkpoint_matmuls(const Scenario& sc) {
+  const double h = double(sc.model.hidden), t = double(sc.plan.tp), f = double(sc.model.ffn_hidden);
+  const double kv = double(sc.model.kv_heads * sc.model.head_dim());
+  std::vector<BlockMatmul> mms{
+      {"wq", h / t, h}, {"wk", kv / t, h}, {"wv", kv / t, h}, {"wo", h, h / t}, {"w1", f / t, h}};
+  if (sc.model.activation == Activation::SWIGLU) mms.push_back({"w3", f / t, h});
+  mms.push_back({"w2", h, f / t});
+  for (size_t i = 0; i < mms.size(); ++i) mms[i].saved = i % 2 == 0;
+  return mms;
+}
+
 PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const Dims x = dims(sc, micro_batch);
   const bool swiglu = sc.model.activation == Activation::SWIGLU;
@@ -254,6 +265,16 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     case Recompute::SELECTIVE:
       for (const auto& op : p.forward)
         if (op.attention_core) p.recompute.push_back(op);
+      break;
+    case Recompute::OP:
+      // Every op but the matmuls, SDPA and reduce-scatters runs again: the memory-bound kernels and
+      // the sequence-parallel all-gathers, then the recomputed matmuls (ops.hpp, "Recompute OP").
+      for (const auto& op : p.forward)
+        if ((op.cls == OpClass::MEMORY && !op.attention_core) ||
+            (op.cls == OpClass::COLLECTIVE && op.collective == CollectiveKind::ALL_GATHER && op.group == CommGroup::TP))
+          p.recompute.push_back(op);
+      for (const auto& mm : op_checkpoint_matmuls(sc))
+        if (!mm.saved) p.recompute.push_back(gemm("recompute_" + mm.name, x.tokens, mm.out, mm.in, 1.0, false, linear));
       break;
   }
   return p;

@@ -86,6 +86,22 @@ struct PassOps {
 int64_t padded_vocab(const Scenario& s);
 
 PassOps layer_ops(const Scenario& s, int64_t micro_batch);
+
+// Recompute OP, torchtitan's per-op selective activation checkpointing
+// (torchtitan/distributed/activation_checkpoint.py, _apply_op_sac; selective_ac_option "op"): in
+// each transformer block it saves the outputs of matmuls, SDPA and reduce-scatters, "except every
+// second mm" (a counter per block and pass), and recomputes everything else in the backward. A
+// block's matmuls in the order its forward runs them (torchtitan's Llama: wq, wk, wv, wo, then w1,
+// w3, w2 -- w2(silu(w1(x)) * w3(x)); without a gate: w1, w2), with their output and input widths
+// per token on one tensor-parallel rank; `saved` for the 1st, 3rd, 5th ... and recomputed for the
+// others. The row-parallel wo and w2 give the whole hidden width (partial sums before their
+// reduce-scatter).
+struct BlockMatmul {
+  std::string name;
+  double out = 0, in = 0;
+  bool saved = false;
+};
+std::vector<BlockMatmul> op_checkpoint_matmuls(const Scenario& s);
 PassOps embedding_ops(const Scenario& s, int64_t micro_batch);
 PassOps output_ops(const Scenario& s, int64_t micro_batch);  // final norm, logits, cross-entropy
 // Adam step over `params` parameters held by this GPU, `sharded` of which it updates (ZeRO).

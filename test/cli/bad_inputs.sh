@@ -182,6 +182,11 @@ case("unknown-model", "/model", "cannot find 'gpt-nonexistent'", put("model", "g
 case("unknown-cluster", "/cluster", "cannot find 'no-such-cluster'", put("cluster", "no-such-cluster"))
 case("unknown-activation", "/model/activation", "'relu' is not known", put("model.activation", "relu"))
 case("dropout-not-bool", "/model/dropout", "expected", put("model.dropout", 0.1))
+case("recompute-op-unfused", "/training/recompute", "saves the fused attention kernel's output",
+     all_of(put("training.recompute", "op"), put("training.attention", "unfused")))
+case("recompute-op-tp-without-sp", "/training/recompute", "which is sequence parallel",
+     all_of(put("training.recompute", "op"), put("training.attention", "flash"),
+            put("parallelism.sequence_parallel", False)))
 case("unknown-recompute", "/training/recompute", "'partial' is not known", put("training.recompute", "partial"))
 case("unknown-schedule", "/parallelism/schedule", "'1f1bb' is not known (did you mean '1f1b'?)",
      put("parallelism.schedule", "1f1bb"))

@@ -5,6 +5,7 @@
 
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/memory.hpp"
+#include "sim/workload/ops.hpp"
 #include "sim/workload/stage_layout.hpp"
 
 using namespace sim;
@@ -105,6 +106,34 @@ TEST_CASE("layer activations of grouped-query attention, a gated MLP and no drop
     sc.training.recompute = Recompute::NONE;
     sc.training.attention = Attention::UNFUSED;
     CHECK(layer_activation_bytes(sc, 1).value == Approx(2 * s * per_token / t + 2 * 64 * s * s / t));
+  }
+}
+
+TEST_CASE("torchtitan's per-op checkpointing keeps every other matmul's output and reruns the rest", "[workload]") {
+  // Llama 3 8B's block (h 4096, 8 key/value heads of 128, SwiGLU ffn 14336), FlashAttention. Its
+  // matmuls run wq, wk, wv, wo, w1, w3, w2; torchtitan's policy saves the 1st, 3rd, 5th and 7th
+  // (wq, wv, w1, w2) and SDPA's output, and the checkpoint keeps the block's input: per token
+  // 4096 + 4096 + 1024 + 14336 + 4096 + 4096 elements of 2 bytes. The backward reruns wk, wo and w3:
+  // 2 x tokens x 4096 x (1024 + 4096 + 14336) FLOPs.
+  Scenario sc = gpt3_175b(1, 8, 1, 64);
+  sc.model.hidden = 4096, sc.model.heads = 32, sc.model.kv_heads = 8, sc.model.ffn_hidden = 14336;
+  sc.model.activation = Activation::SWIGLU;
+  sc.model.dropout = false;
+  sc.training.attention = Attention::FLASH;
+  sc.training.recompute = Recompute::OP;
+  const double s = 2048;
+  CHECK(layer_activation_bytes(sc, 1).value == Approx(2 * s * (4096 + 4096 + 1024 + 14336 + 4096 + 4096.0)));
+  const PassOps ops = layer_ops(sc, 1);
+  double gemm = 0;
+  for (const Op& op : ops.recompute)
+    if (op.cls == OpClass::GEMM) gemm += op.flops.value;
+  CHECK(gemm == Approx(2 * s * 4096 * (1024 + 4096 + 14336.0)));
+  SECTION("with tp 8 (sequence parallel) the column-parallel outputs split, wo and w2 give partial sums") {
+    // Kept: input, SDPA output and two reduce-scatter outputs (4096 / 8 each), wq 4096 / 8,
+    // wv 1024 / 8, w1 14336 / 8, and w2's whole 4096 before its reduce-scatter.
+    sc.plan.tp = 8, sc.plan.sequence_parallel = true;
+    CHECK(layer_activation_bytes(sc, 1).value ==
+          Approx(2 * s * (4 * 4096 / 8.0 + 4096 / 8.0 + 1024 / 8.0 + 14336 / 8.0 + 4096)));
   }
 }
 
