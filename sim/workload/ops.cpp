@@ -269,10 +269,16 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     case Recompute::OP:
       // Every op but the matmuls, SDPA and reduce-scatters runs again: the memory-bound kernels and
       // the sequence-parallel all-gathers, then the recomputed matmuls (ops.hpp, "Recompute OP").
+      // An all-gather run again has no GEMM of its own beside it in the recompute: it is exposed.
       for (const auto& op : p.forward)
-        if ((op.cls == OpClass::MEMORY && !op.attention_core) ||
-            (op.cls == OpClass::COLLECTIVE && op.collective == CollectiveKind::ALL_GATHER && op.group == CommGroup::TP))
+        if (op.cls == OpClass::MEMORY && !op.attention_core) {
           p.recompute.push_back(op);
+        } else if (op.cls == OpClass::COLLECTIVE && op.collective == CollectiveKind::ALL_GATHER &&
+                   op.group == CommGroup::TP) {
+          Op again = op;
+          again.hidden_by = Op::HiddenBy::NOTHING, again.overlaps.clear(), again.chunks = 0;
+          p.recompute.push_back(again);
+        }
       for (const auto& mm : op_checkpoint_matmuls(sc))
         if (!mm.saved) p.recompute.push_back(gemm("recompute_" + mm.name, x.tokens, mm.out, mm.in, 1.0, false, linear));
       break;

@@ -33,6 +33,10 @@ std::vector<PlanChoice> plan_space(const Scenario& s) {
         if (sp && tp == 1) continue;
         for (Recompute r : {Recompute::NONE, Recompute::SELECTIVE, Recompute::FULL})
           out.push_back(PlanChoice{tp, pp, dp, sp, r});
+        // torchtitan's per-op checkpointing where the scenario runs it (its framework does), on
+        // the plans that can run it: sequence parallel when tp > 1 (scenario.cpp).
+        if (s.training.recompute == Recompute::OP && (tp == 1 || sp))
+          out.push_back(PlanChoice{tp, pp, dp, sp, Recompute::OP});
       }
     }
   }

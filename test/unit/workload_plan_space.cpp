@@ -54,6 +54,22 @@ TEST_CASE("16 GPUs, 8 per node: tp in {1,2,4,8}, pp dividing 16/tp, SP off/on fo
   CHECK(space.front().recompute == Recompute::NONE);
 }
 
+TEST_CASE("a scenario running torchtitan's per-op checkpointing also gets it on every plan that can run it",
+          "[workload]") {
+  // The 69 plans above, plus op where tp = 1 or sequence parallelism is on: tp 1 -> 5 plans,
+  // tp 2 -> 4, tp 4 -> 3, tp 8 -> 2 (each with SP on only): 14 more.
+  Scenario s = scenario(16, 32, 36, 64);
+  s.training.recompute = Recompute::OP;
+  size_t op = 0;
+  for (const auto& c : plan_space(s))
+    if (c.recompute == Recompute::OP) {
+      ++op;
+      CHECK((c.tp == 1 || c.sequence_parallel));
+    }
+  CHECK(op == 5 + 4 + 3 + 2);
+  CHECK(plan_space(s).size() == 69 + op);
+}
+
 TEST_CASE("the model and the batch restrict the plans", "[workload]") {
   // 12 heads: tp 8 does not divide them, so tp in {1, 2, 4}. 4 layers: pp <= 4.
   // Global batch 4: dp in {1, 2, 4}, i.e. tp*pp >= 4 of 16 GPUs.

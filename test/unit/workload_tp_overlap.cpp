@@ -92,3 +92,39 @@ TEST_CASE("tp_comm_overlap hides each layer's TP collectives behind their GEMMs"
   }
   CHECK(checked == 2);
 }
+
+TEST_CASE("tp_comm_overlap with torchtitan's per-op checkpointing: the rerun all-gathers are exposed", "[workload]") {
+  // Under recompute "op" the backward reruns the sequence-parallel all-gathers without the GEMMs
+  // they overlap in the forward: each costs its whole collective time again, so a forward task's
+  // recompute adds exactly 2 layers x (both all-gathers) to the backward's TP time.
+  auto scenario = [](const char* recompute) {
+    const std::string text = fill(R"({"kind": "scenario", "name": "tp-overlap-op",
+      "model": {"name": "llama-70b-like", "layers": 2, "hidden": 8192, "heads": 64, "kv_heads": 8, "ffn_hidden": 28672,
+                "vocab": 128256, "activation": "swiglu", "norm": "rmsnorm"},
+      "cluster": {"from": "dgx-h100-superpod", "gpus": 8},
+      "parallelism": {"tp": 8, "pp": 1, "dp": 1, "sequence_parallel": true, "tp_comm_overlap": true},
+      "training": {"seq_len": 8192, "global_batch": 1, "micro_batch": 1, "attention": "flash",
+                   "recompute": "{r}"}})",
+                                  {{"r", recompute}});
+    return parse_scenario(ParamReader::from_text(text, "workload_tp_overlap.cpp"), TRAINSIM_SOURCE_DIR);
+  };
+  const Scenario none = scenario("none"), op = scenario("op");
+  const ComputeModel cm(op.cluster.device, op.training.precision);
+  const CommCosts comm(op);
+  const StageLayout layout = make_stage_layout(op.model, op.plan, 1, op.file);
+  const Pipeline p_none = build_pipeline(none, layout, 1, cm), p_op = build_pipeline(op, layout, 1, cm);
+  double gathers = 0;
+  for (const Op& c : layer_ops(op, 1).forward)
+    if (c.name == "tp_attn_in" || c.name == "tp_mlp_in")
+      gathers += comm.group_collective(CommGroup::TP, c.collective, c.bytes).value;
+  REQUIRE(gathers > 0);
+  int checked = 0;
+  for (size_t v = 0; v < boost::num_vertices(p_op.graph); ++v)
+    if (p_op.graph[v].kind == TaskKind::BACKWARD) {
+      const double added =
+          task_collective_time(p_op, v, comm).value - task_collective_time(p_none, v, CommCosts(none)).value;
+      CHECK(added == Approx(2 * gathers));
+      ++checked;
+    }
+  CHECK(checked == 1);
+}
