@@ -318,11 +318,11 @@ struct Replay {
       execute(actor, t.compute.value * 1e12);
       return;
     }
+    const std::vector<double> ready = bucket_ready(t);
     double done = 0;
     for (size_t k = 0; k < t.dp_buckets.size(); ++k) {
-      const double ready = bucket_ready(t, k);
-      execute(actor, t.compute.value * (ready - done) * 1e12);
-      done = ready;
+      execute(actor, t.compute.value * (ready[k] - done) * 1e12);
+      done = ready[k];
       if (!launches) continue;
       catch_up(actor);
       launch_dp(r, t.dp_buckets[k], in_flight);

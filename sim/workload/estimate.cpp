@@ -39,8 +39,9 @@ Estimate estimate_step(const Scenario& /*s*/, const Pipeline& p, const CommCosts
     const Task& t = g[v];
     Seconds& channel = dp_free[static_cast<size_t>(t.rank)];
     Seconds& alpha = dp_alpha[static_cast<size_t>(t.rank)];
+    const std::vector<double> ready = bucket_ready(t);
     for (size_t k = 0; k < t.dp_buckets.size(); ++k) {
-      channel = std::max(channel, start + t.compute * bucket_ready(t, k)) + comm.dp_transfer(t.rank, t.dp_buckets[k]);
+      channel = std::max(channel, start + t.compute * ready[k]) + comm.dp_transfer(t.rank, t.dp_buckets[k]);
       alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_buckets[k]));
     }
     Seconds dur = t.compute + task_collective_time(p, v, comm);

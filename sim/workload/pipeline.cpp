@@ -214,13 +214,16 @@ Seconds exposed(const CollectiveUse& use, Seconds cost) {
   return Seconds(cost.value / n + (n - 1) / n * rest);
 }
 
-double bucket_ready(const Task& t, size_t k) {
-  double total = 0, done = 0;
-  for (size_t i = 0; i < t.dp_buckets.size(); ++i) {
-    total += t.dp_buckets[i].value;
-    if (i <= k) done += t.dp_buckets[i].value;
+std::vector<double> bucket_ready(const Task& t) {
+  double total = 0;
+  for (const Bytes& b : t.dp_buckets) total += b.value;
+  std::vector<double> ready(t.dp_buckets.size());
+  double done = 0;
+  for (size_t k = 0; k < ready.size(); ++k) {
+    done += t.dp_buckets[k].value;
+    ready[k] = total > 0 ? done / total : double(k + 1) / double(ready.size());
   }
-  return total > 0 ? done / total : double(k + 1) / double(t.dp_buckets.size());
+  return ready;
 }
 
 std::vector<std::vector<Bytes>> dp_buffers(const Pipeline& p, int64_t pp) {

@@ -62,9 +62,10 @@ struct Task {
   std::vector<Bytes> dp_buckets;
 };
 
-// The fraction of task t's compute after which its gradient bucket k is ready: the backward fills
-// the buckets in order, in proportion to the parameters (hence bytes) behind each.
-double bucket_ready(const Task& t, size_t k);
+// Per gradient bucket k of task t, the fraction of its compute after which the bucket is ready:
+// the backward fills the buckets in order, in proportion to the parameters (hence bytes) behind
+// each. All at once: a task of ZeRO-3 has a bucket per layer, and there may be 10^5 of them.
+std::vector<double> bucket_ready(const Task& t);
 
 enum class EdgeKind { PROGRAM, DATA };
 struct Dependency {
