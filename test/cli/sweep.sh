@@ -55,23 +55,9 @@ done <"$work/checks"
   --vary parallelism.dp=auto --vary parallelism.tp=2,3,4 --vary training.micro_batch=1..2 2>/dev/null
 if cmp -s "$work/a.csv" "$work/b.csv"; then pass "-j 1 and -j 2: byte-identical CSVs"; else fail "determinism" "the CSVs differ"; fi
 
-usage() {  # name expected-fragment args...
-  local name=$1 fragment=$2
-  shift 2
-  local start=$SECONDS
-  "$sweep" "$@" >"$work/u.out" 2>"$work/u.err"
-  local rc=$? line
-  line=$(head -n 1 "$work/u.err")
-  if [ $rc -ne 2 ]; then
-    fail "$name" "exit code $rc (expected 2): $(head -c 300 "$work/u.err")"
-  elif [ "$(wc -l <"$work/u.err")" -ne 1 ] || [[ $line != "scripts/sweep: error: "*"$fragment"* ]]; then
-    fail "$name" "stderr is not one line with '$fragment': $(head -c 300 "$work/u.err")"
-  elif [ -s "$work/u.out" ] || [ $((SECONDS - start)) -gt 5 ]; then
-    fail "$name" "printed to stdout or ran points"
-  else
-    pass "$name: exit 2, one line"
-  fi
-}
+source "$(dirname "$0")/lib/usage.bash"
+usage_cmd=("$sweep")
+usage_prog=scripts/sweep
 usage "10^9 points" "more than 100000 points (1000 x 1000000): over the limit" "$config" --trainsim "$trainsim" \
   --vary training.seq_len=1..1000 --vary training.global_batch=1..1000000
 usage "a 10^12-value range" "more than 100000 points" "$config" --trainsim "$trainsim" --vary cluster.gpus=1..1000000000000
