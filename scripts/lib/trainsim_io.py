@@ -4,7 +4,7 @@ Standard library only; a script imports it through its own location:
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "lib"))
 
-Inputs (read_json): the path must name a regular file: a FIFO, device, directory or socket is
+Inputs (read_json, read_csv): the path must name a regular file: a FIFO, device, directory or socket is
 refused before it is opened (so a FIFO with no writer cannot hang the script). The file must be at
 most 64 MiB of UTF-8 (a leading byte-order mark is allowed) with no NUL byte, and hold one JSON text
 of at most 2^20 values nested at most 64 deep (trainsim's limits), with each key once per object,
@@ -30,6 +30,8 @@ non-interactive shell) stays ignored.
 As a program, `trainsim_io.py check-output PROG PATH [INPUT ...]` checks an output for the shell
 scripts: it prints the resolved path, or `PROG: error: ...` on stderr and exit code 2.
 """
+import csv
+import io
 import json
 import math
 import os
@@ -171,9 +173,8 @@ def _check_size(text, name, expected):
                                  f"document (expected {expected})")
 
 
-def read_json(path, expected="a JSON file"):
-    """The parsed JSON of a regular file, checked as the module docstring says; `expected` names
-    what the file should be, for messages ("a scenario JSON file")."""
+def read_text(path, expected):
+    """The text of a regular file of UTF-8 without NUL bytes (a leading byte-order mark dropped)."""
     data = read_bytes(path, expected)
     name = shown(path)
     nul = data.find(b"\0")
@@ -184,7 +185,14 @@ def read_json(path, expected="a JSON file"):
     except UnicodeDecodeError as e:
         raise InputError(f"{name}: {_position(data, e.start)}: invalid UTF-8 (byte 0x{data[e.start]:02x}; "
                          f"expected {expected} in UTF-8)") from None
-    text = text.removeprefix("\ufeff")
+    return text.removeprefix("\ufeff")
+
+
+def read_json(path, expected="a JSON file"):
+    """The parsed JSON of a regular file, checked as the module docstring says; `expected` names
+    what the file should be, for messages ("a scenario JSON file")."""
+    text = read_text(path, expected)
+    name = shown(path)
     _check_size(text, name, expected)
     try:
         return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_constant, parse_float=_float,
@@ -196,6 +204,23 @@ def read_json(path, expected="a JSON file"):
     except (ValueError, RecursionError) as e:
         raise InputError(f"{name}: {shown(e, 100)} (expected {expected})") from None
 
+
+
+def read_csv(path, expected="a CSV file"):
+    """The header and rows (lists of strings) of a CSV file: a regular file as read_json takes it,
+    UTF-8 without NUL bytes, a header row, every row as wide as the header."""
+    text = read_text(path, expected)
+    name = shown(path)
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as e:
+        raise InputError(f"{name}: {shown(e, 100)} (expected {expected})") from None
+    if not rows or not any(rows[0]):
+        raise InputError(f"{name}: the file is empty: no header row (expected {expected})")
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != len(rows[0]):
+            raise InputError(f"{name}: row {line} has {len(row)} cells, the header {len(rows[0])} (expected {expected})")
+    return rows[0], rows[1:]
 
 # --- outputs ----------------------------------------------------------------------------------
 

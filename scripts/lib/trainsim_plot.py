@@ -1,0 +1,50 @@
+"""Matplotlib for the scripts that draw figures (scripts/plot, scripts/study-recovery): loaded on
+demand with the Agg backend (no display), set up so that the same figure gives the same bytes, and
+rendered to PNG or SVG bytes for trainsim_io.Output. Debian's python3-matplotlib; standard library
+otherwise.
+
+Deterministic output: SVG ids come from a fixed salt (svg.hashsalt) and the SVG carries no date;
+the PNG carries no Software line (Agg writes no date). SVG text stays text (svg.fonttype none), so
+the numbers in a figure can be read back from it (scripts/plot's test does).
+"""
+import io
+import os
+
+from trainsim_io import InputError, shown
+
+FORMATS = ("png", "svg")
+INSTALL = "matplotlib is missing (expected Debian's python3-matplotlib: apt-get install python3-matplotlib)"
+
+
+def pyplot():
+    """matplotlib.pyplot, set up for deterministic output; None when matplotlib is not installed."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    matplotlib.rcParams["svg.hashsalt"] = "trainsim"
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    return plt
+
+
+def output_format(path):
+    """The format named by an output's extension (png or svg); anything else is refused."""
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if ext not in FORMATS:
+        raise InputError(f"{shown(path)}: cannot tell the format from the name "
+                         f"(expected a name ending in .png or .svg)")
+    return ext
+
+
+def render(fig, fmt, dpi=100):
+    """The figure as PNG or SVG bytes, closed afterwards."""
+    import matplotlib.pyplot as plt
+    metadata = {"Software": None} if fmt == "png" else {"Date": None}
+    buf = io.BytesIO()
+    try:
+        fig.savefig(buf, format=fmt, dpi=dpi, metadata=metadata)
+    finally:
+        plt.close(fig)
+    return buf.getvalue()
