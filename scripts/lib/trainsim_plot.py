@@ -5,7 +5,8 @@ otherwise.
 
 Deterministic output: SVG ids come from a fixed salt (svg.hashsalt) and the SVG carries no date;
 the PNG carries no Software line (Agg writes no date). SVG text stays text (svg.fonttype none), so
-the numbers in a figure can be read back from it (scripts/plot's test does).
+the numbers in a figure can be read back from it (scripts/plot's test does). Labels are plain
+text: a "$" in a strategy or file name is not mathtext.
 """
 import io
 import os
@@ -26,6 +27,7 @@ def pyplot():
         return None
     matplotlib.rcParams["svg.hashsalt"] = "trainsim"
     matplotlib.rcParams["svg.fonttype"] = "none"
+    matplotlib.rcParams["text.parse_math"] = False  # a "$" in a label or file name is text, not TeX
     return plt
 
 
