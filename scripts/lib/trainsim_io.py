@@ -1,5 +1,6 @@
 """Checked input reading, checked atomic output writing and signal handling for the scripts in
-scripts/ (sweep, merge-measurements, bench, run-kernels): the one place these rules live.
+scripts/ (sweep, merge-measurements, bench, run-kernels, study-recovery, plot): the one place
+these rules live.
 Standard library only; a script imports it through its own location:
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "lib"))
