@@ -8,12 +8,15 @@
 # the slices and the merge; run by hand (SLURM_ARRAY_TASK_ID=K bash sweep.sbatch, then bash
 # merge.sbatch, from another folder) they give the local CSV; the printed submit command, run
 # against a stand-in sbatch, submits the array and then the merge with afterany on the array's id,
-# and so does --submit; bad usage of each new option is one line, exit 2.
+# and so does --submit; --sbatch-arg, -j, --fidelity and --max-wall reach the scripts; bad usage of
+# each new option is one line, exit 2.
 # With Slurm (root, the slurm-wlm and munge packages): munged, slurmctld and slurmd start on a
 # private configuration (own key and socket, free localhost ports, state in the scratch folder, no
 # cgroups), the sweep is submitted with --submit, and the merged CSV is the local CSV byte for
-# byte; every daemon is stopped at the end. Where Slurm cannot start, the test says why and exits
-# 77 (ctest: skipped) once the other checks pass.
+# byte; task 1 submitted again after its part lost a row keeps the other rows (--resume) and the
+# merge gives the local CSV again; every daemon is stopped at the end (and gets SIGTERM should
+# this shell be killed). Where Slurm cannot start, the test says why and exits 77 (ctest:
+# skipped) once the other checks pass.
 #
 # Usage: bash sweep_slurm.sh TRAINSIM REPO
 set -u
@@ -128,6 +131,19 @@ if has "$work/big/sweep.sbatch" "#SBATCH --array=0-799" && has "$work/big/sweep.
 else
   fail "default chunk" "$(grep -e --array -e first= "$work/big/sweep.sbatch")"
 fi
+"$sweep" "${args[@]}" -o "$work/opt.csv" --slurm "$work/opt" -j 2 --fidelity full --max-wall 30 \
+  --sbatch-arg=--partition=cpu --sbatch-arg=--time=1:00:00 >/dev/null 2>&1
+ok_both=1
+for f in "$work/opt/sweep.sbatch" "$work/opt/merge.sbatch"; do
+  has "$f" "#SBATCH --partition=cpu" && has "$f" "#SBATCH --time=1:00:00" &&
+    has_in "$f" "--vary=training.micro_batch=1..2 --fidelity full --max-wall 30.0 " || ok_both=0
+done
+if [ $ok_both -eq 1 ] && has "$work/opt/sweep.sbatch" "#SBATCH --cpus-per-task=2" &&
+  has_in "$work/opt/sweep.sbatch" "--max-wall 30.0 -j 2 --points "; then
+  pass "--sbatch-arg: an #SBATCH line in both scripts; --fidelity, --max-wall and -j (with --cpus-per-task) passed on"
+else
+  fail "options passed on" "$(cat "$work/opt/sweep.sbatch")"
+fi
 # Run as Slurm would, from another folder: each array task, then the merge.
 mkdir "$work/elsewhere"
 (cd "$work/elsewhere" && for k in 0 1 2; do SLURM_ARRAY_TASK_ID=$k bash "$a" 2>/dev/null; done && bash "$m" 2>/dev/null)
@@ -197,6 +213,10 @@ usage "--merge of a folder that is not" "--merge $work/afile: not a folder" "${a
 mv "$work/parts/part-1.csv" "$work/part-1.away"
 usage "--merge with a part missing" "1 of 3 parts are missing (part-1.csv;" \
   "${args[@]}" -o "$work/x.csv" --merge "$work/parts" --chunk 3
+mkfifo "$work/parts/part-1.csv"
+usage "--merge with a part that is a FIFO" "part-1.csv: cannot read a FIFO, not a regular file" \
+  "${args[@]}" -o "$work/x.csv" --merge "$work/parts" --chunk 3
+rm "$work/parts/part-1.csv"
 mv "$work/part-1.away" "$work/parts/part-1.csv"
 usage "--merge with another --chunk" "part-1.csv: --merge: row 2: the values auto, 2, 2 are not a point" \
   "${args[@]}" -o "$work/x.csv" --merge "$work/parts" --chunk 4
@@ -236,9 +256,12 @@ start_slurm() {
     command -v $c >/dev/null || { skip="$c is missing (Debian: apt-get install slurm-wlm munge)"; return 1; }
   done
   local d="$work/slurm" host ports
+  # Each daemon gets SIGTERM if this shell dies without running its EXIT trap (SIGKILL, a timeout).
+  local orphan=()
+  command -v setpriv >/dev/null && orphan=(setpriv --pdeathsig TERM)
   mkdir -m 700 "$d" "$d/munge" "$d/state" "$d/spool"
   head -c 128 /dev/urandom >"$d/munge/munge.key" && chmod 600 "$d/munge/munge.key"
-  munged --foreground --force --socket="$d/munge/sock" --key-file="$d/munge/munge.key" \
+  "${orphan[@]}" munged --foreground --force --socket="$d/munge/sock" --key-file="$d/munge/munge.key" \
     --pid-file="$d/munge/pid" --log-file="$d/munge/log" --seed-file="$d/munge/seed" 2>"$d/munged.err" &
   pids+=($!)
   for _ in $(seq 50); do [ -S "$d/munge/sock" ] && break; sleep 0.1; done
@@ -278,9 +301,9 @@ NodeName=$host NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
   export SLURM_CONF="$conf"
-  slurmctld -D -c -f "$conf" >"$d/slurmctld.out" 2>&1 &
+  "${orphan[@]}" slurmctld -D -c -f "$conf" >"$d/slurmctld.out" 2>&1 &
   pids+=($!)
-  slurmd -D -f "$conf" -N "$host" >"$d/slurmd.out" 2>&1 &
+  "${orphan[@]}" slurmd -D -f "$conf" -N "$host" >"$d/slurmd.out" 2>&1 &
   pids+=($!)
   for _ in $(seq 60); do  # at most 30 s
     [ "$(timeout 5 sinfo -h -o %t 2>/dev/null)" = idle ] && return 0
@@ -315,6 +338,21 @@ if start_slurm; then
     pass "the merged CSV from Slurm: the local CSV byte for byte (3 parts)"
   else
     fail "Slurm CSV" "$(ls "$work/sl"); $(diff "$work/slurm.csv" "$work/local.csv" 2>&1 | head -4)"
+  fi
+  # A task that stopped early (its part lost a row), submitted again on its own: it runs the point
+  # missing, keeps the others (--resume), and the merge gives the local CSV again.
+  cp "$work/sl/part-1.csv" "$work/sl-part-1.whole"
+  sed -i '3d' "$work/sl/part-1.csv"
+  rm "$work/slurm.csv"
+  timeout 60 sbatch --wait --quiet --array=1 "$work/sl/sweep.sbatch" >/dev/null 2>"$work/again.err"
+  rc1=$?
+  timeout 60 sbatch --wait --quiet "$work/sl/merge.sbatch" >/dev/null 2>>"$work/again.err"
+  rc2=$?
+  if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && cmp -s "$work/sl/part-1.csv" "$work/sl-part-1.whole" &&
+    cmp -s "$work/slurm.csv" "$work/local.csv" && grep -q "resuming: 2 of 3 points kept" "$work/sl/task-1.log"; then
+    pass "sbatch --array=1 again on Slurm: the task keeps 2 points, runs the missing one; merged: the local CSV"
+  else
+    fail "task again" "exit $rc1, $rc2: $(cat "$work/again.err"); $(tail -n 3 "$work/sl/task-1.log")"
   fi
   started=("${pids[@]}")
   stop_slurm
