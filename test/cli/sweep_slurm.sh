@@ -154,6 +154,18 @@ else
   fail "scripts by hand" "exit $rc; $(diff "$work/gen.csv" "$work/local.csv" | head -4)"
 fi
 
+# A CSV name with a newline in it: quoted in the scripts, never a line of its own.
+nl="$work/odd"$'\n'"name.csv"
+"$sweep" "$config" --trainsim "$trainsim" --vary training.micro_batch=1..2 -o "$nl" --slurm "$work/nl" --chunk 1 >/dev/null 2>&1
+(cd "$work/elsewhere" && for k in 0 1; do SLURM_ARRAY_TASK_ID=$k bash "$work/nl/sweep.sbatch" 2>/dev/null; done &&
+  bash "$work/nl/merge.sbatch" 2>/dev/null)
+rc=$?
+if [ $rc -eq 0 ] && [ "$(wc -l <"$nl")" -eq 3 ] && ! grep -q '^name.csv ' "$work"/nl/*.sbatch; then
+  pass "an -o with a newline in its name: quoted in the scripts, which write it"
+else
+  fail "-o with a newline" "exit $rc: $(cat "$work/nl/merge.sbatch")"
+fi
+
 # The printed command and --submit against a stand-in sbatch that logs its arguments.
 mkdir "$work/bin"
 cat >"$work/bin/sbatch" <<EOF
