@@ -215,6 +215,22 @@ usage "--points not a range" "--points '5': not a range (expected FIRST..LAST" "
 usage "--slurm DIR a file" "--slurm $work/afile: not a folder" "${args[@]}" -o "$work/x.csv" --slurm "$work/afile"
 usage "--slurm DIR in a missing folder" "is not a writable folder" "${args[@]}" -o "$work/x.csv" --slurm "$work/no/such"
 usage "--slurm DIR with a space" "the path has a space" "${args[@]}" -o "$work/x.csv" --slurm "$work/a b"
+# A folder that is not writable: as root, the sweep runs as nobody (setpriv), which may write only pub/.
+mkdir -m 755 "$work/ro"
+mkdir -m 777 "$work/pub"
+if [ "$(id -u)" -ne 0 ]; then
+  chmod 555 "$work/ro"
+  usage "--slurm DIR not writable" "--slurm $work/ro: the folder is not writable" \
+    "${args[@]}" -o "$work/pub/x.csv" --slurm "$work/ro"
+elif command -v setpriv >/dev/null; then
+  chmod 711 "$work"
+  usage_cmd=(setpriv --reuid=65534 --regid=65534 --clear-groups "$sweep")
+  usage "--slurm DIR not writable" "--slurm $work/ro: the folder is not writable" \
+    "${args[@]}" -o "$work/pub/x.csv" --slurm "$work/ro"
+  chmod 700 "$work"
+else
+  echo "skip --slurm DIR not writable: root without setpriv"
+fi
 usage_cmd=(env PATH=/nonexistent "$sweep")
 usage "--submit without sbatch on PATH" "--submit: sbatch is not on PATH" \
   "${args[@]}" -o "$work/x.csv" --slurm "$work/s1" --submit
