@@ -87,8 +87,9 @@ def signal_name(signum):
 
 # --- inputs -----------------------------------------------------------------------------------
 
-def read_bytes(path, expected):
-    """The bytes of a regular file of at most MAX_BYTES; anything else is refused before reading."""
+def read_bytes(path, expected, limit=MAX_BYTES):
+    """The bytes of a regular file of at most `limit` bytes (None: any size); anything else is
+    refused before reading."""
     name = shown(path)
     try:
         st = os.stat(path)
@@ -99,12 +100,12 @@ def read_bytes(path, expected):
             st = os.fstat(f.fileno())  # the file opened, not the one looked at: it may have been swapped
             if not stat.S_ISREG(st.st_mode):
                 raise InputError(f"{name}: cannot read {kind(st.st_mode)}, not a regular file (expected {expected})")
-            data = f.read(MAX_BYTES + 1)
+            data = f.read() if limit is None else f.read(limit + 1)
     except (OSError, ValueError) as e:
         raise InputError(f"{name}: cannot read the file ({getattr(e, 'strerror', None) or e}; "
                          f"expected {expected})") from None
-    if len(data) > MAX_BYTES:
-        raise InputError(f"{name}: the file is larger than {MAX_BYTES >> 20} MiB, the limit (expected {expected})")
+    if limit is not None and len(data) > limit:
+        raise InputError(f"{name}: the file is larger than {limit >> 20} MiB, the limit (expected {expected})")
     return data
 
 
