@@ -35,9 +35,11 @@ struct CalibrateArgs {
 
 struct SearchArgs {
   std::string config;
-  std::vector<std::string> sets;  // "path=value", applied before the search
-  int64_t top = 5;                // how many of the fastest estimates to simulate
-  std::string output;             // the best plan as a scenario, "" for none
+  std::vector<std::string> sets;   // "path=value", applied before the search
+  int64_t top = 5;                 // how many of the best estimates to simulate
+  std::string objective = "step";  // "step" (time) or "memory" (peak per GPU)
+  double max_sim_wall = 20;        // a plan whose one-step simulation would take longer cannot run here
+  std::string output;              // the best plan as a scenario, "" for none
   std::string fidelity = "class";
   double max_wall = 0;
   std::string max_memory;  // --max-memory, "" for the default

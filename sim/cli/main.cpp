@@ -95,11 +95,19 @@ int main(int argc, char** argv) {
   auto* sh = app.add_subcommand("shapes", "list the GEMM and attention shapes of scenarios, for the kernel suite");
   sh->add_option("configs", shape_configs, "scenario JSON files")->required();
   sim::cli::SearchArgs search;
-  auto* se = app.add_subcommand("search", "find the fastest parallel plan (tp, pp, dp, sequence parallel, recompute)");
+  auto* se = app.add_subcommand(
+      "search", "find the fastest parallel plan (tp, cp, pp, dp, sequence parallel, recompute, ZeRO, precision)");
   se->add_option("config", search.config, "scenario JSON file (its model, cluster and training)")->required();
   se->add_option("--set", search.sets, "override a scenario value first");
-  se->add_option("--top", search.top, "simulate this many of the fastest estimates (default 5)")
+  se->add_option("--top", search.top, "simulate this many of the best estimates (default 5)")
       ->check(CLI::Range(1, 100));
+  se->add_option("--objective", search.objective,
+                 "rank by \"step\" time (default) or by peak \"memory\" per GPU (the most headroom)")
+      ->check(CLI::IsMember({"step", "memory"}));
+  se->add_option("--max-sim-wall", search.max_sim_wall,
+                 "a plan whose one-step simulation is estimated to take longer than this many seconds cannot run "
+                 "here (default 20)")
+      ->check(finite_positive);
   se->add_option("-o,--output", search.output, "write the fastest plan as a scenario here");
   se->add_option("--fidelity", search.fidelity, "class or full")->check(CLI::IsMember({"class", "full"}));
   se->add_option("--max-wall", search.max_wall, max_wall_help)->check(finite_positive);

@@ -2,25 +2,34 @@
 //
 // Every plan of workload/plan_space.hpp is given to the scenario in turn (micro_batch and
 // virtual_stages "auto") and checked and planned exactly as `trainsim run` would, which prices each
-// candidate with the closed-form estimate and drops what does not fit in memory. The `top`
-// fastest estimates are then simulated on the engine, and ranked by their simulated step time
-// (ties: the earlier plan in plan_space's order). `-o FILE` writes the winner as a scenario that
+// candidate with the closed-form estimate and drops what does not fit in memory. Plans that differ
+// only in the ZeRO stage are one row: the stage with the best objective (ties: less memory, then
+// the lower stage). Before a candidate's task graph is built, its lower bound (pipeline.hpp) is
+// compared with the `top`-th best estimate so far: a plan that cannot enter the top is bounded
+// out, unbuilt -- the top is exactly what planning every plan in full would give. A plan whose
+// simulation is estimated to take longer than --max-sim-wall cannot run here (listed with the
+// estimate). The `top` best are then simulated on the engine and ranked by the objective: the
+// simulated step time (ties: the earlier plan in plan_space's order), or, for "memory", the peak
+// memory per GPU (ties: the simulated step). `-o FILE` writes the winner as a scenario that
 // `trainsim run` takes: the input with its parallelism and training sections set to the plan.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/cli/progress.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/run/run.hpp"
 #include "sim/workload/plan_space.hpp"
+#include "sim/workload/resource_estimate.hpp"
 
 namespace sim::cli {
 namespace {
@@ -34,6 +43,7 @@ struct Candidate {
   double estimated_s = 0;
   std::optional<RunResult> run;  // the simulated ones
   std::string rejected;          // why the plan cannot run, "" when it can
+  bool bounded_out = false;      // its lower bound could not beat the top
 };
 
 ParamReader with_plan(const ParamReader& base, const PlanChoice& c) {
@@ -44,6 +54,9 @@ ParamReader with_plan(const ParamReader& base, const PlanChoice& c) {
       .with_value("parallelism.tp", std::to_string(c.tp))
       .with_value("parallelism.pp", std::to_string(c.pp))
       .with_value("parallelism.dp", std::to_string(c.dp))
+      .with_value("parallelism.cp", std::to_string(c.cp))
+      .with_value("parallelism.zero", std::to_string(c.zero))
+      .with_value("training.precision", std::string("\"") + to_string(c.precision) + "\"")
       .with_value("parallelism.sequence_parallel", c.sequence_parallel ? "true" : "false")
       .with_value("parallelism.virtual_stages", "\"auto\"")
       .with_value("training.micro_batch", "\"auto\"")
@@ -58,10 +71,11 @@ std::string reason(const InputError& e, const std::string& file) {
 
 void print_row(size_t rank, const Candidate& c) {
   const auto& p = c.choice;
-  std::printf("%4zu %4lld %4lld %5lld  %-3s %-10s %4lld %4lld %12s %10.3fs", rank, static_cast<long long>(p.tp),
-              static_cast<long long>(p.pp), static_cast<long long>(p.dp), p.sequence_parallel ? "on" : "off",
-              to_string(p.recompute), static_cast<long long>(c.micro_batch), static_cast<long long>(c.virtual_stages),
-              format_bytes(c.memory).c_str(), c.estimated_s);
+  std::printf("%4zu %4lld %3lld %4lld %5lld  %-3s %-10s %4lld %-4s %4lld %4lld %12s %10.3fs", rank,
+              static_cast<long long>(p.tp), static_cast<long long>(p.cp), static_cast<long long>(p.pp),
+              static_cast<long long>(p.dp), p.sequence_parallel ? "on" : "off", to_string(p.recompute),
+              static_cast<long long>(p.zero), to_string(p.precision), static_cast<long long>(c.micro_batch),
+              static_cast<long long>(c.virtual_stages), format_bytes(c.memory).c_str(), c.estimated_s);
   if (c.run)
     std::printf(" %10.3fs %6.1f%%\n", c.run->step_time_s, 100 * c.run->mfu);
   else
@@ -83,61 +97,151 @@ int search(const SearchArgs& a) {
                     given.cluster.domain_gpus()),
         "tp dividing the NVLink domain's GPUs and the heads, pp at most the layers, dp dividing global_batch");
 
-  std::vector<Candidate> all;
-  for (const PlanChoice& choice : space) {
-    opt.deadline.check();
-    Candidate c{choice, with_plan(base, choice), std::nullopt, 0, 0, Bytes(0), 0, std::nullopt, ""};
-    try {
-      Scenario s = parse_scenario(c.scenario);
-      ComputeModel cm(s.cluster.device, s.training.precision);
-      ResolvedPlan p = resolve_plan(s, cm, opt.deadline);
-      c.micro_batch = p.micro_batch;
-      c.virtual_stages = p.virtual_stages;
-      c.memory = p.memory.peak;
-      c.estimated_s = p.estimated_step.value;
-      c.resolved = s;
-    } catch (const InputError& e) {
-      c.rejected = reason(e, a.config);
+  const bool by_memory = a.objective == "memory";
+  // Lower is better: the estimate (ties: memory), or the memory (ties: the estimate).
+  auto better = [&](const Candidate& x, const Candidate& y) {
+    const double x1 = by_memory ? x.memory.value : x.estimated_s, y1 = by_memory ? y.memory.value : y.estimated_s;
+    const double x2 = by_memory ? x.estimated_s : x.memory.value, y2 = by_memory ? y.estimated_s : y.memory.value;
+    return x1 < y1 || (x1 == y1 && x2 < y2);
+  };
+  auto runs = [](const Candidate& c) { return c.rejected.empty() && !c.bounded_out; };
+  const size_t top = static_cast<size_t>(a.top);
+
+  // Plans the space's plans [first, end) -- a run differing only in the ZeRO stage -- and keeps the
+  // best stage; each candidate is bounded out when it cannot beat `cutoff`.
+  auto plan_row = [&](size_t first, size_t end, Seconds cutoff) {
+    std::optional<Candidate> row;
+    for (size_t i = first; i < end; ++i) {
+      opt.deadline.check();
+      Candidate c{space[i], with_plan(base, space[i]), std::nullopt, 0, 0, Bytes(0), 0, std::nullopt, "", false};
+      try {
+        Scenario s = parse_scenario(c.scenario);
+        ComputeModel cm(s.cluster.device, s.training.precision);
+        if (std::optional<ResolvedPlan> p = resolve_plan_below(s, cm, cutoff, opt.deadline)) {
+          c.micro_batch = p->micro_batch;
+          c.virtual_stages = p->virtual_stages;
+          c.memory = p->memory.peak;
+          c.estimated_s = p->estimated_step.value;
+          c.resolved = s;
+        } else {
+          c.bounded_out = true;
+        }
+      } catch (const InputError& e) {
+        c.rejected = reason(e, a.config);
+      }
+      // A stage that runs beats one that does not; one bounded out beats a rejection (it could run).
+      if (!row || (runs(c) && (!runs(*row) || better(c, *row))) ||
+          (!runs(c) && !runs(*row) && c.bounded_out && !row->bounded_out))
+        row = std::move(c);
     }
-    all.push_back(std::move(c));
+    return std::move(*row);
+  };
+  // The `top`-th best estimate of the rows that run and are not over the simulation budget: what
+  // a plan must beat to matter (infinite for the memory objective, which bounds nothing).
+  auto cutoff_of = [&](const std::vector<Candidate>& rows) {
+    std::vector<double> estimates;
+    for (const auto& c : rows)
+      if (runs(c)) estimates.push_back(c.estimated_s);
+    if (by_memory || estimates.size() < top) return Seconds(std::numeric_limits<double>::infinity());
+    std::nth_element(estimates.begin(), estimates.begin() + static_cast<std::ptrdiff_t>(top - 1), estimates.end());
+    return Seconds(estimates[top - 1]);
+  };
+
+  std::vector<Candidate> all;
+  std::vector<std::pair<size_t, size_t>> range;  // each row's plans in `space`
+  {
+    std::vector<double> best;  // the `top` best estimates so far, ascending
+    ProgressLine progress("search: planning");
+    for (size_t i = 0; i < space.size();) {
+      size_t end = i + 1;
+      while (end < space.size() && space[end].same_but_zero(space[i])) ++end;
+      const Seconds cutoff =
+          !by_memory && best.size() == top ? Seconds(best.back()) : Seconds(std::numeric_limits<double>::infinity());
+      all.push_back(plan_row(i, end, cutoff));
+      range.emplace_back(i, end);
+      if (runs(all.back())) {
+        best.insert(std::upper_bound(best.begin(), best.end(), all.back().estimated_s), all.back().estimated_s);
+        if (best.size() > top) best.pop_back();
+      }
+      i = end;
+      progress.update(static_cast<int64_t>(i), static_cast<int64_t>(space.size()));
+    }
   }
 
+  // Simulates the best rows in turn until `top` have run. A row whose simulation would pass
+  // --max-sim-wall cannot run here; when one drops out, rows bounded out against it may now
+  // matter, and are planned again against the new cutoff.
+  EngineOptions sim_opt = opt;
+  sim_opt.sim_wall_limit_s = a.max_sim_wall;
+  sim_opt.sim_wall_option = "--max-sim-wall";
   std::vector<Candidate*> ok;
-  for (auto& c : all)
-    if (c.rejected.empty()) ok.push_back(&c);
-  std::stable_sort(ok.begin(), ok.end(), [](auto* x, auto* y) { return x->estimated_s < y->estimated_s; });
-  const size_t simulated = std::min(ok.size(), static_cast<size_t>(a.top));
-  for (size_t i = 0; i < simulated; ++i) ok[i]->run = run_scenario(*ok[i]->resolved, opt);
-  std::stable_sort(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(simulated),
-                   [](auto* x, auto* y) { return x->run->step_time_s < y->run->step_time_s; });
+  size_t simulated = 0;
+  ProgressLine sim_progress("search: simulating");
+  for (bool replan = false;; replan = false) {
+    ok.clear();
+    for (auto& c : all)
+      if (runs(c)) ok.push_back(&c);
+    std::stable_sort(ok.begin(), ok.end(), [&](auto* x, auto* y) { return better(*x, *y); });
+    simulated = 0;
+    for (Candidate* c : ok) {
+      if (simulated == top) break;
+      if (!c->run) {
+        try {
+          c->run = run_scenario(*c->resolved, sim_opt);
+        } catch (const SimulationTimeLimit& e) {
+          c->rejected = reason(e, a.config);
+          replan = true;
+          continue;
+        }
+      }
+      sim_progress.update(static_cast<int64_t>(++simulated), static_cast<int64_t>(std::min(top, ok.size())));
+    }
+    if (!replan) break;
+    const Seconds cutoff = cutoff_of(all);
+    for (size_t r = 0; r < all.size(); ++r)
+      if (all[r].bounded_out) all[r] = plan_row(range[r].first, range[r].second, cutoff);
+  }
+  ok.erase(std::remove_if(ok.begin(), ok.end(), [&](auto* c) { return !runs(*c); }), ok.end());
+  int64_t bounded = 0;
+  for (const auto& c : all) bounded += c.bounded_out;
+  std::stable_sort(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(simulated), [&](auto* x, auto* y) {
+    if (by_memory && x->memory.value != y->memory.value) return x->memory.value < y->memory.value;
+    return x->run->step_time_s < y->run->step_time_s;
+  });
 
   if (ok.empty()) {
-    // The most split plan (the last: largest tp, then pp) says why; typically memory. Its own JSON
-    // path and "(expected ...)" are dropped: this message has its own.
+    // The most split plan (the last: largest tp, then cp, then pp) says why; typically memory. Its
+    // own JSON path and "(expected ...)" are dropped: this message has its own.
     std::string why = all.back().rejected;
     if (!why.empty() && why[0] == '/') why = why.substr(why.find(": ") + 2);
     if (auto e = why.rfind(" (expected "); e != std::string::npos) why.resize(e);
     throw InputError(
         a.config, "/parallelism",
-        fmt::format("no plan can run; the most split one (tp {}, pp {}, dp {}, {} recompute): {}", all.back().choice.tp,
-                    all.back().choice.pp, all.back().choice.dp, to_string(all.back().choice.recompute), why),
+        fmt::format("no plan can run; the most split one (tp {}, cp {}, pp {}, dp {}, {} recompute, ZeRO {}): {}",
+                    all.back().choice.tp, all.back().choice.cp, all.back().choice.pp, all.back().choice.dp,
+                    to_string(all.back().choice.recompute), all.back().choice.zero, why),
         "a larger cluster, a smaller model or batch, or a device with more memory");
   }
   std::printf(
-      "search: %s on %lld x %s, global batch %lld: %zu plans, %zu can run, %zu cannot; the %zu fastest "
-      "estimates simulated\n",
+      "search: %s on %lld x %s, global batch %lld: %zu plans (%zu with their ZeRO stages), %zu can run, %lld bounded "
+      "out (could not beat the %lld best estimates), %zu cannot; the %zu %s simulated\n",
       given.model.name.c_str(), static_cast<long long>(given.cluster.gpus), given.cluster.device.name.c_str(),
-      static_cast<long long>(given.training.global_batch), all.size(), ok.size(), all.size() - ok.size(), simulated);
-  std::printf("%4s %4s %4s %5s  %-3s %-10s %4s %4s %12s %11s %11s %7s\n", "rank", "tp", "pp", "dp", "sp", "recompute",
-              "mb", "v", "memory/GPU", "estimated", "simulated", "MFU");
+      static_cast<long long>(given.training.global_batch), all.size(), space.size(), ok.size(),
+      static_cast<long long>(bounded), static_cast<long long>(a.top),
+      all.size() - ok.size() - static_cast<size_t>(bounded), simulated,
+      by_memory ? "smallest memory estimates" : "fastest estimates");
+  std::printf("%4s %4s %3s %4s %5s  %-3s %-10s %4s %-4s %4s %4s %12s %11s %11s %7s\n", "rank", "tp", "cp", "pp", "dp",
+              "sp", "recompute", "zero", "prec", "mb", "v", "memory/GPU", "estimated", "simulated", "MFU");
   const size_t shown = std::min(ok.size(), static_cast<size_t>(a.top) + 5);
   for (size_t i = 0; i < shown; ++i) print_row(i + 1, *ok[i]);
   if (ok.size() > shown) std::printf("  ... %zu more that can run\n", ok.size() - shown);
 
   const Candidate& best = *ok.front();
   if (!a.output.empty()) {
-    const ParamReader chosen = best.scenario.with_value("training.micro_batch", std::to_string(best.micro_batch))
-                                   .with_value("parallelism.virtual_stages", std::to_string(best.virtual_stages));
+    const ParamReader chosen =
+        best.scenario.with_value("training.micro_batch", std::to_string(best.micro_batch))
+            .with_value("parallelism.virtual_stages", std::to_string(best.virtual_stages))
+            .with_value("parallelism.schedule", std::string("\"") + to_string(best.resolved->plan.schedule) + "\"");
     const std::string text = nlohmann::json::parse(chosen.dump()).dump(2) + "\n";
     opt.deadline.check();
     write_output(a.output, text);

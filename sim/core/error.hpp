@@ -30,6 +30,13 @@ class SimulationLimit : public InputError {
   using InputError::InputError;
 };
 
+// The wall-time part of those: the resource estimate foresees a simulation longer than allowed.
+// `trainsim search` takes it as "this plan cannot run here" and goes on to the next plan.
+class SimulationTimeLimit : public SimulationLimit {
+ public:
+  using SimulationLimit::SimulationLimit;
+};
+
 [[noreturn]] void assertion_failed(const char* cond, const char* file, int line, const std::string& msg);
 
 }  // namespace sim

@@ -80,6 +80,10 @@ struct EngineOptions {
   // A test and benchmark knob: false launches every gradient-reduction ring flow instead of
   // folding the copies that symmetry makes redundant (replay.cpp, "Folding"); the step is the same.
   bool fold_rings = true;
+  // The estimated simulation time a run may take: when positive, this (search's --max-sim-wall);
+  // otherwise DEFAULT_WALL_LIMIT_S or the --max-wall time left (run.hpp, simulation_budget).
+  double sim_wall_limit_s = 0;
+  const char* sim_wall_option = "--max-wall";  // what raises it, for the message
   // Called as the reliability simulation's trials finish (done, total) -- sim/run, for a progress
   // line; never per event. None by default.
   std::function<void(int64_t, int64_t)> trial_progress;

@@ -16,7 +16,9 @@ SimulationBudget simulation_budget(const EngineOptions& opt) {
   SimulationBudget b;
   b.full_fidelity = opt.full_fidelity;
   b.max_memory = opt.max_memory;
-  b.max_wall = Seconds(std::max(DEFAULT_WALL_LIMIT_S, opt.deadline.remaining_ms() / 1000.0));
+  b.max_wall = Seconds(opt.sim_wall_limit_s > 0 ? opt.sim_wall_limit_s
+                                                : std::max(DEFAULT_WALL_LIMIT_S, opt.deadline.remaining_ms() / 1000.0));
+  b.wall_option = opt.sim_wall_option;
   return b;
 }
 

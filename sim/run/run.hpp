@@ -61,7 +61,8 @@ struct RunResult {
 
 RunResult run_scenario(Scenario s, const EngineOptions& opt = {});
 
-// What a run's simulation may use: --max-memory, and DEFAULT_WALL_LIMIT_S of estimated time or the
+// What a run's simulation may use: --max-memory, and sim_wall_limit_s of estimated time when set,
+// else DEFAULT_WALL_LIMIT_S or the
 // --max-wall time left when that is longer (sim/workload/resource_estimate.hpp).
 SimulationBudget simulation_budget(const EngineOptions& opt);
 

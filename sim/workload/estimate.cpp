@@ -11,8 +11,12 @@
 namespace sim {
 
 Seconds task_collective_time(const Pipeline& p, size_t task, const CommCosts& comm) {
+  return collective_time(p.graph[task], comm);
+}
+
+Seconds collective_time(const Task& task, const CommCosts& comm) {
   Seconds t;
-  for (const auto& use : p.graph[task].collectives)
+  for (const auto& use : task.collectives)
     t += exposed(use, comm.group_collective(use.group, use.kind, use.bytes)) * static_cast<double>(use.count);
   return t;
 }

@@ -12,6 +12,7 @@ namespace sim {
 
 struct Scenario;
 struct Pipeline;
+struct Task;
 class CommCosts;
 
 struct Estimate {
@@ -21,6 +22,8 @@ struct Estimate {
 
 // The TP and CP collectives inside a task, priced by their closed forms.
 Seconds task_collective_time(const Pipeline& p, size_t task, const CommCosts& comm);
+// The same for a task outside a graph.
+Seconds collective_time(const Task& task, const CommCosts& comm);
 Estimate estimate_step(const Scenario& s, const Pipeline& p, const CommCosts& comm);
 
 }  // namespace sim

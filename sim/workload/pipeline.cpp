@@ -6,6 +6,8 @@
 #include "sim/core/error.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/comm_costs.hpp"
+#include "sim/workload/estimate.hpp"
 #include "sim/workload/grad_sync.hpp"
 #include "sim/workload/ops.hpp"
 #include "sim/workload/stage_layout.hpp"
@@ -81,6 +83,63 @@ struct Accumulator {
   }
 };
 
+// Each (rank, chunk, direction)'s task, priced once: a task's cost depends on nothing else (the
+// microbatch only names it). Shared by the graph and the lower bound, so both price alike.
+class TaskPricer {
+ public:
+  TaskPricer(const Scenario& s, const StageLayout& layout, int64_t micro_batch, const ComputeModel& cm)
+      : s_(s),
+        layout_(layout),
+        micro_batch_(micro_batch),
+        cm_(cm),
+        layer_(layer_ops(s, micro_batch)),
+        emb_(embedding_ops(s, micro_batch)),
+        out_(output_ops(s, micro_batch)) {}
+
+  const Task& task(int64_t r, int64_t c, bool fwd) {
+    const auto key = std::make_tuple(r, c, fwd);
+    auto it = priced_.find(key);
+    if (it == priced_.end()) it = priced_.emplace(key, price(fwd, r, c)).first;
+    return it->second;
+  }
+
+ private:
+  Task price(bool fwd, int64_t r, int64_t c) const {
+    const int64_t pp = s_.plan.pp, v = layout_.virtual_stages;
+    Task t;
+    t.kind = fwd ? TaskKind::FORWARD : TaskKind::BACKWARD;
+    t.rank = r, t.chunk = c, t.microbatch = 0;
+    Accumulator acc{cm_, t, {}};
+    double layers = static_cast<double>(layout_.layers_of(r, c));
+    bool has_emb = layout_.has_embedding(r, c), has_out = layout_.has_output(r, c);
+    if (fwd) {
+      if (has_emb) acc.add(emb_.forward, 1, true);
+      acc.add(layer_.forward, layers, true);
+      if (has_out) acc.add(out_.forward, 1, true);
+    } else {
+      if (has_out) acc.add(out_.backward, 1, true);
+      acc.add(layer_.recompute, layers, false);
+      acc.add(layer_.backward, layers, true);
+      if (has_emb) acc.add(emb_.backward, 1, true);
+    }
+    // Receiving a scatter/gather-split activation costs an all-gather over the TP group
+    // (Narayanan et al. 2021 §4.1); with sequence parallelism the split is the layout itself.
+    bool receives = fwd ? !(r == 0 && c == 0) : !(r == pp - 1 && c == v - 1);
+    if (receives && pp > 1 && s_.plan.tp > 1 && !s_.plan.sequence_parallel)
+      acc.collectives[{static_cast<int>(CommGroup::TP), static_cast<int>(CollectiveKind::ALL_GATHER),
+                       p2p_bytes(s_, micro_batch_).value * double(s_.plan.tp), 0.0, int64_t{0}, false}] += 1;
+    acc.finish();
+    return t;
+  }
+
+  const Scenario& s_;
+  const StageLayout& layout_;
+  int64_t micro_batch_;
+  const ComputeModel& cm_;
+  PassOps layer_, emb_, out_;
+  std::map<std::tuple<int64_t, int64_t, bool>, Task> priced_;
+};
+
 struct Unit {
   bool forward;
   int64_t chunk, microbatch;
@@ -133,45 +192,12 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
   p.virtual_stages = v;
   p.program.resize(static_cast<size_t>(pp));
 
-  const PassOps layer = layer_ops(s, micro_batch), emb = embedding_ops(s, micro_batch),
-                out = output_ops(s, micro_batch);
-  auto make_task = [&](bool fwd, int64_t r, int64_t c, int64_t mb) {
-    Task t;
-    t.kind = fwd ? TaskKind::FORWARD : TaskKind::BACKWARD;
-    t.rank = r, t.chunk = c, t.microbatch = mb;
-    Accumulator acc{cm, t, {}};
-    double layers = static_cast<double>(layout.layers_of(r, c));
-    bool has_emb = layout.has_embedding(r, c), has_out = layout.has_output(r, c);
-    if (fwd) {
-      if (has_emb) acc.add(emb.forward, 1, true);
-      acc.add(layer.forward, layers, true);
-      if (has_out) acc.add(out.forward, 1, true);
-    } else {
-      if (has_out) acc.add(out.backward, 1, true);
-      acc.add(layer.recompute, layers, false);
-      acc.add(layer.backward, layers, true);
-      if (has_emb) acc.add(emb.backward, 1, true);
-    }
-    // Receiving a scatter/gather-split activation costs an all-gather over the TP group
-    // (Narayanan et al. 2021 §4.1); with sequence parallelism the split is the layout itself.
-    bool receives = fwd ? !(r == 0 && c == 0) : !(r == pp - 1 && c == v - 1);
-    if (receives && pp > 1 && s.plan.tp > 1 && !s.plan.sequence_parallel)
-      acc.collectives[{static_cast<int>(CommGroup::TP), static_cast<int>(CollectiveKind::ALL_GATHER),
-                       p2p_bytes(s, micro_batch).value * double(s.plan.tp), 0.0, int64_t{0}, false}] += 1;
-    acc.finish();
-    return t;
-  };
-
+  TaskPricer price(s, layout, micro_batch, cm);
   // Tasks in program order; remember each (rank, chunk, mb, dir) vertex for the data edges.
   std::map<std::tuple<int64_t, int64_t, int64_t, bool>, TaskId> where;
-  std::map<std::tuple<int64_t, int64_t, int64_t, bool>, Task> priced;
   for (int64_t r = 0; r < pp; ++r) {
     for (const Unit& u : schedule_units(s.plan.schedule, pp, v, m, r)) {
-      // A task's cost depends on its rank, chunk and direction only: price each kind once.
-      auto key = std::make_tuple(r, u.chunk, int64_t{0}, u.forward);
-      auto cached = priced.find(key);
-      if (cached == priced.end()) cached = priced.emplace(key, make_task(u.forward, r, u.chunk, 0)).first;
-      Task task = cached->second;
+      Task task = price.task(r, u.chunk, u.forward);
       task.microbatch = u.microbatch;
       TaskId id = boost::add_vertex(std::move(task), p.graph);
       if (!p.program[size_t(r)].empty()) boost::add_edge(p.program[size_t(r)].back(), id, Dependency{}, p.graph);
@@ -196,6 +222,30 @@ Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t mi
 
   add_gradient_sync(p, s, layout, cm);
   return p;
+}
+
+Seconds step_lower_bound(const Scenario& s, const StageLayout& layout, int64_t micro_batch, const ComputeModel& cm,
+                         const CommCosts& comm) {
+  TaskPricer price(s, layout, micro_batch, cm);
+  const int64_t pp = s.plan.pp, v = layout.virtual_stages;
+  const double m = static_cast<double>(s.training.global_batch / (s.plan.dp * micro_batch));
+  const Bytes act = p2p_bytes(s, micro_batch);
+  // As the estimate times a task: its compute and its exposed collectives.
+  auto time = [&](int64_t r, int64_t c, bool fwd) {
+    const Task& t = price.task(r, c, fwd);
+    return t.compute.value + collective_time(t, comm).value;
+  };
+  double bound = 0, fill = 0, drain = 0;  // fill, drain: chunk 0's forwards, backwards on ranks before r
+  for (int64_t r = 0; r < pp; ++r) {
+    double work = 0;
+    for (int64_t c = 0; c < v; ++c) work += time(r, c, true) + time(r, c, false);
+    bound = std::max(bound, fill + m * work + drain);
+    if (r + 1 < pp) {  // and the activation's (gradient's) transfer to the next (from it)
+      fill += time(r, 0, true) + comm.p2p(r, r + 1, act).value;
+      drain += time(r, 0, false) + comm.p2p(r + 1, r, act).value;
+    }
+  }
+  return Seconds(bound);
 }
 
 }  // namespace sim

@@ -16,27 +16,50 @@ std::vector<int64_t> divisors(int64_t n) {
   return low;
 }
 
+std::vector<int64_t> cp_degrees(const Scenario& s, int64_t gpus_left) {
+  std::vector<int64_t> out;
+  const int64_t seq = s.training.seq_len;
+  for (int64_t cp : divisors(gpus_left)) {
+    if (cp > 1 && (seq % (2 * cp) != 0 || seq / cp < MIN_CP_TOKENS) && cp != s.plan.cp) continue;
+    out.push_back(cp);
+  }
+  return out;
+}
+
+std::vector<Precision> precisions(const Scenario& s) {
+  std::vector<Precision> out{s.training.precision};
+  const auto& peak = s.cluster.device.dense_peak;
+  if (s.training.precision != Precision::FP8 && peak.count(Precision::FP8) && peak.count(Precision::BF16))
+    out.push_back(Precision::FP8);
+  return out;
+}
+
 }  // namespace
 
 std::vector<PlanChoice> plan_space(const Scenario& s) {
   const auto& m = s.model;
-  const int64_t cp = s.plan.cp;
   std::vector<PlanChoice> out;
+  const std::vector<Precision> precision = precisions(s);
   for (int64_t tp : divisors(s.cluster.domain_gpus())) {  // tensor parallel inside NVLink
     if (m.heads % tp != 0 || m.kv_heads % tp != 0 || m.ffn_hidden % tp != 0) continue;
-    if (s.cluster.gpus % (tp * cp) != 0) continue;
-    for (int64_t pp : divisors(s.cluster.gpus / (tp * cp))) {
-      if (pp > m.layers) break;
-      const int64_t dp = s.cluster.gpus / (tp * cp * pp);
-      if (s.training.global_batch % dp != 0 || (dp * cp) % s.plan.ep != 0) continue;
-      for (bool sp : {false, true}) {
-        if (sp && tp == 1) continue;
-        for (Recompute r : {Recompute::NONE, Recompute::SELECTIVE, Recompute::FULL})
-          out.push_back(PlanChoice{tp, pp, dp, sp, r});
-        // torchtitan's per-op checkpointing where the scenario runs it (its framework does), on
-        // the plans that can run it: sequence parallel when tp > 1 (scenario.cpp).
-        if (s.training.recompute == Recompute::OP && (tp == 1 || sp))
-          out.push_back(PlanChoice{tp, pp, dp, sp, Recompute::OP});
+    if (s.cluster.gpus % tp != 0) continue;
+    for (int64_t cp : cp_degrees(s, s.cluster.gpus / tp)) {
+      for (int64_t pp : divisors(s.cluster.gpus / (tp * cp))) {
+        if (pp > m.layers) break;
+        const int64_t dp = s.cluster.gpus / (tp * cp * pp);
+        if (s.training.global_batch % dp != 0 || (dp * cp) % s.plan.ep != 0) continue;
+        std::vector<int64_t> zeros{0, 1, 2, 3};
+        if (dp == 1) zeros = {s.plan.zero};
+        for (bool sp : {false, true}) {
+          if (sp && tp == 1) continue;
+          std::vector<Recompute> recomputes{Recompute::NONE, Recompute::SELECTIVE, Recompute::FULL};
+          // torchtitan's per-op checkpointing where the scenario runs it (its framework does), on
+          // the plans that can run it: sequence parallel when tp > 1 (scenario.cpp).
+          if (s.training.recompute == Recompute::OP && (tp == 1 || sp)) recomputes.push_back(Recompute::OP);
+          for (Recompute r : recomputes)
+            for (Precision p : precision)
+              for (int64_t z : zeros) out.push_back(PlanChoice{tp, cp, pp, dp, sp, r, p, z});
+        }
       }
     }
   }

@@ -1,27 +1,54 @@
-// The parallel plans `trainsim search` considers for a scenario: every tensor-parallel degree
-// that divides an NVLink domain's GPUs (a node's; a GB200 NVL72 rack's 72) and the model's heads,
-// KV heads and FFN width; every pipeline degree that divides the GPUs left after tp and cp and is
-// at most the layer count; data parallelism taking the rest, when it divides the global batch;
-// sequence parallelism off and on (tp > 1); and each recompute setting (torchtitan's per-op
-// checkpointing only when the scenario states it, where it can run). Context and expert
-// parallelism, ZeRO, the gradient overlap and the precision stay as the scenario has them;
-// micro_batch and virtual_stages are left to the planner ("auto"). The list is in a fixed order:
-// tp, pp, sequence parallelism, recompute (none, selective, full, then op), each ascending.
+// The parallel plans `trainsim search` considers for a scenario:
+//   tp  every degree that divides an NVLink domain's GPUs (a node's; a GB200 NVL72 rack's 72) and
+//       the model's heads, KV heads and FFN width;
+//   cp  1, and every degree that splits seq_len into 2 cp load-balanced chunks (scenario.cpp) of at
+//       least MIN_CP_TOKENS tokens per rank, with tp * cp dividing the GPUs (the scenario's own cp
+//       always);
+//   pp  every degree that divides the GPUs left after tp and cp and is at most the layer count;
+//   dp  the rest, when it divides the global batch (and dp * cp the expert-parallel degree);
+//   sequence parallelism off and on (tp > 1); each recompute setting (torchtitan's per-op
+//   checkpointing only when the scenario states it, where it can run: tp = 1 or sequence
+//   parallel);
+//   ZeRO 0-3 when dp > 1 (the scenario's own stage when dp = 1, where it shards nothing);
+//   the precision: the scenario's, and fp8 when it is not fp8 and the device has fp8 and bf16
+//   peaks (scenario.cpp).
+// Expert parallelism, the gradient overlap, the attention kernel and the collectives stay as the
+// scenario has them; micro_batch and virtual_stages are left to the planner ("auto"), and with
+// them the schedule: interleaved 1F1B when virtual stages > 1, else 1F1B (or the scenario's
+// GPipe). GPipe is not tried: its bubble equals 1F1B's (Narayanan et al. 2021 §2.2.1) and it keeps
+// all m microbatches' activations instead of at most pp.
+// The list is in a fixed order, each ascending: tp, cp, pp, sequence parallelism, recompute (none,
+// selective, full, then op), precision (the scenario's first), ZeRO stage (innermost, so that the
+// plans differing only in it are adjacent: search keeps the best of each such run).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "sim/scenario/device.hpp"
 #include "sim/scenario/plan.hpp"
 
 namespace sim {
 
 struct Scenario;
 
+// Below 1,024 tokens per rank a context-parallel split leaves attention blocks and GEMMs too small
+// to run well; published runs keep 4,096 and more (NeMo's Llama 3 70B recipe: cp 2 at 8k; Llama 3
+// 405B: cp 16 at 128k, Llama 3 paper §3.3.2).
+constexpr int64_t MIN_CP_TOKENS = 1024;
+
 struct PlanChoice {
-  int64_t tp = 1, pp = 1, dp = 1;
+  int64_t tp = 1, cp = 1, pp = 1, dp = 1;
   bool sequence_parallel = false;
   Recompute recompute = Recompute::NONE;
+  Precision precision = Precision::BF16;
+  int64_t zero = 0;
+
+  // The same plan but for the ZeRO stage.
+  bool same_but_zero(const PlanChoice& o) const {
+    return tp == o.tp && cp == o.cp && pp == o.pp && dp == o.dp && sequence_parallel == o.sequence_parallel &&
+           recompute == o.recompute && precision == o.precision;
+  }
 };
 
 std::vector<PlanChoice> plan_space(const Scenario& s);

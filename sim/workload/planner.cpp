@@ -1,5 +1,7 @@
 #include "sim/workload/planner.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -66,8 +68,8 @@ void check_tp_comm_overlap(const Scenario& s) {
 
 }  // namespace
 
-ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline,
-                          const SimulationBudget& budget) {
+std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& cm, Seconds cutoff,
+                                               const Deadline& deadline, const SimulationBudget& budget) {
   // First what each candidate would cost (closed forms, no graph): which fit in memory, which are
   // within the task limit and, at a glance, the budget; then the graphs of those, in the same
   // order (so ties go to the smaller virtual-stage count, then micro-batch).
@@ -133,9 +135,32 @@ ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& d
                          std::to_string(MAX_PLANNED_TASKS),
                      "a fixed micro_batch or virtual_stages, or fewer microbatches per step");
   }
-  std::optional<ResolvedPlan> best;
-  for (const Candidate& c : build) {
+  // The graphs in the order of their lower bounds (pipeline.hpp, step_lower_bound), so that the
+  // first ones built set a step time that the bounds of the rest can rarely beat; a candidate is
+  // built only if its bound could beat the best so far (a tie with an earlier candidate loses, as
+  // in candidate order) and the cutoff.
+  std::vector<double> bound(build.size());
+  std::vector<size_t> order(build.size());
+  std::optional<CommCosts> comm;  // the plan's, the same for every candidate
+  if (!build.empty()) comm.emplace(s);
+  for (size_t i = 0; i < build.size(); ++i) {
     deadline.check();
+    const Candidate& c = build[i];
+    bound[i] = step_lower_bound(c.trial, layouts[c.layout], c.trial.training.micro_batch.value, cm, *comm).value;
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return bound[x] < bound[y]; });
+  std::optional<ResolvedPlan> best;
+  size_t best_index = 0;
+  bool pruned = false;
+  for (size_t i : order) {
+    deadline.check();
+    if (bound[i] >= cutoff.value || (best && (bound[i] > best->estimated_step.value ||
+                                              (bound[i] == best->estimated_step.value && i > best_index)))) {
+      pruned = pruned || !best;
+      continue;
+    }
+    const Candidate& c = build[i];
     const StageLayout& layout = layouts[c.layout];
     const int64_t b = c.trial.training.micro_batch.value, v = c.trial.plan.virtual_stages.value;
     // `new Pipeline(prvalue)` constructs in place (C++17 guaranteed elision): no graph copy.
@@ -149,14 +174,17 @@ ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& d
         continue;
       }
     }
-    if (!best || timeline.step < best->estimated_step)
+    if (!best || timeline.step < best->estimated_step || (timeline.step == best->estimated_step && i < best_index)) {
       best = ResolvedPlan{b, v, layout, pipe, c.mem, timeline.step, 0, resources};
+      best_index = i;
+    }
   }
   if (!any)
     throw InputError(s.file, "/parallelism/virtual_stages",
                      "no virtual-stage count gives a microbatch count divisible by pp=" + std::to_string(s.plan.pp),
                      "global_batch/(dp*micro_batch) divisible by pp, or virtual_stages 1");
   if (!best && over_budget) check_budget(s, *over_budget, budget);
+  if (!best && pruned) return std::nullopt;  // every candidate that fits is bounded above the cutoff
   if (!best && over_limit > 0)
     throw InputError(s.file, "/training/global_batch",
                      "a step of " + std::to_string(over_limit) + " tasks (2 * " + std::to_string(over_m) +
@@ -177,7 +205,14 @@ ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& d
     s.plan.schedule = Schedule::INTERLEAVED;
   else if (s.plan.schedule == Schedule::INTERLEAVED)
     s.plan.schedule = Schedule::ONE_F_ONE_B;
-  return *best;
+  return best;
+}
+
+ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline,
+                          const SimulationBudget& budget) {
+  auto p = resolve_plan_below(s, cm, Seconds(std::numeric_limits<double>::infinity()), deadline, budget);
+  SIM_ASSERT(p.has_value(), "no cutoff, so a candidate that fits is planned");
+  return std::move(*p);
 }
 
 }  // namespace sim

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "sim/core/deadline.hpp"
@@ -44,5 +45,12 @@ struct ResolvedPlan {
 // candidates once `deadline` has passed. The default budget bounds nothing.
 ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline = {},
                           const SimulationBudget& budget = {});
+
+// The same, for a search that only wants plans estimated faster than `cutoff`: candidates whose
+// lower bound (pipeline.hpp, step_lower_bound) is at least the cutoff are not built, and when
+// that leaves none of those that fit, the result is empty (`s` unchanged). The errors are
+// resolve_plan's. With an infinite cutoff it is resolve_plan.
+std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& cm, Seconds cutoff,
+                                               const Deadline& deadline = {}, const SimulationBudget& budget = {});
 
 }  // namespace sim

@@ -298,10 +298,10 @@ void check_budget(const Scenario& s, const ResourceEstimate& e, const Simulation
                               counts + counts_live + "), more than --max-memory " + format_bytes(b.max_memory),
                           fewer + ", or a larger --max-memory");
   if (b.max_wall.value > 0 && e.wall > b.max_wall)
-    throw SimulationLimit(s.file, "/cluster/gpus",
-                          "simulating this plan would take " + about + seconds_text(e.wall.value) + " (" + counts +
-                              counts_live + "), more than the limit of " + seconds_text(b.max_wall.value),
-                          fewer + ", or a --max-wall above the estimate to allow it");
+    throw SimulationTimeLimit(s.file, "/cluster/gpus",
+                              "simulating this plan would take " + about + seconds_text(e.wall.value) + " (" + counts +
+                                  counts_live + "), more than the limit of " + seconds_text(b.max_wall.value),
+                              fewer + ", or a " + b.wall_option + " above the estimate to allow it");
 }
 
 Bytes machine_memory() {

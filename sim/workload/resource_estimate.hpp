@@ -73,6 +73,7 @@ struct SimulationBudget {
   bool full_fidelity = false;
   Bytes max_memory;
   Seconds max_wall;
+  const char* wall_option = "--max-wall";  // what raises max_wall, for the message
 };
 
 // What the cluster and the plan's degrees decide (the same for every micro-batch and virtual-stage

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# `trainsim search`: on the quickstart scenario (GPT 7.5B, 16 A100s, global batch 64) it tries the
-# 69 plans of workload/plan_space.hpp, simulates the 5 fastest estimates and ranks them by their
-# simulated step time; -o writes the winner as a scenario whose `trainsim run` step time is the
-# one the search printed for rank 1, and that uses all 16 GPUs. Bad input is one line, exit 2.
+# `trainsim search`: on the quickstart scenario (GPT 7.5B, 16 A100s, global batch 64, seq_len 2048)
+# it tries the 342 plans of workload/plan_space.hpp as 117 rows (plans differing only in the ZeRO
+# stage are one row), simulates the 5 fastest estimates and ranks them by their simulated step
+# time; the rows it bounds out change nothing (a search simulating 100 bounds out almost nothing and
+# has the same 5 fastest estimates); -o writes the winner as a scenario whose `trainsim run` step
+# time is the one the search printed for rank 1, and that uses all 16 GPUs; --objective memory
+# ranks by memory. Bad input is one line, exit 2.
 #
 # Usage: bash search.sh TRAINSIM REPO
 set -u
@@ -15,33 +18,53 @@ config="$repo/configs/quickstart.json"
 "$trainsim" search "$config" -o "$work/best.json" >"$work/out" 2>"$work/err"
 rc=$?
 if [ $rc -eq 0 ]; then pass "search exits 0"; else fail "search" "exit $rc: $(cat "$work/err")"; fi
-if grep -q "^search: gpt-7.5b on 16 x a100-sxm-80gb, global batch 64: 69 plans" "$work/out"; then
-  pass "69 plans tried (3 x (5 + 4*2 + 3*2 + 2*2), plan_space.hpp)"
+# cp 1 or 2 (2048 / 2 = 1,024 tokens per rank); tp 1, 2, 4, 8 (SP off/on for tp > 1); pp dividing
+# 16/(tp cp); three recomputes; ZeRO 0-3 where dp > 1, the scenario's 0 where dp = 1. Rows (tp, cp,
+# pp) x sp x 3: cp 1: tp 1 has pp 1,2,4,8,16 (5), tp 2 4, tp 4 3, tp 8 2 -> 3 (5 + 2 (4 + 3 + 2)) = 69;
+# cp 2: tp 1 has pp 1,2,4,8 (4), tp 2 3, tp 4 2, tp 8 1 -> 3 (4 + 2 (3 + 2 + 1)) = 48; 117 rows. Each
+# row is 4 plans but those with dp = 1 (pp = 16/(tp cp)): 1 per (tp, cp) and sp, i.e. 3 x (1 + 2 x 3)
+# = 21 rows for cp 1 and 21 for cp 2: 4 x 117 - 3 x 42 = 342.
+if grep -q "^search: gpt-7.5b on 16 x a100-sxm-80gb, global batch 64: 117 plans (342 with their ZeRO stages)" \
+  "$work/out"; then
+  pass "117 rows of 342 plans tried (plan_space.hpp, counted above)"
 else
   fail "plan count" "$(head -n 1 "$work/out")"
 fi
 
 "$trainsim" run "$work/best.json" -q -o "$work/report.json" 2>"$work/run.err"
+"$trainsim" search "$config" --top 100 >"$work/wide" 2>"$work/wide.err"
+"$trainsim" search "$config" --objective memory >"$work/memory" 2>"$work/memory.err"
 python3 - "$work" <<'PY' >"$work/checks" 2>&1
 import json, re, sys
 work = sys.argv[1]
 lines = open(f"{work}/out").read().splitlines()
-# rank tp pp dp sp recompute mb v memory GiB estimated simulated MFU
-rows = [l.split() for l in lines if re.match(r"^\s+\d+\s", l)]
+# rank tp cp pp dp sp recompute zero prec mb v memory GiB estimated simulated MFU
+def table(name):
+    return [l.split() for l in open(f"{work}/{name}").read().splitlines() if re.match(r"^\s+\d+\s", l)]
+rows = table("out")
 def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
-simulated = [float(r[11].rstrip("s")) for r in rows if r[11] != "-"]
-estimated = [float(r[10].rstrip("s")) for r in rows]
-check(len(simulated) == 5 and all(r[11] != "-" for r in rows[:5]), "the first 5 rows are simulated")
+simulated = [float(r[14].rstrip("s")) for r in rows if r[14] != "-"]
+estimated = [float(r[13].rstrip("s")) for r in rows]
+check(len(simulated) == 5 and all(r[14] != "-" for r in rows[:5]), "the first 5 rows are simulated")
 check(simulated == sorted(simulated), "the simulated rows are ranked by simulated step time")
 check(max(estimated[:5]) <= min(estimated[5:]), "the simulated ones are the 5 fastest estimates")
 best = json.load(open(f"{work}/best.json"))
 report = json.load(open(f"{work}/report.json"))
 p = best["parallelism"]
-check(p["tp"] * p["pp"] * p["dp"] == 16, "the written plan uses tp*pp*dp = 16 GPUs")
+check(p["tp"] * p.get("cp", 1) * p["pp"] * p["dp"] == 16, "the written plan uses tp*cp*pp*dp = 16 GPUs")
 check(f"{report['step_time_s']:.3f}" == f"{simulated[0]:.3f}",
       f"trainsim run on the written plan: {report['step_time_s']:.3f} s, the step time printed for rank 1")
-check(rows[0][1:4] == [str(p["tp"]), str(p["pp"]), str(p["dp"])], "the written plan is rank 1's")
+check(rows[0][1:5] + [rows[0][7]] == [str(p["tp"]), str(p["cp"]), str(p["pp"]), str(p["dp"]), str(p["zero"])],
+      "the written plan is rank 1's (tp, cp, pp, dp, ZeRO)")
+wide = table("wide")
+key = lambda r: (float(r[13].rstrip("s")), r[1:11])
+check(sorted(map(key, wide))[:5] == sorted(map(key, rows[:5])),
+      "bounding changes nothing: simulating 100, the 5 fastest estimates are the same plans")
+mem = table("memory")
+gib = [float(r[11]) for r in mem]
+check(gib == sorted(gib) and len(mem) > 5, "--objective memory: rows ranked by memory per GPU")
+check(gib[0] < float(rows[0][11]), f"--objective memory: rank 1 needs {gib[0]} GiB, less than the fastest plan's")
 PY
 while IFS= read -r line; do
   case "$line" in "ok   "*) pass "${line#ok   }" ;; *) fail "${line#FAIL }" "(above)" ;; esac
@@ -60,7 +83,11 @@ bad() {  # name expected-fragment args...
 }
 bad "missing config" "no such file" "$work/missing.json"
 bad "--top 0" "--top" "$config" --top 0
-bad "a model that fits no plan" "no plan can run; the most split one (tp 8, pp 2, dp 1, full recompute): the plan needs" "$config" --set model=gpt3-175b
+bad "--objective fast" "--objective" "$config" --objective fast
+bad "--max-sim-wall 0" "--max-sim-wall" "$config" --max-sim-wall 0
+bad "every plan over --max-sim-wall" "no plan can run; the most split one .*more than the limit of" \
+  "$config" --max-sim-wall 0.000001
+bad "a model that fits no plan" "no plan can run; the most split one (tp 8, cp 2, pp 1, dp 1, full recompute, ZeRO 0): the plan needs" "$config" --set model=gpt3-175b
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -10,7 +10,8 @@
 // plan_space (the plans `trainsim search` tries: each must split the GPUs exactly, and the
 // scenario's own plan must be among them when its tp stays in an NVLink domain and it has a layer per
 // stage), resolve_plan (the closed-form estimate and the memory estimate of every candidate) and
-// both estimates again on the chosen plan, which must reproduce the planner's numbers exactly.
+// both estimates again on the chosen plan, which must reproduce the planner's numbers exactly, and
+// the step lower bound the planner prunes by, which must not pass the estimate.
 //
 // Plans over 2048 tasks are only parsed (planning them takes seconds), unless the planner rejects
 // them all by its task limit. The SimGrid engine (a forked child per run, ~25 ms) simulates the
@@ -236,13 +237,14 @@ void check_plan_space(const Scenario& s, const std::string& text) {
   const auto space = plan_space(s);
   bool own = false;
   for (const auto& c : space) {
-    check(c.tp * c.pp * c.dp * s.plan.cp == s.cluster.gpus, "a searched plan does not use every GPU", text);
+    check(c.tp * c.pp * c.dp * c.cp == s.cluster.gpus, "a searched plan does not use every GPU", text);
     check(s.model.heads % c.tp == 0 && s.model.kv_heads % c.tp == 0 && c.pp <= s.model.layers &&
-              s.training.global_batch % c.dp == 0,
+              s.training.global_batch % c.dp == 0 && s.training.seq_len % (c.cp > 1 ? 2 * c.cp : 1) == 0 &&
+              (c.dp * c.cp) % s.plan.ep == 0,
           "a searched plan breaks a divisibility rule", text);
-    own = own ||
-          (c.tp == s.plan.tp && c.pp == s.plan.pp && c.dp == s.plan.dp &&
-           c.sequence_parallel == (s.plan.sequence_parallel && s.plan.tp > 1) && c.recompute == s.training.recompute);
+    own = own || (c.tp == s.plan.tp && c.cp == s.plan.cp && c.pp == s.plan.pp && c.dp == s.plan.dp &&
+                  c.sequence_parallel == (s.plan.sequence_parallel && s.plan.tp > 1) &&
+                  c.recompute == s.training.recompute && c.precision == s.training.precision && c.zero == s.plan.zero);
   }
   // (A plan of more stages than layers parses; the planner rejects it.)
   if (s.cluster.domain_gpus() % s.plan.tp == 0 && s.plan.pp <= s.model.layers)
@@ -279,6 +281,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(estimate_step(s, *p.pipeline, CommCosts(s)).step == step, "estimate differs on the resolved plan", text);
     check(estimate_memory(s, p.layout, p.micro_batch).peak == p.memory.peak, "memory differs on the resolved plan",
           text);
+    // The bound the planner and search prune by never passes the estimate (pipeline.hpp).
+    check(step_lower_bound(s, p.layout, p.micro_batch, cm, CommCosts(s)).value <= step.value * (1 + 1e-12),
+          "the step lower bound passes the estimate", text);
     // The fuzz build (ASan, SimGrid's thread contexts, -O1) runs the engine about 40 times slower
     // than a release build: only runs estimated under 50 ms there, a second or two here.
     if (input.engine && most <= 512 && s.cluster.gpus <= 256 &&

@@ -14,11 +14,12 @@ using namespace sim;
 
 namespace {
 
-Scenario scenario(int64_t gpus, int64_t heads, int64_t layers, int64_t global_batch) {
+Scenario scenario(int64_t gpus, int64_t heads, int64_t layers, int64_t global_batch,
+                  const std::string& gpu = "a100-sxm-80gb") {
   const std::string text = fill(R"({"kind": "scenario", "name": "space",
     "model": {"name": "m", "layers": {layers}, "hidden": {hidden}, "heads": {heads}, "kv_heads": {heads},
               "ffn_hidden": 24576, "vocab": 51200, "activation": "gelu"},
-    "cluster": {"gpu": "a100-sxm-80gb", "gpus": {gpus}, "gpus_per_node": 8,
+    "cluster": {"gpu": "{gpu}", "gpus": {gpus}, "gpus_per_node": 8,
                 "scale_up": {"kind": "nvswitch", "bandwidth": "300 GB/s"},
                 "scale_out": {"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "200 Gb/s"}},
     "parallelism": {"tp": 1, "pp": 1, "dp": "auto"},
@@ -27,27 +28,48 @@ Scenario scenario(int64_t gpus, int64_t heads, int64_t layers, int64_t global_ba
                                  {"hidden", std::to_string(128 * heads)},
                                  {"heads", std::to_string(heads)},
                                  {"layers", std::to_string(layers)},
-                                 {"batch", std::to_string(global_batch)}});
+                                 {"batch", std::to_string(global_batch)},
+                                 {"gpu", gpu}});
   // As `trainsim search` reads it: sections only, the placeholder plan not cross-checked.
   return parse_scenario_sections(ParamReader::from_text(text, "workload_plan_space.cpp"), TRAINSIM_SOURCE_DIR);
 }
 
+// The plans without their ZeRO stage: (tp, cp, pp, sp, recompute, precision).
+using Row = std::tuple<int64_t, int64_t, int64_t, bool, int, int>;
+Row row(const PlanChoice& c) {
+  return {c.tp, c.cp, c.pp, c.sequence_parallel, static_cast<int>(c.recompute), static_cast<int>(c.precision)};
+}
+
 }  // namespace
 
-TEST_CASE("16 GPUs, 8 per node: tp in {1,2,4,8}, pp dividing 16/tp, SP off/on for tp > 1, three recomputes",
-          "[workload]") {
-  // Divisors of 16/tp: tp 1 -> 5 (1,2,4,8,16), tp 2 -> 4, tp 4 -> 3, tp 8 -> 2. SP doubles tp > 1.
-  const size_t expected = 3 * (5 * 1 + 4 * 2 + 3 * 2 + 2 * 2);  // 69
+TEST_CASE(
+    "16 GPUs, 8 per node: tp in {1,2,4,8}, cp in {1,2}, pp dividing 16/(tp cp), SP off/on for tp > 1, three "
+    "recomputes, ZeRO 0-3 where dp > 1",
+    "[workload]") {
+  // seq_len 2048: cp 2 leaves 1,024 tokens a rank (MIN_CP_TOKENS), cp 4 would leave 512.
+  // cp 1, divisors of 16/tp: tp 1 -> 5 (1,2,4,8,16), tp 2 -> 4, tp 4 -> 3, tp 8 -> 2; SP doubles
+  // tp > 1: 3 x (5 + 2 (4 + 3 + 2)) = 69 rows. cp 2, divisors of 8/tp... : 3 x (4 + 2 (3 + 2 + 1)) = 48.
+  // Each row has 4 ZeRO stages, but the rows of dp = 1 (one pp per (tp, cp) and sp: 3 x (1 + 2 x 3)
+  // = 21 for each cp) only the scenario's 0: 4 x 117 - 3 x 42 = 342 plans.
   const Scenario s = scenario(16, 32, 36, 64);
   const auto space = plan_space(s);
-  CHECK(space.size() == expected);
-  std::set<std::tuple<int64_t, int64_t, bool, int>> seen;
+  CHECK(space.size() == 342);
+  std::set<Row> rows;
+  std::set<std::tuple<Row, int64_t>> seen;
   for (const auto& c : space) {
-    CHECK(c.tp * c.pp * c.dp == 16);
+    CHECK(c.tp * c.cp * c.pp * c.dp == 16);
+    CHECK((c.cp == 1 || c.cp == 2));
     CHECK(s.training.global_batch % c.dp == 0);
     CHECK((c.tp > 1 || !c.sequence_parallel));
-    CHECK(seen.insert({c.tp, c.pp, c.sequence_parallel, static_cast<int>(c.recompute)}).second);
+    CHECK(c.precision == Precision::BF16);  // the A100 has no fp8
+    CHECK((c.dp > 1 || c.zero == 0));
+    rows.insert(row(c));
+    CHECK(seen.insert({row(c), c.zero}).second);
   }
+  CHECK(rows.size() == 117);
+  // Plans differing only in the ZeRO stage are adjacent (search keeps the best of each run).
+  for (size_t i = 1; i < space.size(); ++i)
+    if (space[i].same_but_zero(space[i - 1])) CHECK(space[i].zero == space[i - 1].zero + 1);
   // The first plan is the least split: tp 1, pp 1 (dp 16), no recompute.
   CHECK(space.front().tp == 1);
   CHECK(space.front().pp == 1);
@@ -56,18 +78,47 @@ TEST_CASE("16 GPUs, 8 per node: tp in {1,2,4,8}, pp dividing 16/tp, SP off/on fo
 
 TEST_CASE("a scenario running torchtitan's per-op checkpointing also gets it on every plan that can run it",
           "[workload]") {
-  // The 69 plans above, plus op where tp = 1 or sequence parallelism is on: tp 1 -> 5 plans,
-  // tp 2 -> 4, tp 4 -> 3, tp 8 -> 2 (each with SP on only): 14 more.
+  // The 117 rows above, plus op where tp = 1 or sequence parallelism is on: cp 1: tp 1 -> 5 rows,
+  // tp 2 -> 4, tp 4 -> 3, tp 8 -> 2 (each with SP on only); cp 2: 4 + 3 + 2 + 1. 24 more.
   Scenario s = scenario(16, 32, 36, 64);
   s.training.recompute = Recompute::OP;
-  size_t op = 0;
-  for (const auto& c : plan_space(s))
+  std::set<Row> op, all;
+  for (const auto& c : plan_space(s)) {
+    all.insert(row(c));
     if (c.recompute == Recompute::OP) {
-      ++op;
+      op.insert(row(c));
       CHECK((c.tp == 1 || c.sequence_parallel));
     }
-  CHECK(op == 5 + 4 + 3 + 2);
-  CHECK(plan_space(s).size() == 69 + op);
+  }
+  CHECK(op.size() == 14 + 10);
+  CHECK(all.size() == 117 + op.size());
+}
+
+TEST_CASE(
+    "fp8 is tried beside the scenario's precision where the device has it, and the scenario's own plan is "
+    "among the plans",
+    "[workload]") {
+  // H100: bf16 and fp8 peaks. Every row comes twice, bf16 first.
+  Scenario s = scenario(16, 32, 36, 64, "h100-sxm");
+  const auto space = plan_space(s);
+  CHECK(space.size() == 2 * 342);
+  CHECK(space.front().precision == Precision::BF16);
+  CHECK(space[4].precision == Precision::FP8);  // after the first row's four ZeRO stages
+  // The scenario's plan (tp 4, cp 2, pp 1, dp 2, SP, selective, ZeRO 1) is one of them.
+  s.plan.tp = 4, s.plan.cp = 2, s.plan.pp = 1, s.plan.dp = 2, s.plan.zero = 1, s.plan.sequence_parallel = true;
+  s.training.recompute = Recompute::SELECTIVE;
+  bool own = false;
+  for (const auto& c : plan_space(s))
+    own = own || (c.tp == 4 && c.cp == 2 && c.pp == 1 && c.dp == 2 && c.sequence_parallel &&
+                  c.recompute == Recompute::SELECTIVE && c.zero == 1 && c.precision == Precision::BF16);
+  CHECK(own);
+  // A cp below MIN_CP_TOKENS a rank is not tried, but the scenario's own is.
+  s.plan.cp = 4;
+  bool cp4 = false;
+  for (const auto& c : plan_space(s)) cp4 = cp4 || c.cp == 4;
+  CHECK(cp4);
+  s.plan.cp = 1;
+  for (const auto& c : plan_space(s)) CHECK(c.cp <= 2);
 }
 
 TEST_CASE("the model and the batch restrict the plans", "[workload]") {
@@ -76,9 +127,13 @@ TEST_CASE("the model and the batch restrict the plans", "[workload]") {
   // tp 1: pp 4 (dp 4)                       -> 1 plan
   // tp 2: pp 2 (dp 4), pp 4 (dp 2)          -> 2, times SP off/on
   // tp 4: pp 1 (dp 4), pp 2 (dp 2), pp 4 (dp 1) -> 3, times SP off/on
+  // (cp 1 here; cp 2 has its own rows.)
   const Scenario s = scenario(16, 12, 4, 4);
   const auto space = plan_space(s);
-  CHECK(space.size() == 3 * (1 + 2 * 2 + 3 * 2));
+  std::set<Row> rows;
+  for (const auto& c : space)
+    if (c.cp == 1) rows.insert(row(c));
+  CHECK(rows.size() == 3 * (1 + 2 * 2 + 3 * 2));
   for (const auto& c : space) {
     CHECK(12 % c.tp == 0);
     CHECK(c.pp <= 4);
