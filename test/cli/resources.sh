@@ -144,8 +144,13 @@ fi
 table "$work/table.json" "$work/mega.json"
 refused "validate, 2^20 GPUs, --max-memory 2 GiB" '--max-memory 2.00 GiB' validate "$work/table.json" --max-memory "2 GiB"
 scenario "$work/big.json" 131072 8 8 2048 16384
-# 131,072 GPUs search in seconds now (folded rings); their platform alone needs about 0.7 GiB.
-refused "search, 131,072 GPUs, --max-memory 256 MiB" '--max-memory 256.00 MiB' search "$work/big.json" --max-memory "256 MiB"
+# 131,072 GPUs search in seconds now (folded rings); their platform alone needs about 0.7 GiB. Not
+# under AddressSanitizer: search first plans its 4,000-odd plans on the cluster, past the 60 s
+# this script allows a command there (the same refusal path runs in the normal build).
+if ! $sanitized; then
+  refused "search, 131,072 GPUs, --max-memory 256 MiB" '--max-memory 256.00 MiB' search "$work/big.json" \
+    --max-memory "256 MiB"
+fi
 table "$work/quick-table.json" "$repo/configs/quickstart.json"
 refused "validate --max-memory 1 MiB" '--max-memory 1.00 MiB' validate "$work/quick-table.json" --max-memory "1 MiB"
 
