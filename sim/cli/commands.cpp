@@ -8,6 +8,7 @@
 
 #include "sim/cli/options.hpp"
 #include "sim/cli/progress.hpp"
+#include "sim/cli/report_output.hpp"
 #include "sim/core/data_files.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
@@ -31,7 +32,7 @@ int run(const RunArgs& a) {
     throw InputError(a.config, "/failures", "--trials-csv needs a failures section", "a scenario with failures");
   RunResult r = run_scenario(s, opt);
   // Every text before any file: a run stopped by --max-wall writes nothing.
-  const std::string report = a.output.empty() ? std::string() : report_json(r);
+  const std::string report = report_json(r);
   const std::string trace = a.trace.empty() ? std::string() : trace_json(r);
   std::ostringstream trials;
   if (!a.trials_csv.empty()) reliability::write_trials_csv(trials, r.reliability->horizon.rows);
@@ -39,7 +40,7 @@ int run(const RunArgs& a) {
   if (!a.output.empty()) write_output(a.output, report);
   if (!a.trace.empty()) write_output(a.trace, trace);
   if (!a.trials_csv.empty()) write_output(a.trials_csv, trials.str());
-  if (!a.quiet) std::fputs(summary_text(r).c_str(), stdout);
+  if (!a.quiet) std::fputs(report_output({report}, {"the report of " + a.config}, a.format).c_str(), stdout);
   return 0;
 }
 

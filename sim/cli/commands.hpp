@@ -18,8 +18,9 @@ struct RunArgs {
   std::vector<std::string> sets;  // "path=value"
   std::string fidelity = "class";
   bool quiet = false;
-  double max_wall = 0;     // --max-wall seconds; 0 for no bound
-  std::string max_memory;  // --max-memory, "" for the default
+  std::string format = "table";  // what goes to stdout: the summary ("table"), the report ("json"), "csv"
+  double max_wall = 0;           // --max-wall seconds; 0 for no bound
+  std::string max_memory;        // --max-memory, "" for the default
 };
 
 struct CalibrateArgs {
@@ -53,5 +54,7 @@ int check(const std::string& config, const std::vector<std::string>& sets);
 int validate(const std::string& table, const std::string& fidelity, double max_wall = 0,
              const std::string& max_memory = "");
 int list();
+// `trainsim report FILE...`: the summary of saved reports, or them as JSON or CSV.
+int report(const std::vector<std::string>& files, const std::string& format);
 
 }  // namespace sim::cli

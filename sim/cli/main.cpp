@@ -10,6 +10,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/cli/report_output.hpp"
 #include "sim/core/allocator_tuning.hpp"
 #include "sim/core/deadline.hpp"
 #include "sim/core/error.hpp"
@@ -55,6 +56,10 @@ int main(int argc, char** argv) {
   r->add_option("--fidelity", run.fidelity, "class: one simulated rank per rank class; full: every rank")
       ->check(CLI::IsMember({"class", "full"}));
   r->add_flag("-q,--quiet", run.quiet, "print nothing but errors");
+  const char* format_help =
+      "what to print: the summary (\"table\", the default; colour only on a terminal), the report (\"json\") or "
+      "one CSV row of its scalar fields (\"csv\")";
+  r->add_option("--format", run.format, format_help)->check(CLI::IsMember(sim::cli::REPORT_FORMATS));
   const char* max_wall_help = "stop the run (exit code 3, no output files) after this many seconds of wall-clock time";
   r->add_option("--max-wall", run.max_wall, max_wall_help)->check(finite_positive);
   const CLI::Validator bytes(sim::cli::check_max_memory, "BYTES");
@@ -112,6 +117,11 @@ int main(int argc, char** argv) {
   se->add_option("--fidelity", search.fidelity, "class or full")->check(CLI::IsMember({"class", "full"}));
   se->add_option("--max-wall", search.max_wall, max_wall_help)->check(finite_positive);
   se->add_option("--max-memory", search.max_memory, max_memory_help)->check(bytes);
+  std::vector<std::string> report_files;
+  std::string report_format = "table";
+  auto* rep = app.add_subcommand("report", "print saved reports (trainsim run -o) as a summary, JSON or CSV");
+  rep->add_option("reports", report_files, "report JSON files")->required();
+  rep->add_option("--format", report_format, format_help)->check(CLI::IsMember(sim::cli::REPORT_FORMATS));
   auto* l = app.add_subcommand("list", "list models, devices, topologies, schedules and collectives");
 
   try {
@@ -128,6 +138,7 @@ int main(int argc, char** argv) {
     if (*v) return sim::cli::validate(table, vfidelity, vmax_wall, vmax_memory);
     if (*k) return sim::cli::calibrate(cal);
     if (*sh) return sim::cli::shapes(shape_configs);
+    if (*rep) return sim::cli::report(report_files, report_format);
     if (*l) return sim::cli::list();
   } catch (const sim::InputError& e) {
     std::fprintf(stderr, "trainsim: error: %s\n", sim::escape_for_terminal(e.what()).c_str());

@@ -1,6 +1,10 @@
 #include "sim/cli/options.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 
 #include "sim/core/error.hpp"
 #include "sim/workload/resource_estimate.hpp"
@@ -44,6 +48,12 @@ std::string max_memory_help() {
   return "refuse a run whose simulation would need more memory than this (estimated before it starts; the "
          "simulation is stopped if it passes it), e.g. \"8 GiB\"; default: half of this machine's memory (" +
          format_bytes(default_max_memory()) + ")";
+}
+
+bool stdout_colour() {
+  const char* no_colour = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDOUT_FILENO) == 1 && (!no_colour || !*no_colour) && !(term && std::strcmp(term, "dumb") == 0);
 }
 
 }  // namespace sim::cli

@@ -22,4 +22,8 @@ EngineOptions engine_options(const std::string& fidelity, double max_wall, const
 std::string check_max_memory(const std::string& text);
 std::string max_memory_help();
 
+// Whether standard output takes colour: a terminal, NO_COLOR unset or empty (no-color.org) and
+// TERM not "dumb".
+bool stdout_colour();
+
 }  // namespace sim::cli

@@ -118,6 +118,17 @@ std::string report_json(const RunResult& r) {
   ojson j;
   j["name"] = s.name;
   j["seed"] = s.seed;
+  j["model"] = s.model.name;
+  j["cluster"] = {{"gpus", s.cluster.gpus}, {"device", s.cluster.device.name}};
+  j["plan"] = {{"tp", s.plan.tp},
+               {"pp", s.plan.pp},
+               {"dp", s.plan.dp},
+               {"cp", s.plan.cp},
+               {"ep", s.plan.ep},
+               {"sequence_parallel", s.plan.sequence_parallel},
+               {"zero", s.plan.zero},
+               {"recompute", to_string(s.training.recompute)},
+               {"precision", to_string(s.training.precision)}};
   j["step_time_s"] = r.step_time_s;
   j["tokens_per_s"] = r.tokens_per_s;
   j["model_flops_per_step"] = r.model_flops_per_step;

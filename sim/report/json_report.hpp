@@ -1,6 +1,7 @@
-// Writers for a run: the JSON report (DESIGN.md "Report"), the Chrome/Perfetto trace of one step
-// (one track per simulated rank class; open at ui.perfetto.dev) and the terminal summary. Numbers
-// are written locale-free with fixed formatting, so the same run gives the same bytes.
+// Writers for a run: the JSON report (DESIGN.md "Report") and the Chrome/Perfetto trace of one
+// step (one track per simulated rank class; open at ui.perfetto.dev). The terminal summary is
+// rendered from the report (summary.hpp). Numbers are written locale-free with fixed formatting,
+// so the same run gives the same bytes.
 #pragma once
 
 #include <string>
@@ -11,6 +12,5 @@ struct RunResult;
 
 std::string report_json(const RunResult& r);
 std::string trace_json(const RunResult& r);
-std::string summary_text(const RunResult& r);
 
 }  // namespace sim
