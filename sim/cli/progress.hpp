@@ -17,9 +17,14 @@ class ProgressLine {
   ProgressLine& operator=(const ProgressLine&) = delete;
 
   void update(int64_t done, int64_t total);
+  // What is being worked on now (search: the plan being simulated), after the counts; a new one
+  // is drawn at once, since the step it names may take long.
+  void doing(const std::string& what);
 
  private:
   std::string label_;
+  std::string doing_;
+  int64_t done_ = 0, total_ = 0;
   bool enabled_;
   bool drawn_ = false;
   bool started_ = false;

@@ -44,6 +44,7 @@ struct Candidate {
   std::optional<RunResult> run;  // the simulated ones
   std::string rejected;          // why the plan cannot run, "" when it can
   bool bounded_out = false;      // its lower bound could not beat the top
+  double bound = 0;              // bounded out: the lowest lower bound of its candidates
 };
 
 ParamReader with_plan(const ParamReader& base, const PlanChoice& c) {
@@ -113,11 +114,12 @@ int search(const SearchArgs& a) {
     std::optional<Candidate> row;
     for (size_t i = first; i < end; ++i) {
       opt.deadline.check();
-      Candidate c{space[i], with_plan(base, space[i]), std::nullopt, 0, 0, Bytes(0), 0, std::nullopt, "", false};
+      Candidate c{space[i], with_plan(base, space[i]), std::nullopt, 0, 0, Bytes(0), 0, std::nullopt, "", false, 0};
       try {
         Scenario s = parse_scenario(c.scenario);
         ComputeModel cm(s.cluster.device, s.training.precision);
-        if (std::optional<ResolvedPlan> p = resolve_plan_below(s, cm, cutoff, opt.deadline)) {
+        Seconds lowest;
+        if (std::optional<ResolvedPlan> p = resolve_plan_below(s, cm, cutoff, opt.deadline, {}, &lowest)) {
           c.micro_batch = p->micro_batch;
           c.virtual_stages = p->virtual_stages;
           c.memory = p->memory.peak;
@@ -125,13 +127,16 @@ int search(const SearchArgs& a) {
           c.resolved = s;
         } else {
           c.bounded_out = true;
+          c.bound = lowest.value;
         }
       } catch (const InputError& e) {
         c.rejected = reason(e, a.config);
       }
       // A stage that runs beats one that does not; one bounded out beats a rejection (it could run).
+      // A row bounded out holds the lowest bound of its stages.
+      if (row && c.bounded_out && row->bounded_out) c.bound = std::min(c.bound, row->bound);
       if (!row || (runs(c) && (!runs(*row) || better(c, *row))) ||
-          (!runs(c) && !runs(*row) && c.bounded_out && !row->bounded_out))
+          (!runs(c) && !runs(*row) && c.bounded_out && (!row->bounded_out || c.bound <= row->bound)))
         row = std::move(c);
     }
     return std::move(*row);
@@ -186,6 +191,10 @@ int search(const SearchArgs& a) {
     for (Candidate* c : ok) {
       if (simulated == top) break;
       if (!c->run) {
+        const auto& p = c->choice;
+        sim_progress.doing(fmt::format("tp {} cp {} pp {} dp {} sp {} recompute {} ZeRO {} {} (estimated {:.3f} s)",
+                                       p.tp, p.cp, p.pp, p.dp, p.sequence_parallel ? "on" : "off",
+                                       to_string(p.recompute), p.zero, to_string(p.precision), c->estimated_s));
         try {
           c->run = run_scenario(*c->resolved, sim_opt);
         } catch (const SimulationTimeLimit& e) {
@@ -198,8 +207,8 @@ int search(const SearchArgs& a) {
     }
     if (!replan) break;
     const Seconds cutoff = cutoff_of(all);
-    for (size_t r = 0; r < all.size(); ++r)
-      if (all[r].bounded_out) all[r] = plan_row(range[r].first, range[r].second, cutoff);
+    for (size_t r = 0; r < all.size(); ++r)  // only a row whose bound is below the new cutoff can matter now
+      if (all[r].bounded_out && all[r].bound < cutoff.value) all[r] = plan_row(range[r].first, range[r].second, cutoff);
   }
   ok.erase(std::remove_if(ok.begin(), ok.end(), [&](auto* c) { return !runs(*c); }), ok.end());
   int64_t bounded = 0;

@@ -69,7 +69,8 @@ void check_tp_comm_overlap(const Scenario& s) {
 }  // namespace
 
 std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& cm, Seconds cutoff,
-                                               const Deadline& deadline, const SimulationBudget& budget) {
+                                               const Deadline& deadline, const SimulationBudget& budget,
+                                               Seconds* lowest_bound) {
   // First what each candidate would cost (closed forms, no graph): which fit in memory, which are
   // within the task limit and, at a glance, the budget; then the graphs of those, in the same
   // order (so ties go to the smaller virtual-stage count, then micro-batch).
@@ -168,7 +169,7 @@ std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& 
     const Estimate timeline = estimate_step(c.trial, *pipe, CommCosts(c.trial));
     ResourceEstimate resources;
     if (bounded) {
-      resources = estimate_resources(c.trial, shape, *pipe, timeline, budget.full_fidelity);
+      resources = estimate_resources(c.trial, engine_shape(c.trial, pipe.get()), *pipe, timeline, budget.full_fidelity);
       if (!within(resources, budget)) {
         note_over_budget(resources);
         continue;
@@ -184,7 +185,10 @@ std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& 
                      "no virtual-stage count gives a microbatch count divisible by pp=" + std::to_string(s.plan.pp),
                      "global_batch/(dp*micro_batch) divisible by pp, or virtual_stages 1");
   if (!best && over_budget) check_budget(s, *over_budget, budget);
-  if (!best && pruned) return std::nullopt;  // every candidate that fits is bounded above the cutoff
+  if (!best && pruned) {  // every candidate that fits is bounded above the cutoff
+    if (lowest_bound) *lowest_bound = Seconds(*std::min_element(bound.begin(), bound.end()));
+    return std::nullopt;
+  }
   if (!best && over_limit > 0)
     throw InputError(s.file, "/training/global_batch",
                      "a step of " + std::to_string(over_limit) + " tasks (2 * " + std::to_string(over_m) +

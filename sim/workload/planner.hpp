@@ -49,8 +49,10 @@ ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& d
 // The same, for a search that only wants plans estimated faster than `cutoff`: candidates whose
 // lower bound (pipeline.hpp, step_lower_bound) is at least the cutoff are not built, and when
 // that leaves none of those that fit, the result is empty (`s` unchanged). The errors are
-// resolve_plan's. With an infinite cutoff it is resolve_plan.
+// resolve_plan's. With an infinite cutoff it is resolve_plan. When empty, `lowest_bound` (if
+// given) receives the lowest of those bounds: the plan matters again only below it.
 std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& cm, Seconds cutoff,
-                                               const Deadline& deadline = {}, const SimulationBudget& budget = {});
+                                               const Deadline& deadline = {}, const SimulationBudget& budget = {},
+                                               Seconds* lowest_bound = nullptr);
 
 }  // namespace sim

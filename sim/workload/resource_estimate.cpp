@@ -72,6 +72,17 @@ namespace {
 //                    allocations), 4 us per ring flow. (That run took 31 s against an estimate of
 //                    14 s: past 10^6 hosts SimGrid's name-keyed platform maps cost more per host
 //                    than S_PER_HOST, measured at 147,456.)
+//   S_PER_COUPLED_PAIR  components that do not fold (resource_estimate.hpp, "coupled pairs"): llama3-405b on
+//                    llama3-24k's 16,384 H100 (pods of 3,072 GPUs, 1:7 above), fp8, NVLS-tree gradient
+//                    reductions whose trees cross the pod uplinks, one component of 64,512 flows
+//                    (4.16e9 pairs): tp 1, cp 8, pp 32, dp 64, v 2, 24,204 flows in flight, 109.5 s
+//                    less 5.8 s of the other terms: 25 ns, taken as 26. Then tp 4, cp 8, pp 32, dp 16,
+//                    v 2 (64,544 in flight, whose in-flight term is 86 s) is estimated at 194 s and
+//                    took 178.8 s at global batch 512, 188.8 s at 1,024 (at 1:1, where the trees
+//                    fold, 3.7 s). SimGrid re-solves
+//                    a component's max-min sharing at each of its flows' events (lmm::MaxMin::do_solve
+//                    and update_modified_cnst_set_rec were 27% of a perf profile, its flow list most of
+//                    the rest).
 // Against all 31 runs of the set (class and full fidelity, 16 to 65,536 GPUs, pp 1 to 36, 10 to
 // 10^6 tasks; 0.01 s to 127 s, 35 MB to 781 MB): memory estimates are 1.0 to 1.7 times the
 // measured peak (the most over on small runs, whose child process has not touched the parent's
@@ -95,6 +106,7 @@ constexpr double STEP_S_MAX = 100e-9;
 constexpr double BYTES_PER_FOLDED_RING_FLOW = 400;
 constexpr double S_PER_FOLDED_RING_FLOW = 4e-6;
 constexpr double S_PER_LIVE_FLOW = 2.55e-6;
+constexpr double S_PER_COUPLED_PAIR = 26e-9;
 
 // Each finished flow is unlinked from the list of launched, unwaited ones by a linear scan.
 double in_flight_seconds(double n) {
@@ -126,10 +138,11 @@ double folded_ring_flows(const Scenario& s, const EngineShape& c, bool full) {
 }
 
 // The engine's fold (replay.cpp, "Folding") of the same flows on the same fabric, without slow
-// NICs and with every route mergeable, for the gradient buffers of each rank (engine_shape).
-// Returns the flows each rank keeps per launch.
-std::vector<double> folded_flows(const Scenario& s, const Placement& place, const Fabric& fabric,
-                                 const std::vector<std::vector<Bytes>>& buffers) {
+// NICs and with every route mergeable, for the gradient buffers of each rank (engine_shape): the
+// flows each rank keeps per launch, and the sum over the components the engine simulates of the
+// square of their kept flows (EngineShape::coupled_pairs).
+void fold_shape(const Scenario& s, const Placement& place, const Fabric& fabric,
+                const std::vector<std::vector<Bytes>>& buffers, EngineShape& shape) {
   std::vector<double> capacity;
   for (int64_t l = 0; l < static_cast<int64_t>(fabric.network().links().size()); ++l)
     capacity.push_back(fabric.capacity(l));
@@ -137,11 +150,17 @@ std::vector<double> folded_flows(const Scenario& s, const Placement& place, cons
   std::vector<DpFlow> flows;
   std::vector<DpVariant> variants;
   const RingFlowSet set = dp_flow_set(comm, s.plan, place, buffers, capacity, 0.0, flows, variants);
-  const std::vector<int64_t> keep = fold_ring_flows(set);
-  std::vector<double> out(static_cast<size_t>(s.plan.pp), 0.0);
+  std::vector<int64_t> component;
+  const std::vector<int64_t> keep = fold_ring_flows(set, &component);
+  shape.folded_rank_flows.assign(static_cast<size_t>(s.plan.pp), 0.0);
+  std::map<int64_t, double> kept;  // flows per component
   for (size_t i = 0; i < keep.size(); ++i)
-    if (keep[i] > 0) out[static_cast<size_t>(set.flows[i].rank)] += 1;
-  return out;
+    if (keep[i] > 0) {
+      shape.folded_rank_flows[static_cast<size_t>(set.flows[i].rank)] += 1;
+      kept[component[i]] += 1;
+    }
+  shape.coupled_pairs = 0;
+  for (const auto& [c, n] : kept) shape.coupled_pairs += n * n;
 }
 
 // The flows of the step's live collectives (resource_estimate.hpp): the engine decides which run
@@ -177,9 +196,10 @@ ResourceEstimate price(SimulationSize n) {
   e.memory = Bytes(BASE_BYTES + BYTES_PER_HOST * double(n.hosts) + BYTES_PER_TASK * double(n.tasks) +
                    BYTES_PER_ACTOR * double(n.actors) + BYTES_PER_FLOW * n.peak_flows +
                    BYTES_PER_FOLDED_RING_FLOW * n.folded_ring_flows);
-  e.wall = Seconds(S_PER_HOST * double(n.hosts) + S_PER_TASK_RUN * double(n.task_runs) +
-                   in_flight_seconds(n.peak_flows) + S_PER_ACTOR_RUN * double(n.actors) * double(n.task_runs) +
-                   S_PER_FOLDED_RING_FLOW * n.folded_ring_flows + S_PER_LIVE_FLOW * n.live_flows);
+  e.wall =
+      Seconds(S_PER_HOST * double(n.hosts) + S_PER_TASK_RUN * double(n.task_runs) + in_flight_seconds(n.peak_flows) +
+              S_PER_ACTOR_RUN * double(n.actors) * double(n.task_runs) + S_PER_FOLDED_RING_FLOW * n.folded_ring_flows +
+              S_PER_LIVE_FLOW * n.live_flows + S_PER_COUPLED_PAIR * n.coupled_pairs);
   return e;
 }
 
@@ -206,9 +226,9 @@ EngineShape engine_shape(const Scenario& s, const Pipeline* p) {
       n.rank_flows[static_cast<size_t>(r)] +=
           double(ring_channels(place, dp_group(pl, place, r, g))) * double(pl.grad_group_size());
   constexpr double kLargest = 1024.0 * 1024 * 1024 * 1024;
-  n.folded_rank_flows = folded_flows(
-      s, place, *fabric,
-      p ? dp_buffers(*p, pl.pp) : std::vector<std::vector<Bytes>>(static_cast<size_t>(pl.pp), {Bytes(kLargest)}));
+  fold_shape(s, place, *fabric,
+             p ? dp_buffers(*p, pl.pp) : std::vector<std::vector<Bytes>>(static_cast<size_t>(pl.pp), {Bytes(kLargest)}),
+             n);
   return n;
 }
 
@@ -224,6 +244,7 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
   n.task_runs = int64_t(double(n.tasks) * replicas(s, full_fidelity));
   n.flows = double(n.task_runs);
   n.folded_ring_flows = folded_ring_flows(s, c, full_fidelity);
+  n.coupled_pairs = folds(s, c, full_fidelity) ? c.coupled_pairs : 0.0;
   for (int64_t r = 0; r < pl.pp; ++r) {
     const double f = launch_flows(s, c, r, full_fidelity) * double(launches(s, layout, r));
     n.flows += f;
@@ -248,6 +269,7 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
     if (g[*it].kind == EdgeKind::DATA) data_edges += 1;
   n.flows = data_edges * replicas(s, full_fidelity);
   n.folded_ring_flows = folded_ring_flows(s, c, full_fidelity);
+  n.coupled_pairs = folds(s, c, full_fidelity) ? c.coupled_pairs : 0.0;
   n.live_flows = live_flows(s, p, full_fidelity);
   n.flows += n.live_flows;
   // Each rank's ring flows are in flight from its first launch (at the latest, when the task
@@ -288,7 +310,8 @@ void check_budget(const Scenario& s, const ResourceEstimate& e, const Simulation
   const std::string counts = fmt::format("hosts {}, actors {}, task runs {}, flows in flight {:.3g}", e.size.hosts,
                                          e.size.actors, e.size.task_runs, e.size.peak_flows);
   const std::string counts_live =
-      e.size.live_flows > 0 ? fmt::format(", live tensor/context-parallel flows {:.3g}", e.size.live_flows) : "";
+      (e.size.live_flows > 0 ? fmt::format(", live tensor/context-parallel flows {:.3g}", e.size.live_flows) : "") +
+      (e.size.coupled_pairs > 1e6 ? fmt::format(", pairs of flows sharing links {:.3g}", e.size.coupled_pairs) : "");
   const std::string fewer =
       std::string(b.full_fidelity ? "--fidelity class, " : "") +
       "fewer GPUs, microbatches or gradient buckets (overlap_grad_reduce: one per layer under ZeRO-3)";

@@ -19,12 +19,17 @@
 //
 //   folded ring flows  every ring flow of one launch per rank, when the engine folds them: it
 //               routes and groups each once before the step
+//   coupled pairs  of the flows the fold keeps, those that share links are one component whose
+//               max-min sharing SimGrid solves again at each of their events: the sum over
+//               components of their flows squared. Small where each group's flows use their own
+//               links; one component of tens of thousands of flows where every group's trees
+//               cross an oversubscribed pod uplink, which costs minutes
 //
 //   memory = base + per host x hosts + per task x tasks + per actor x actors + per flow x peak flows
 //            + per folded ring flow x folded ring flows
 //   wall   = per host x hosts + per task run x task runs + in-flight cost(peak flows)
 //            + per actor run x actors x task runs + per folded ring flow x folded ring flows
-//            + per live flow x live flows
+//            + per live flow x live flows + per coupled pair x coupled pairs
 //
 // The last two terms are SimGrid's: every finished activity is unlinked from a list of those in
 // flight (a linear scan), so wall time grows with the square of the flows in flight (all ranks'
@@ -59,6 +64,7 @@ struct SimulationSize {
   double peak_flows = 0;
   double folded_ring_flows = 0;  // ring flows the engine folds (one launch per rank): its workspace
   double live_flows = 0;         // of live tensor- and context-parallel collectives (also in flows)
+  double coupled_pairs = 0;      // the fold's simulated components: the sum of their flows squared
 };
 
 struct ResourceEstimate {
@@ -84,6 +90,7 @@ struct EngineShape {
   int64_t hosts = 0;
   std::vector<double> rank_flows;
   std::vector<double> folded_rank_flows;
+  double coupled_pairs = 0;  // over the components the fold simulates, the square of their flows
 };
 // With the step's pipeline, the fold of the algorithms its gradient buffers run; without, of the
 // one NCCL runs for the largest buffers (1 TiB: bandwidth decides, and the ring, which folds best,

@@ -38,7 +38,7 @@ int64_t ring_channels(const Placement& place, const std::vector<int64_t>& member
   return leaves ? nccl_channels(first) : 1;
 }
 
-std::vector<int64_t> fold_ring_flows(const RingFlowSet& set) {
+std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t>* component) {
   // A class: a rank's flows of one tier on one route, started together at every launch (copies).
   struct Class {
     int64_t rank = 0, route = 0, tier = 0, copies = 0;
@@ -130,6 +130,10 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set) {
     }
     const int64_t m = std::max<int64_t>(it->second, 1);
     out.push_back(seen[flow_class[i]]++ % m == 0 ? m : 0);
+  }
+  if (component) {
+    component->clear();
+    for (size_t i = 0; i < set.flows.size(); ++i) component->push_back(static_cast<int64_t>(find(flow_class[i])));
   }
   return out;
 }

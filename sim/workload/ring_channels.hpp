@@ -50,7 +50,9 @@ struct RingFlowSet {
 // Components of flows that share links are kept whole when they touch a foreign link; of clean
 // ones with equal signatures the first in launch order is kept, its copies merged by the largest
 // count that divides every class's (sim/engine/replay.cpp, "Folding").
-std::vector<int64_t> fold_ring_flows(const RingFlowSet& set);
+// `component` (if given) receives, per flow, the component it belongs to (an id shared by the
+// flows of one component).
+std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t>* component = nullptr);
 
 // The gradient-reduction flows of a step, every one a rank class launches: per pipeline rank,
 // the data-parallel all-reduce of each tp and cp index, once for each algorithm and protocol

@@ -95,3 +95,18 @@ TEST_CASE("a component touching other traffic is launched whole, however far the
   set.foreign_links = {5};
   CHECK(fold_ring_flows(set) == std::vector<int64_t>{1, 1, 1, 1, 1, 1});
 }
+
+TEST_CASE("the components it reports: flows joined by shared links, directly or through others", "[workload]") {
+  // Routes 0 and 1 share link 2, routes 1 and 2 share link 3 (so 0 and 2 are one component through
+  // route 1); route 3 shares nothing. Every flow of a route is in its route's component.
+  RingFlowSet set;
+  set.routes = {route({1, 2}), route({2, 3}), route({3, 4}), route({5, 6})};
+  set.flows = {{0, 0, 1}, {0, 1, 1}, {0, 2, 1}, {0, 3, 1}, {0, 0, 1}};
+  std::vector<int64_t> component;
+  fold_ring_flows(set, &component);
+  REQUIRE(component.size() == set.flows.size());
+  CHECK(component[0] == component[1]);
+  CHECK(component[1] == component[2]);
+  CHECK(component[4] == component[0]);
+  CHECK(component[3] != component[0]);
+}
