@@ -6,30 +6,18 @@
 #include <cstring>
 #include <string>
 
+#include "sim/core/sanitizer.hpp"
+
 namespace sim {
 namespace {
 
 constexpr const char* TCACHE_TUNABLE = "glibc.malloc.tcache_count=2000";
 
-bool sanitized() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
-
 }  // namespace
 
 void tune_allocator(char** argv) {
 #ifdef __GLIBC__
-  if (sanitized() || argv == nullptr || argv[0] == nullptr) return;
+  if (SANITIZED || argv == nullptr || argv[0] == nullptr) return;
   const char* preload = std::getenv("LD_PRELOAD");
   if (preload != nullptr && std::strstr(preload, "vgpreload") != nullptr) return;  // Valgrind
   const char* set = std::getenv("GLIBC_TUNABLES");

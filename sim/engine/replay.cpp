@@ -15,6 +15,7 @@
 #include <xbt/config.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/sanitizer.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/failure_watch.hpp"
 #include "sim/engine/folded_nic_penalty.hpp"
@@ -32,13 +33,6 @@ namespace sg4 = simgrid::s4u;
 // annotations -- and ASan warns "ignoring requested __asan_handle_no_return ... False positive
 // error reports may follow". Thread contexts give each actor a real thread that ASan tracks, at
 // the price of slower switches (reference/simgrid.md §5.6), which only the sanitizer builds pay.
-#if defined(__SANITIZE_ADDRESS__)
-#define TRAINSIM_ASAN_CONTEXTS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TRAINSIM_ASAN_CONTEXTS 1
-#endif
-#endif
 
 namespace sim {
 namespace {
@@ -550,13 +544,9 @@ T take(const std::string& in, size_t& pos) {
 
 std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) {
   char name[] = "trainsim";
-#ifdef TRAINSIM_ASAN_CONTEXTS
   char factory[] = "--cfg=contexts/factory:thread";  // read when the engine starts, so not set_config
-  char* argv[] = {name, factory, nullptr};
-#else
-  char* argv[] = {name, nullptr};
-#endif
-  int argc = static_cast<int>(sizeof argv / sizeof argv[0]) - 1;
+  char* argv[] = {name, ADDRESS_SANITIZER ? factory : nullptr, nullptr};
+  int argc = ADDRESS_SANITIZER ? 2 : 1;
   xbt_log_control_set("root.thresh:critical");
   // A failure ends the run in what SimGrid calls a deadlock (the stalled actors wait for good),
   // which it reports as a critical line on stderr before ending the run normally: expected here.
