@@ -44,6 +44,7 @@ struct Candidate {
   std::optional<RunResult> run;  // the simulated ones
   std::string rejected;          // why the plan cannot run, "" when it can
   bool bounded_out = false;      // its lower bound could not beat the top
+  bool too_slow = false;         // its simulation would pass --max-sim-wall (`rejected` says how long)
   double bound = 0;              // bounded out: the lowest lower bound of its candidates
 };
 
@@ -114,7 +115,8 @@ int search(const SearchArgs& a) {
     std::optional<Candidate> row;
     for (size_t i = first; i < end; ++i) {
       opt.deadline.check();
-      Candidate c{space[i], with_plan(base, space[i]), std::nullopt, 0, 0, Bytes(0), 0, std::nullopt, "", false, 0};
+      Candidate c{space[i], with_plan(base, space[i]), std::nullopt, 0, 0, Bytes(0), 0, std::nullopt, "", false, false,
+                  0};
       try {
         Scenario s = parse_scenario(c.scenario);
         ComputeModel cm(s.cluster.device, s.training.precision);
@@ -199,6 +201,7 @@ int search(const SearchArgs& a) {
           c->run = run_scenario(*c->resolved, sim_opt);
         } catch (const SimulationTimeLimit& e) {
           c->rejected = reason(e, a.config);
+          c->too_slow = true;
           replan = true;
           continue;
         }
@@ -244,6 +247,22 @@ int search(const SearchArgs& a) {
   const size_t shown = std::min(ok.size(), static_cast<size_t>(a.top) + 5);
   for (size_t i = 0; i < shown; ++i) print_row(i + 1, *ok[i]);
   if (ok.size() > shown) std::printf("  ... %zu more that can run\n", ok.size() - shown);
+  // Plans skipped for the time their simulation would take: the best estimates are not always
+  // among what was simulated, and the user should know which and what allowing them would cost.
+  const Candidate* slow = nullptr;
+  size_t slow_count = 0;
+  for (const auto& c : all)
+    if (c.too_slow && ++slow_count && (!slow || better(c, *slow))) slow = &c;
+  if (slow) {
+    const auto& p = slow->choice;
+    std::printf(
+        "search: %zu plans among the best estimates were not simulated, each over --max-sim-wall %g s; the best of "
+        "them (tp %lld cp %lld pp %lld dp %lld sp %s recompute %s ZeRO %lld %s, estimated %.3f s): %s\n",
+        slow_count, a.max_sim_wall, static_cast<long long>(p.tp), static_cast<long long>(p.cp),
+        static_cast<long long>(p.pp), static_cast<long long>(p.dp), p.sequence_parallel ? "on" : "off",
+        to_string(p.recompute), static_cast<long long>(p.zero), to_string(p.precision), slow->estimated_s,
+        slow->rejected.c_str());
+  }
 
   const Candidate& best = *ok.front();
   if (!a.output.empty()) {

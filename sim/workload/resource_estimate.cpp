@@ -203,9 +203,11 @@ ResourceEstimate price(SimulationSize n) {
   return e;
 }
 
-// "594 s", "5.43e+04 s (15.1 h)"
+// "0.0031 s", "594 s", "5.43e+04 s (15.1 h)"
 std::string seconds_text(double s) {
-  std::string t = s < 1e5 ? fmt::format("{:.0f} s", s) : fmt::format("{:.3g} s", s);
+  std::string t = s < 10    ? fmt::format("{:.2g} s", s)
+                  : s < 1e5 ? fmt::format("{:.0f} s", s)
+                            : fmt::format("{:.3g} s", s);
   if (s >= 3600) t += fmt::format(" ({:.1f} h)", s / 3600);
   return t;
 }
