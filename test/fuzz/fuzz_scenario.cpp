@@ -208,6 +208,10 @@ Input scenario(Draw& d, uint64_t hash) {
   // inside an NVLink domain).
   if (d.flag()) plan["tp_comm_overlap"] = d.flag() ? "true" : "false";
   if (d.flag()) plan["cp_comm"] = d.flag() ? quoted("p2p") : quoted("all_gather");
+  // Then torchtitan's per-op checkpointing (refused without FlashAttention, or with tp > 1 and no
+  // sequence parallel) and the model's dropout.
+  if (d.flag()) training["recompute"] = quoted("op");
+  if (d.flag()) model["dropout"] = d.flag() ? "true" : "false";
   input.text = R"({"kind": "scenario", "name": "fuzz", "seed": 1, "model": )" + object(model) +
                ", \"cluster\": " + object(cluster) + ", \"parallelism\": " + object(plan) +
                ", \"training\": " + object(training) + "}";
