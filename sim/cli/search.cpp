@@ -251,8 +251,11 @@ int search(const SearchArgs& a) {
   // among what was simulated, and the user should know which and what allowing them would cost.
   const Candidate* slow = nullptr;
   size_t slow_count = 0;
-  for (const auto& c : all)
-    if (c.too_slow && ++slow_count && (!slow || better(c, *slow))) slow = &c;
+  for (const auto& c : all) {
+    if (!c.too_slow) continue;
+    ++slow_count;
+    if (!slow || better(c, *slow)) slow = &c;
+  }
   if (slow) {
     const auto& p = slow->choice;
     std::printf(

@@ -79,10 +79,9 @@ namespace {
 //                    less 5.8 s of the other terms: 25 ns, taken as 26. Then tp 4, cp 8, pp 32, dp 16,
 //                    v 2 (64,544 in flight, whose in-flight term is 86 s) is estimated at 194 s and
 //                    took 178.8 s at global batch 512, 188.8 s at 1,024 (at 1:1, where the trees
-//                    fold, 3.7 s). SimGrid re-solves
-//                    a component's max-min sharing at each of its flows' events (lmm::MaxMin::do_solve
-//                    and update_modified_cnst_set_rec were 27% of a perf profile, its flow list most of
-//                    the rest).
+//                    fold, 3.7 s). SimGrid re-solves a component's max-min sharing at each of its
+//                    flows' events (lmm::MaxMin::do_solve and update_modified_cnst_set_rec were 27% of
+//                    a perf profile, its flow list most of the rest).
 // Against all 31 runs of the set (class and full fidelity, 16 to 65,536 GPUs, pp 1 to 36, 10 to
 // 10^6 tasks; 0.01 s to 127 s, 35 MB to 781 MB): memory estimates are 1.0 to 1.7 times the
 // measured peak (the most over on small runs, whose child process has not touched the parent's
