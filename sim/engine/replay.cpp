@@ -243,7 +243,7 @@ struct Replay {
 
   void fold_rings() {
     std::vector<DpFlow> all;  // parallel to the set's flows
-    const RingFlowSet set = dp_flow_set(comm, s.plan, place, dp_buffers(p, s.plan.pp), plat.capacities(),
+    const RingFlowSet set = dp_flow_set(comm, s.plan, place, dp_buffers(p.steps), plat.capacities(),
                                         simgrid::config::get_value<double>("network/TCP-gamma"), all, variants_);
     const std::vector<int64_t> keep = fold_ring_flows(set);
     folded_.assign(static_cast<size_t>(s.plan.pp), {});

@@ -51,7 +51,8 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
         full.full_fidelity = true;
         const Estimate timeline = estimate_step(s, *r.plan.pipeline, CommCosts(s));
         fail_opt.full_fidelity = within(
-            estimate_resources(s, engine_shape(s, r.plan.pipeline.get()), *r.plan.pipeline, timeline, true), full);
+            estimate_resources(s, engine_shape(s, &r.plan.pipeline->steps), r.plan.pipeline->steps, timeline, true),
+            full);
       }
       f.full_fidelity = fail_opt.full_fidelity;
       f.outcome = simulate_step(s, *r.plan.pipeline, fail_opt).failure;

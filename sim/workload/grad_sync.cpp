@@ -8,17 +8,10 @@
 #include "sim/workload/ops.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/stage_layout.hpp"
+#include "sim/workload/step_program.hpp"
 
 namespace sim {
 namespace {
-
-TaskId append(Pipeline& p, int64_t rank, Task t) {
-  TaskId id = boost::add_vertex(std::move(t), p.graph);
-  auto& program = p.program[static_cast<size_t>(rank)];
-  boost::add_edge(program.back(), id, Dependency{}, p.graph);
-  program.push_back(id);
-  return id;
-}
 
 double dp_bytes_per_param(const Scenario& s) {
   return s.training.grad_bytes() * (s.plan.zero == 3 ? 1.5 : 1.0);  // ZeRO-3 moves 3x params vs 2x
@@ -51,7 +44,7 @@ std::vector<Bytes> grad_buckets(const Scenario& s, const StageLayout& layout, in
   return out;
 }
 
-void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout, const ComputeModel& cm) {
+void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& layout, const ComputeModel& cm) {
   const int64_t pp = s.plan.pp;
   const double tp = static_cast<double>(s.plan.tp);
   const double grad_bytes = s.training.grad_bytes();
@@ -61,13 +54,13 @@ void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout
   // _allreduce_word_embedding_grads). Two ranks: each sends its whole buffer to the other.
   if (pp > 1 && s.model.tied_embeddings) {
     const Bytes buffer(static_cast<double>(padded_vocab(s)) * double(s.model.hidden) / tp * grad_bytes);
-    const TaskId last_first = p.program.front().back(), last_last = p.program.back().back();
+    const auto last_first = static_cast<int64_t>(p.ranks.front().size()) - 1;
+    const auto last_last = static_cast<int64_t>(p.ranks.back().size()) - 1;
     for (int64_t r : {int64_t{0}, pp - 1}) {
       Task t;
       t.kind = TaskKind::EMBEDDING_SYNC;
       t.rank = r;
-      TaskId id = append(p, r, t);
-      boost::add_edge(r == 0 ? last_last : last_first, id, Dependency{EdgeKind::DATA, buffer}, p.graph);
+      append_task(p, r, t, r == 0 ? pp - 1 : 0, r == 0 ? last_last : last_first, buffer);
     }
   }
 
@@ -77,11 +70,14 @@ void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout
     // the embedding or output layer joining the chunk that holds it.
     for (int64_t r = 0; r < pp; ++r)
       for (int64_t c = 0; c < layout.virtual_stages; ++c) {
-        const auto& program = p.program[static_cast<size_t>(r)];
+        auto& program = p.ranks[static_cast<size_t>(r)];
         for (auto it = program.rbegin(); it != program.rend(); ++it) {
-          Task& t = p.graph[*it];
+          const Task& t = p.tasks[static_cast<size_t>(it->task)];
           if (t.kind != TaskKind::BACKWARD || t.chunk != c) continue;
-          t.dp_buckets = grad_buckets(s, layout, r, c);
+          Task last = t;  // this unit alone carries the buckets: a task of its own
+          last.dp_buckets = grad_buckets(s, layout, r, c);
+          p.tasks.push_back(std::move(last));
+          it->task = static_cast<int64_t>(p.tasks.size()) - 1;
           break;
         }
       }
@@ -95,7 +91,7 @@ void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout
       t.kind = TaskKind::DP_REDUCE;
       t.rank = r;
       t.dp_bytes = overlap ? Bytes(0) : Bytes(params * dp_bytes_per_param(s));
-      append(p, r, t);
+      append_task(p, r, t);
     }
     Task opt;
     opt.kind = TaskKind::OPTIMIZER;
@@ -105,7 +101,7 @@ void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout
     const double linear_params = double(layout.layers_on_rank(r)) * s.model.linear_params() / tp;
     for (const auto& op : fp8_weight_cast_ops(s, linear_params)) opt.compute += cm.memory_op(op.bytes);
     opt.elementwise = opt.compute;
-    append(p, r, opt);
+    append_task(p, r, opt);
   }
 }
 

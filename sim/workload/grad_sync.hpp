@@ -11,7 +11,7 @@
 
 namespace sim {
 
-struct Pipeline;
+struct StepProgram;
 struct Scenario;
 struct StageLayout;
 class ComputeModel;
@@ -30,7 +30,7 @@ class ComputeModel;
 // Empty when the chunk holds nothing or there is no gradient reduction.
 std::vector<Bytes> grad_buckets(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk);
 
-// Appends those tasks to every rank's program of a pipeline whose forward/backward tasks exist.
-void add_gradient_sync(Pipeline& p, const Scenario& s, const StageLayout& layout, const ComputeModel& cm);
+// Appends those tasks to every rank's program of a step whose forward/backward units exist.
+void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& layout, const ComputeModel& cm);
 
 }  // namespace sim

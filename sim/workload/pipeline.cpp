@@ -11,6 +11,7 @@
 #include "sim/workload/grad_sync.hpp"
 #include "sim/workload/ops.hpp"
 #include "sim/workload/stage_layout.hpp"
+#include "sim/workload/task_pricer.hpp"
 
 namespace sim {
 
@@ -31,196 +32,63 @@ Bytes p2p_bytes(const Scenario& s, int64_t micro_batch) {
   return Bytes(b / static_cast<double>(s.plan.tp));
 }
 
-namespace {
-
-// Costs of one pass (all ops of `ops` `times` times) accumulated into a task.
-struct Accumulator {
-  const ComputeModel& cm;
-  Task& task;
-  // (group, kind, bytes, the kernels it overlaps, chunks, ring) -> count
-  std::map<std::tuple<int, int, double, double, int64_t, bool>, int64_t> collectives;
-
-  Seconds kernel_time(const Op& op) const {
-    switch (op.cls) {
-      case OpClass::GEMM: return cm.gemm(op.shape, op.bytes, op.precision);
-      case OpClass::MEMORY: return cm.memory_op(op.bytes);
-      case OpClass::FLASH_ATTENTION: return cm.flash_attention(op.executed, op.bytes, op.seq_len, op.precision);
-      case OpClass::COLLECTIVE: break;
-    }
-    return Seconds(0);
-  }
-
-  void add(const std::vector<Op>& ops, double times, bool model_work) {
-    if (times <= 0) return;
-    for (const auto& op : ops) {
-      Seconds t = kernel_time(op);
-      if (op.cls == OpClass::COLLECTIVE) {
-        Seconds hidden;
-        if (op.hidden_by == Op::HiddenBy::ATTENTION_CORE) {
-          for (const Op& o : ops)
-            if (o.attention_core) hidden += kernel_time(o);
-        } else if (op.hidden_by == Op::HiddenBy::GEMM) {
-          const auto gemm = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == op.overlaps; });
-          SIM_ASSERT(gemm != ops.end(), "an overlapped collective's GEMM is in its pass");
-          hidden = kernel_time(*gemm);
-        }
-        collectives[{static_cast<int>(op.group), static_cast<int>(op.collective), op.bytes.value, hidden.value,
-                     op.chunks, op.ring}] += static_cast<int64_t>(times);
-      }
-      t = t * times;
-      task.compute += t;
-      (op.attention_core ? task.attention : op.cls == OpClass::GEMM ? task.gemm : task.elementwise) += t;
-      // Hardware FLOPs are what the kernels execute: a fused attention kernel skips the masked half.
-      task.hardware_flops += (op.cls == OpClass::FLASH_ATTENTION ? op.executed : op.flops) * times;
-      if (model_work) task.model_flops += op.flops * times;
-    }
-  }
-  void finish() {
-    for (const auto& [key, count] : collectives)
-      task.collectives.push_back({static_cast<CommGroup>(std::get<0>(key)),
-                                  static_cast<CollectiveKind>(std::get<1>(key)), Bytes(std::get<2>(key)), count,
-                                  Seconds(std::get<3>(key)), std::get<4>(key), std::get<5>(key)});
-  }
-};
-
-// Each (rank, chunk, direction)'s task, priced once: a task's cost depends on nothing else (the
-// microbatch only names it). Shared by the graph and the lower bound, so both price alike.
-class TaskPricer {
- public:
-  TaskPricer(const Scenario& s, const StageLayout& layout, int64_t micro_batch, const ComputeModel& cm)
-      : s_(s),
-        layout_(layout),
-        micro_batch_(micro_batch),
-        cm_(cm),
-        layer_(layer_ops(s, micro_batch)),
-        emb_(embedding_ops(s, micro_batch)),
-        out_(output_ops(s, micro_batch)) {}
-
-  const Task& task(int64_t r, int64_t c, bool fwd) {
-    const auto key = std::make_tuple(r, c, fwd);
-    auto it = priced_.find(key);
-    if (it == priced_.end()) it = priced_.emplace(key, price(fwd, r, c)).first;
-    return it->second;
-  }
-
- private:
-  Task price(bool fwd, int64_t r, int64_t c) const {
-    const int64_t pp = s_.plan.pp, v = layout_.virtual_stages;
-    Task t;
-    t.kind = fwd ? TaskKind::FORWARD : TaskKind::BACKWARD;
-    t.rank = r, t.chunk = c, t.microbatch = 0;
-    Accumulator acc{cm_, t, {}};
-    double layers = static_cast<double>(layout_.layers_of(r, c));
-    bool has_emb = layout_.has_embedding(r, c), has_out = layout_.has_output(r, c);
-    if (fwd) {
-      if (has_emb) acc.add(emb_.forward, 1, true);
-      acc.add(layer_.forward, layers, true);
-      if (has_out) acc.add(out_.forward, 1, true);
-    } else {
-      if (has_out) acc.add(out_.backward, 1, true);
-      acc.add(layer_.recompute, layers, false);
-      acc.add(layer_.backward, layers, true);
-      if (has_emb) acc.add(emb_.backward, 1, true);
-    }
-    // Receiving a scatter/gather-split activation costs an all-gather over the TP group
-    // (Narayanan et al. 2021 §4.1); with sequence parallelism the split is the layout itself.
-    bool receives = fwd ? !(r == 0 && c == 0) : !(r == pp - 1 && c == v - 1);
-    if (receives && pp > 1 && s_.plan.tp > 1 && !s_.plan.sequence_parallel)
-      acc.collectives[{static_cast<int>(CommGroup::TP), static_cast<int>(CollectiveKind::ALL_GATHER),
-                       p2p_bytes(s_, micro_batch_).value * double(s_.plan.tp), 0.0, int64_t{0}, false}] += 1;
-    acc.finish();
-    return t;
-  }
-
-  const Scenario& s_;
-  const StageLayout& layout_;
-  int64_t micro_batch_;
-  const ComputeModel& cm_;
-  PassOps layer_, emb_, out_;
-  std::map<std::tuple<int64_t, int64_t, bool>, Task> priced_;
-};
-
-struct Unit {
-  bool forward;
-  int64_t chunk, microbatch;
-};
-
-// Megatron-LM's schedules (megatron/core/pipeline_parallel/schedules.py), in the order rank r
-// issues its forward (F) and backward (B) units.
-std::vector<Unit> schedule_units(Schedule sched, int64_t pp, int64_t v, int64_t m, int64_t r) {
-  std::vector<Unit> out;
-  if (sched == Schedule::GPIPE) {
-    for (int64_t i = 0; i < m; ++i) out.push_back({true, 0, i});
-    for (int64_t i = m - 1; i >= 0; --i) out.push_back({false, 0, i});
-    return out;
-  }
-  const int64_t total = m * v;
-  auto unit = [&](int64_t k, bool fwd) {
-    int64_t group = k / (pp * v), in_group = k % (pp * v);
-    int64_t chunk = in_group / pp;
-    if (!fwd) chunk = v - 1 - chunk;
-    return Unit{fwd, chunk, group * pp + in_group % pp};
-  };
-  int64_t warmup = v == 1 ? std::min(pp - r - 1, m) : std::min((pp - r - 1) * 2 + (v - 1) * pp, total);
-  if (v == 1) {
-    auto u = [&](int64_t k, bool fwd) { return Unit{fwd, 0, k}; };
-    for (int64_t i = 0; i < warmup; ++i) out.push_back(u(i, true));
-    for (int64_t i = 0; i < m - warmup; ++i) {
-      out.push_back(u(warmup + i, true));
-      out.push_back(u(i, false));
-    }
-    for (int64_t i = m - warmup; i < m; ++i) out.push_back(u(i, false));
-    return out;
-  }
-  for (int64_t k = 0; k < warmup; ++k) out.push_back(unit(k, true));
-  for (int64_t i = 0; i < total - warmup; ++i) {
-    out.push_back(unit(warmup + i, true));
-    out.push_back(unit(i, false));
-  }
-  for (int64_t k = total - warmup; k < total; ++k) out.push_back(unit(k, false));
-  return out;
+Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t micro_batch, const ComputeModel& cm) {
+  return build_pipeline(build_step_program(s, layout, micro_batch, cm));
 }
 
-}  // namespace
-
-Pipeline build_pipeline(const Scenario& s, const StageLayout& layout, int64_t micro_batch, const ComputeModel& cm) {
-  const int64_t pp = s.plan.pp, v = layout.virtual_stages;
-  const int64_t m = s.training.global_batch / (s.plan.dp * micro_batch);
+Pipeline build_pipeline(StepProgram steps) {
+  const int64_t pp = static_cast<int64_t>(steps.ranks.size()), v = steps.virtual_stages, m = steps.microbatches;
+  const int64_t units = steps.units_per_rank();
   Pipeline p;
   p.microbatches = m;
-  p.micro_batch = micro_batch;
+  p.micro_batch = steps.micro_batch;
   p.virtual_stages = v;
   p.program.resize(static_cast<size_t>(pp));
-
-  TaskPricer price(s, layout, micro_batch, cm);
-  // Tasks in program order; remember each (rank, chunk, mb, dir) vertex for the data edges.
-  std::map<std::tuple<int64_t, int64_t, int64_t, bool>, TaskId> where;
-  for (int64_t r = 0; r < pp; ++r) {
-    for (const Unit& u : schedule_units(s.plan.schedule, pp, v, m, r)) {
-      Task task = price.task(r, u.chunk, u.forward);
-      task.microbatch = u.microbatch;
-      TaskId id = boost::add_vertex(std::move(task), p.graph);
-      if (!p.program[size_t(r)].empty()) boost::add_edge(p.program[size_t(r)].back(), id, Dependency{}, p.graph);
-      p.program[size_t(r)].push_back(id);
-      where[{r, u.chunk, u.microbatch, u.forward}] = id;
+  auto add = [&](int64_t r, int64_t i) {
+    const StepSlot& slot = steps.ranks[static_cast<size_t>(r)][static_cast<size_t>(i)];
+    Task task = steps.tasks[static_cast<size_t>(slot.task)];
+    task.microbatch = slot.microbatch;
+    const TaskId id = boost::add_vertex(std::move(task), p.graph);
+    auto& program = p.program[static_cast<size_t>(r)];
+    if (!program.empty()) boost::add_edge(program.back(), id, Dependency{}, p.graph);
+    program.push_back(id);
+    if (i >= units && slot.from_rank >= 0)  // an end-of-step task's input (the units' come below)
+      boost::add_edge(p.program[static_cast<size_t>(slot.from_rank)][static_cast<size_t>(slot.from_index)], id,
+                      Dependency{EdgeKind::DATA, slot.bytes}, p.graph);
+  };
+  for (int64_t r = 0; r < pp; ++r)
+    for (int64_t i = 0; i < units; ++i) add(r, i);
+  // The units' data edges by microbatch, chunk and rank: each forward's activation to the next
+  // virtual stage and that stage's gradient back.
+  std::vector<TaskId> at(static_cast<size_t>(2 * pp * v * m));
+  std::vector<Bytes> input(at.size());  // what each unit receives
+  for (int64_t r = 0; r < pp; ++r)
+    for (int64_t i = 0; i < units; ++i) {
+      const StepSlot& slot = steps.ranks[static_cast<size_t>(r)][static_cast<size_t>(i)];
+      const Task& t = steps.tasks[static_cast<size_t>(slot.task)];
+      const size_t k = steps.unit_key(t.kind == TaskKind::FORWARD, t.chunk * pp + r, slot.microbatch);
+      at[k] = p.program[static_cast<size_t>(r)][static_cast<size_t>(i)];
+      input[k] = slot.bytes;
     }
-  }
-  const Bytes act = p2p_bytes(s, micro_batch);
   for (int64_t mb = 0; mb < m; ++mb)
-    for (int64_t c = 0; c < v; ++c)
-      for (int64_t r = 0; r < pp; ++r) {
-        int64_t j = c * pp + r;  // virtual stage
-        if (j + 1 < pp * v) {
-          int64_t nr = (j + 1) % pp, nc = (j + 1) / pp;
-          boost::add_edge(where.at({r, c, mb, true}), where.at({nr, nc, mb, true}), Dependency{EdgeKind::DATA, act},
-                          p.graph);
-          boost::add_edge(where.at({nr, nc, mb, false}), where.at({r, c, mb, false}), Dependency{EdgeKind::DATA, act},
-                          p.graph);
-        }
-      }
-  SIM_ASSERT(where.size() == static_cast<size_t>(2 * m * v * pp), "every unit scheduled once");
-
-  add_gradient_sync(p, s, layout, cm);
+    for (int64_t j = 0; j + 1 < pp * v; ++j) {
+      const size_t f = steps.unit_key(true, j + 1, mb), b = steps.unit_key(false, j, mb);
+      boost::add_edge(at[steps.unit_key(true, j, mb)], at[f], Dependency{EdgeKind::DATA, input[f]}, p.graph);
+      boost::add_edge(at[steps.unit_key(false, j + 1, mb)], at[b], Dependency{EdgeKind::DATA, input[b]}, p.graph);
+    }
+  // The end of the step: the tied-embedding exchange of the first and last ranks, then each rank's
+  // reduction and optimizer step.
+  std::vector<int64_t> next(static_cast<size_t>(pp), units);
+  for (int64_t r : {int64_t{0}, pp - 1}) {
+    auto& n = next[static_cast<size_t>(r)];
+    if (n < static_cast<int64_t>(steps.ranks[static_cast<size_t>(r)].size()) &&
+        steps.task(static_cast<size_t>(r), static_cast<size_t>(n)).kind == TaskKind::EMBEDDING_SYNC)
+      add(r, n++);
+  }
+  for (int64_t r = 0; r < pp; ++r)
+    for (auto& n = next[static_cast<size_t>(r)]; n < static_cast<int64_t>(steps.ranks[static_cast<size_t>(r)].size());)
+      add(r, n++);
+  p.steps = std::move(steps);
   return p;
 }
 
@@ -276,15 +144,15 @@ std::vector<double> bucket_ready(const Task& t) {
   return ready;
 }
 
-std::vector<std::vector<Bytes>> dp_buffers(const Pipeline& p, int64_t pp) {
-  std::vector<std::vector<Bytes>> out(static_cast<size_t>(pp));
-  for (size_t v = 0; v < boost::num_vertices(p.graph); ++v) {
-    const Task& t = p.graph[v];
-    auto& mine = out[static_cast<size_t>(t.rank)];
-    for (const Bytes& b : t.dp_buckets)
-      if (b.value > 0) mine.push_back(b);
-    if (t.kind == TaskKind::DP_REDUCE && t.dp_bytes.value > 0) mine.push_back(t.dp_bytes);
-  }
+std::vector<std::vector<Bytes>> dp_buffers(const StepProgram& p) {
+  std::vector<std::vector<Bytes>> out(p.ranks.size());
+  for (size_t r = 0; r < p.ranks.size(); ++r)
+    for (size_t i = 0; i < p.ranks[r].size(); ++i) {
+      const Task& t = p.task(r, i);
+      for (const Bytes& b : t.dp_buckets)
+        if (b.value > 0) out[r].push_back(b);
+      if (t.kind == TaskKind::DP_REDUCE && t.dp_bytes.value > 0) out[r].push_back(t.dp_bytes);
+    }
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "sim/topology/placement.hpp"
 #include "sim/workload/comm_costs.hpp"
 #include "sim/workload/estimate.hpp"
+#include "sim/workload/step_program.hpp"
 
 namespace sim {
 namespace {
@@ -66,11 +67,8 @@ void check_tp_comm_overlap(const Scenario& s) {
                              "tp dividing the NVLink domain's GPUs, with tp placed fastest, or no tp_comm_overlap");
 }
 
-}  // namespace
-
-std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& cm, Seconds cutoff,
-                                               const Deadline& deadline, const SimulationBudget& budget,
-                                               Seconds* lowest_bound) {
+std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds cutoff, const Deadline& deadline,
+                                    const SimulationBudget& budget, Seconds* lowest_bound, bool build_graph) {
   // First what each candidate would cost (closed forms, no graph): which fit in memory, which are
   // within the task limit and, at a glance, the budget; then the graphs of those, in the same
   // order (so ties go to the smaller virtual-stage count, then micro-batch).
@@ -152,6 +150,7 @@ std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& 
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return bound[x] < bound[y]; });
   std::optional<ResolvedPlan> best;
+  std::shared_ptr<StepProgram> best_steps;
   size_t best_index = 0;
   bool pruned = false;
   for (size_t i : order) {
@@ -164,19 +163,20 @@ std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& 
     const Candidate& c = build[i];
     const StageLayout& layout = layouts[c.layout];
     const int64_t b = c.trial.training.micro_batch.value, v = c.trial.plan.virtual_stages.value;
-    // `new Pipeline(prvalue)` constructs in place (C++17 guaranteed elision): no graph copy.
-    std::shared_ptr<const Pipeline> pipe(new Pipeline(build_pipeline(c.trial, layout, b, cm)));
-    const Estimate timeline = estimate_step(c.trial, *pipe, CommCosts(c.trial));
+    auto steps = std::make_shared<StepProgram>(build_step_program(c.trial, layout, b, cm));
+    const Estimate timeline = estimate_step(*steps, *comm);
     ResourceEstimate resources;
     if (bounded) {
-      resources = estimate_resources(c.trial, engine_shape(c.trial, pipe.get()), *pipe, timeline, budget.full_fidelity);
+      resources =
+          estimate_resources(c.trial, engine_shape(c.trial, steps.get()), *steps, timeline, budget.full_fidelity);
       if (!within(resources, budget)) {
         note_over_budget(resources);
         continue;
       }
     }
     if (!best || timeline.step < best->estimated_step || (timeline.step == best->estimated_step && i < best_index)) {
-      best = ResolvedPlan{b, v, layout, pipe, c.mem, timeline.step, 0, resources};
+      best = ResolvedPlan{b, v, layout, nullptr, c.mem, timeline.step, 0, resources};
+      best_steps = std::move(steps);
       best_index = i;
     }
   }
@@ -203,6 +203,8 @@ std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& 
                      "a plan that fits: more tp or pp, recompute, ZeRO, or a smaller micro_batch");
   }
   best->candidates_tried = tried;
+  if (build_graph)  // `new Pipeline(prvalue)` constructs in place (C++17 guaranteed elision): no graph copy
+    best->pipeline = std::shared_ptr<const Pipeline>(new Pipeline(build_pipeline(std::move(*best_steps))));
   s.training.micro_batch.value = best->micro_batch;
   s.plan.virtual_stages.value = best->virtual_stages;
   if (best->virtual_stages > 1)
@@ -212,9 +214,17 @@ std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& 
   return best;
 }
 
+}  // namespace
+
+std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& cm, Seconds cutoff,
+                                               const Deadline& deadline, const SimulationBudget& budget,
+                                               Seconds* lowest_bound) {
+  return resolve(s, cm, cutoff, deadline, budget, lowest_bound, false);
+}
+
 ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline,
                           const SimulationBudget& budget) {
-  auto p = resolve_plan_below(s, cm, Seconds(std::numeric_limits<double>::infinity()), deadline, budget);
+  auto p = resolve(s, cm, Seconds(std::numeric_limits<double>::infinity()), deadline, budget, nullptr, true);
   SIM_ASSERT(p.has_value(), "no cutoff, so a candidate that fits is planned");
   return std::move(*p);
 }

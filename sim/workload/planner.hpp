@@ -32,8 +32,10 @@ struct ResolvedPlan {
   int64_t micro_batch = 1;
   int64_t virtual_stages = 1;
   StageLayout layout;
-  // Shared, not copied: a Boost adjacency_list has no move constructor, so a copy of a 10^5-task
-  // graph would be made at every hand-over.
+  // The chosen candidate's task graph, built by resolve_plan alone: candidates are priced from their
+  // step programs (step_program.hpp), and a search, which calls resolve_plan_below for every plan,
+  // builds graphs only for the plans it simulates. Shared, not copied: a Boost adjacency_list has
+  // no move constructor, so a copy of a 10^5-task graph would be made at every hand-over.
   std::shared_ptr<const Pipeline> pipeline;
   MemoryEstimate memory;
   Seconds estimated_step;
@@ -46,11 +48,12 @@ struct ResolvedPlan {
 ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline = {},
                           const SimulationBudget& budget = {});
 
-// The same, for a search that only wants plans estimated faster than `cutoff`: candidates whose
-// lower bound (pipeline.hpp, step_lower_bound) is at least the cutoff are not built, and when
-// that leaves none of those that fit, the result is empty (`s` unchanged). The errors are
-// resolve_plan's. With an infinite cutoff it is resolve_plan. When empty, `lowest_bound` (if
-// given) receives the lowest of those bounds: the plan matters again only below it.
+// The same without the graph (`pipeline` empty), for a search that only wants plans estimated
+// faster than `cutoff`: candidates whose lower bound (pipeline.hpp, step_lower_bound) is at least
+// the cutoff are not built, and when that leaves none of those that fit, the result is empty (`s`
+// unchanged). The errors are resolve_plan's. With an infinite cutoff it chooses as resolve_plan.
+// When empty, `lowest_bound` (if given) receives the lowest of those bounds: the plan matters
+// again only below it.
 std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& cm, Seconds cutoff,
                                                const Deadline& deadline = {}, const SimulationBudget& budget = {},
                                                Seconds* lowest_bound = nullptr);

@@ -164,7 +164,7 @@ void fold_shape(const Scenario& s, const Placement& place, const Fabric& fabric,
 
 // The flows of the step's live collectives (resource_estimate.hpp): the engine decides which run
 // live from the groups of the first rank class (replay.cpp, probe_collectives), and so does this.
-double live_flows(const Scenario& s, const Pipeline& p, bool full) {
+double live_flows(const Scenario& s, const StepProgram& p, bool full) {
   const auto& pl = s.plan;
   const auto fabric = Fabric::of(s.cluster);
   const Placement place(s.cluster, pl);
@@ -174,8 +174,11 @@ double live_flows(const Scenario& s, const Pipeline& p, bool full) {
   const double runs[2] = {full ? double(pl.cp * pl.dp) : 1.0, full ? double(pl.tp * pl.dp) : 1.0};
   std::map<std::tuple<int, int, double>, double> per_use;
   double n = 0;
-  for (auto [it, end] = boost::vertices(p.graph); it != end; ++it)
-    for (const auto& use : p.graph[*it].collectives) {
+  std::vector<double> runs_of(p.tasks.size(), 0.0);  // how many slots run each task
+  for (const auto& program : p.ranks)
+    for (const StepSlot& slot : program) runs_of[static_cast<size_t>(slot.task)] += 1;
+  for (size_t k = 0; k < p.tasks.size(); ++k)
+    for (const auto& use : p.tasks[k].collectives) {
       if (use.chunks != 0) continue;  // overlapped: priced by its probe (replay.cpp, runs_live)
       const int group = static_cast<int>(use.group);
       const auto key = std::make_tuple(group, static_cast<int>(use.kind), use.bytes.value);
@@ -184,7 +187,7 @@ double live_flows(const Scenario& s, const Pipeline& p, bool full) {
         const CommOp op = comm.collective(use.kind, groups[group], use.bytes);
         found = per_use.emplace(key, comm.leaves_domain(op) ? double(op.flows.size()) : 0.0).first;
       }
-      n += found->second * double(use.count) * runs[group];
+      n += found->second * double(use.count) * runs[group] * runs_of[k];
     }
   return n;
 }
@@ -213,7 +216,7 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
-EngineShape engine_shape(const Scenario& s, const Pipeline* p) {
+EngineShape engine_shape(const Scenario& s, const StepProgram* p) {
   const auto& c = s.cluster;
   const auto& pl = s.plan;
   EngineShape n;
@@ -228,8 +231,7 @@ EngineShape engine_shape(const Scenario& s, const Pipeline* p) {
           double(ring_channels(place, dp_group(pl, place, r, g))) * double(pl.grad_group_size());
   constexpr double kLargest = 1024.0 * 1024 * 1024 * 1024;
   fold_shape(s, place, *fabric,
-             p ? dp_buffers(*p, pl.pp) : std::vector<std::vector<Bytes>>(static_cast<size_t>(pl.pp), {Bytes(kLargest)}),
-             n);
+             p ? dp_buffers(*p) : std::vector<std::vector<Bytes>>(static_cast<size_t>(pl.pp), {Bytes(kLargest)}), n);
   return n;
 }
 
@@ -256,18 +258,17 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
   return e;
 }
 
-ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, const Pipeline& p,
+ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, const StepProgram& p,
                                     const Estimate& timeline, bool full_fidelity) {
   const auto& pl = s.plan;
-  const auto& g = p.graph;
   SimulationSize n;
   n.hosts = c.hosts;
   n.actors = full_fidelity ? s.cluster.gpus : pl.pp;
-  n.tasks = static_cast<int64_t>(boost::num_vertices(g));
+  n.tasks = p.slots();
   n.task_runs = int64_t(double(n.tasks) * replicas(s, full_fidelity));
   double data_edges = 0;
-  for (auto [it, end] = boost::edges(g); it != end; ++it)
-    if (g[*it].kind == EdgeKind::DATA) data_edges += 1;
+  for (const auto& program : p.ranks)
+    for (const StepSlot& slot : program) data_edges += slot.from_rank >= 0 ? 1 : 0;
   n.flows = data_edges * replicas(s, full_fidelity);
   n.folded_ring_flows = folded_ring_flows(s, c, full_fidelity);
   n.coupled_pairs = folds(s, c, full_fidelity) ? c.coupled_pairs : 0.0;
@@ -276,19 +277,19 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
   // Each rank's ring flows are in flight from its first launch (at the latest, when the task
   // before the launching one ends) until its reduction task ends.
   std::vector<std::pair<double, double>> events;  // (time, +flows at a launch / -flows at the end)
-  for (size_t r = 0; r < p.program.size(); ++r) {
-    const auto& prog = p.program[r];
+  for (size_t r = 0; r < p.ranks.size(); ++r) {
+    const auto& prog = p.ranks[r];
     double launched = 0, start = -1;
     for (size_t i = 0; i < prog.size(); ++i) {
-      const Task& t = g[prog[i]];
+      const Task& t = p.task(r, i);
       const double per_launch = launch_flows(s, c, static_cast<int64_t>(r), full_fidelity);
       const double here = t.kind == TaskKind::DP_REDUCE ? (t.dp_bytes.value > 0 ? per_launch : 0.0)
                                                         : per_launch * double(t.dp_buckets.size());
-      if (here > 0 && start < 0) start = i > 0 ? timeline.finish[prog[i - 1]].value : 0.0;
+      if (here > 0 && start < 0) start = i > 0 ? timeline.finish[r][i - 1].value : 0.0;
       launched += here;
       if (t.kind == TaskKind::DP_REDUCE && launched > 0) {
         events.emplace_back(start, launched);
-        events.emplace_back(timeline.finish[prog[i]].value, -launched);
+        events.emplace_back(timeline.finish[r][i].value, -launched);
         n.flows += launched;
         launched = 0, start = -1;
       }

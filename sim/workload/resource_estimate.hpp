@@ -51,7 +51,7 @@
 namespace sim {
 
 struct Scenario;
-struct Pipeline;
+struct StepProgram;
 struct StageLayout;
 struct Estimate;
 
@@ -92,18 +92,18 @@ struct EngineShape {
   std::vector<double> folded_rank_flows;
   double coupled_pairs = 0;  // over the components the fold simulates, the square of their flows
 };
-// With the step's pipeline, the fold of the algorithms its gradient buffers run; without, of the
+// With the step's program, the fold of the algorithms its gradient buffers run; without, of the
 // one NCCL runs for the largest buffers (1 TiB: bandwidth decides, and the ring, which folds best,
 // or NVLS wins), a lower bound.
-EngineShape engine_shape(const Scenario& s, const Pipeline* p = nullptr);
+EngineShape engine_shape(const Scenario& s, const StepProgram* p = nullptr);
 
 // Before the task graph is built: `microbatches` and the layout's virtual stages give the task
 // count; peak flows are one rank's (a lower bound: ranks' reductions may overlap).
 ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& shape, const StageLayout& layout,
                                     int64_t microbatches, bool full_fidelity);
-// With the graph and its closed-form timeline (estimate.hpp): peak flows from the ranks'
+// With the step's program and its closed-form timeline (estimate.hpp): peak flows from the ranks'
 // reductions that overlap in time.
-ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& shape, const Pipeline& p,
+ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& shape, const StepProgram& p,
                                     const Estimate& timeline, bool full_fidelity);
 
 // Whether the estimate fits the budget.

@@ -291,8 +291,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The fuzz build (ASan, SimGrid's thread contexts, -O1) runs the engine about 40 times slower
     // than a release build: only runs estimated under 50 ms there, a second or two here.
     if (input.engine && most <= 512 && s.cluster.gpus <= 256 &&
-        estimate_resources(s, engine_shape(s, p.pipeline.get()), *p.pipeline,
-                           estimate_step(s, *p.pipeline, CommCosts(s)), false)
+        estimate_resources(s, engine_shape(s, &p.pipeline->steps), p.pipeline->steps,
+                           estimate_step(p.pipeline->steps, CommCosts(s)), false)
                 .wall.value < 0.05) {
       EngineResult r = simulate_step(s, *p.pipeline);
       check(std::isfinite(r.step.value) && r.step.value > 0, "simulated step time is not a positive number", text);

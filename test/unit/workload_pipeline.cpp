@@ -64,11 +64,18 @@ Pipeline build(const Scenario& s) {
   return build_pipeline(s, layout, s.training.micro_batch.value, cm);
 }
 
+// Applies `f` to every task of the pipeline: its graph's and those of the program it was built
+// from, which the estimate reads.
+template <class F>
+void set_costs(Pipeline& p, F f) {
+  for (Task& task : p.steps.tasks) f(task);
+  for (size_t t = 0; t < boost::num_vertices(p.graph); ++t) f(p.graph[t]);
+}
+
 // Forward 1/v s, backward 2/v s per chunk, no TP collectives, DP and optimizer free.
 void unit_costs(Pipeline& p) {
   const double v = double(p.virtual_stages);
-  for (size_t t = 0; t < boost::num_vertices(p.graph); ++t) {
-    Task& task = p.graph[t];
+  set_costs(p, [&](Task& task) {
     task.collectives.clear();
     task.dp_bytes = Bytes(0);
     switch (task.kind) {
@@ -76,7 +83,7 @@ void unit_costs(Pipeline& p) {
       case TaskKind::BACKWARD: task.compute = Seconds(2.0 / v); break;
       default: task.compute = Seconds(0); break;
     }
-  }
+  });
 }
 
 void free_communication(Scenario& s) {
@@ -273,8 +280,7 @@ namespace {
 
 // Forward 1 s and backward 2 s per layer of the task's chunk (an uneven split's chunks differ).
 void per_layer_costs(Pipeline& p, const StageLayout& layout) {
-  for (size_t t = 0; t < boost::num_vertices(p.graph); ++t) {
-    Task& task = p.graph[t];
+  set_costs(p, [&](Task& task) {
     task.collectives.clear();
     task.dp_bytes = Bytes(0);
     const double layers = double(layout.layers_of(task.rank, task.chunk));
@@ -283,7 +289,7 @@ void per_layer_costs(Pipeline& p, const StageLayout& layout) {
       case TaskKind::BACKWARD: task.compute = Seconds(2.0 * layers); break;
       default: task.compute = Seconds(0); break;
     }
-  }
+  });
 }
 
 // The step of `layers` split as `split` (per virtual stage) under unit per-layer costs.

@@ -86,7 +86,7 @@ TEST_CASE("tp_comm_overlap hides each layer's TP collectives behind their GEMMs"
     const Task& t = p_on.graph[v];
     if (t.kind != TaskKind::FORWARD && t.kind != TaskKind::BACKWARD) continue;
     CHECK(t.compute.value == Approx(p_off.graph[v].compute.value));
-    const double diff = task_collective_time(p_off, v, comm_off).value - task_collective_time(p_on, v, comm).value;
+    const double diff = collective_time(p_off.graph[v], comm_off).value - collective_time(p_on.graph[v], comm).value;
     CHECK(diff == Approx(2 * (t.kind == TaskKind::FORWARD ? forward : backward)));
     ++checked;
   }
@@ -122,7 +122,7 @@ TEST_CASE("tp_comm_overlap with torchtitan's per-op checkpointing: the rerun all
   for (size_t v = 0; v < boost::num_vertices(p_op.graph); ++v)
     if (p_op.graph[v].kind == TaskKind::BACKWARD) {
       const double added =
-          task_collective_time(p_op, v, comm).value - task_collective_time(p_none, v, CommCosts(none)).value;
+          collective_time(p_op.graph[v], comm).value - collective_time(p_none.graph[v], CommCosts(none)).value;
       CHECK(added == Approx(2 * gathers));
       ++checked;
     }

@@ -1,0 +1,106 @@
+#include "sim/workload/step_program.hpp"
+
+#include <map>
+#include <tuple>
+
+#include "sim/core/error.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/grad_sync.hpp"
+#include "sim/workload/stage_layout.hpp"
+#include "sim/workload/task_pricer.hpp"
+
+namespace sim {
+namespace {
+
+struct Unit {
+  bool forward;
+  int64_t chunk, microbatch;
+};
+
+// Megatron-LM's schedules (megatron/core/pipeline_parallel/schedules.py), in the order rank r
+// issues its forward (F) and backward (B) units.
+std::vector<Unit> schedule_units(Schedule sched, int64_t pp, int64_t v, int64_t m, int64_t r) {
+  std::vector<Unit> out;
+  if (sched == Schedule::GPIPE) {
+    for (int64_t i = 0; i < m; ++i) out.push_back({true, 0, i});
+    for (int64_t i = m - 1; i >= 0; --i) out.push_back({false, 0, i});
+    return out;
+  }
+  const int64_t total = m * v;
+  // The k-th forward (backward) unit; with one chunk, simply microbatch k.
+  auto unit = [&](int64_t k, bool fwd) {
+    int64_t group = k / (pp * v), in_group = k % (pp * v);
+    int64_t chunk = in_group / pp;
+    if (!fwd) chunk = v - 1 - chunk;
+    return Unit{fwd, chunk, group * pp + in_group % pp};
+  };
+  int64_t warmup = v == 1 ? std::min(pp - r - 1, m) : std::min((pp - r - 1) * 2 + (v - 1) * pp, total);
+  for (int64_t k = 0; k < warmup; ++k) out.push_back(unit(k, true));
+  for (int64_t i = 0; i < total - warmup; ++i) {
+    out.push_back(unit(warmup + i, true));
+    out.push_back(unit(i, false));
+  }
+  for (int64_t k = total - warmup; k < total; ++k) out.push_back(unit(k, false));
+  return out;
+}
+
+}  // namespace
+
+int64_t StepProgram::slots() const {
+  int64_t n = 0;
+  for (const auto& r : ranks) n += static_cast<int64_t>(r.size());
+  return n;
+}
+
+void append_task(StepProgram& p, int64_t rank, Task t, int64_t from_rank, int64_t from_index, Bytes bytes) {
+  p.tasks.push_back(std::move(t));
+  p.ranks[static_cast<size_t>(rank)].push_back(
+      StepSlot{static_cast<int64_t>(p.tasks.size()) - 1, 0, from_rank, from_index, bytes});
+}
+
+StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int64_t micro_batch,
+                               const ComputeModel& cm) {
+  const int64_t pp = s.plan.pp, v = layout.virtual_stages;
+  const int64_t m = s.training.global_batch / (s.plan.dp * micro_batch);
+  StepProgram p;
+  p.microbatches = m;
+  p.micro_batch = micro_batch;
+  p.virtual_stages = v;
+  p.ranks.resize(static_cast<size_t>(pp));
+
+  TaskPricer price(s, layout, micro_batch, cm);
+  std::map<std::tuple<int64_t, int64_t, bool>, int64_t> priced;  // (rank, chunk, forward) -> task
+  // Each unit's slot in its rank's program, by direction, virtual stage and microbatch.
+  std::vector<int64_t> slot_of(static_cast<size_t>(2 * pp * v * m), -1);
+  for (int64_t r = 0; r < pp; ++r) {
+    auto& program = p.ranks[static_cast<size_t>(r)];
+    const std::vector<Unit> units = schedule_units(s.plan.schedule, pp, v, m, r);
+    program.reserve(units.size() + 3);
+    for (const Unit& u : units) {
+      auto [it, added] = priced.try_emplace({r, u.chunk, u.forward}, static_cast<int64_t>(p.tasks.size()));
+      if (added) p.tasks.push_back(price.task(r, u.chunk, u.forward));
+      int64_t& slot = slot_of[p.unit_key(u.forward, u.chunk * pp + r, u.microbatch)];
+      SIM_ASSERT(slot < 0, "every unit scheduled once");
+      slot = static_cast<int64_t>(program.size());
+      program.push_back(StepSlot{it->second, u.microbatch, -1, 0, Bytes(0)});
+    }
+  }
+  // Forward units take the activation of the virtual stage before, backward units the gradient of
+  // the one after.
+  const Bytes act = p2p_bytes(s, micro_batch);
+  for (int64_t r = 0; r < pp; ++r)
+    for (StepSlot& slot : p.ranks[static_cast<size_t>(r)]) {
+      const Task& t = p.tasks[static_cast<size_t>(slot.task)];
+      const bool fwd = t.kind == TaskKind::FORWARD;
+      const int64_t from = t.chunk * pp + r + (fwd ? -1 : 1);
+      if (from < 0 || from >= pp * v) continue;
+      slot.from_rank = from % pp;
+      slot.from_index = slot_of[p.unit_key(fwd, from, slot.microbatch)];
+      slot.bytes = act;
+      SIM_ASSERT(slot.from_index >= 0, "every unit scheduled once");
+    }
+  add_gradient_sync(p, s, layout, cm);
+  return p;
+}
+
+}  // namespace sim

@@ -1,0 +1,60 @@
+// A training step's programs in compact form: per pipeline rank, the tasks it runs in order, each
+// a slot naming one of the step's distinct priced tasks and the one slot (if any) whose output it
+// waits for. This is the task graph (pipeline.hpp) without the graph: the planner prices and
+// estimates every candidate from it (estimate.hpp, resource_estimate.hpp), and the graph is built
+// from it only for the plan the engine simulates.
+//
+// Slots 0 .. 2 m v - 1 of every rank are its forward and backward units, in the order its
+// schedule (GPipe, 1F1B, interleaved 1F1B of Narayanan et al. 2021 §2.2, as Megatron-LM's
+// schedules.py issues them) runs them; the end of the step follows (grad_sync.hpp): the first and
+// last ranks' tied-embedding exchange, the data-parallel reduction and the optimizer step.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/workload/task.hpp"
+
+namespace sim {
+
+struct Scenario;
+struct StageLayout;
+class ComputeModel;
+
+struct StepSlot {
+  int64_t task = 0;        // index in StepProgram::tasks
+  int64_t microbatch = 0;  // forward and backward units; 0 otherwise
+  // The data input: slot `from_index` of rank `from_rank` sends `bytes` per GPU (activations
+  // forward, gradients backward, the tied-embedding gradient), or from_rank = -1 for none.
+  int64_t from_rank = -1, from_index = 0;
+  Bytes bytes;
+};
+
+struct StepProgram {
+  std::vector<Task> tasks;                   // the distinct tasks, each priced once (microbatch 0)
+  std::vector<std::vector<StepSlot>> ranks;  // per pipeline rank, in execution order
+  int64_t microbatches = 0;
+  int64_t micro_batch = 0;
+  int64_t virtual_stages = 1;
+
+  const Task& task(size_t rank, size_t index) const { return tasks[static_cast<size_t>(ranks[rank][index].task)]; }
+  // Every rank's forward and backward units: 2 m v.
+  int64_t units_per_rank() const { return 2 * microbatches * virtual_stages; }
+  // A unit's index among every rank's 2 m v units, by direction, virtual stage and microbatch.
+  size_t unit_key(bool forward, int64_t stage, int64_t microbatch) const {
+    const auto stages = static_cast<int64_t>(ranks.size()) * virtual_stages;
+    return static_cast<size_t>(((forward ? 0 : stages) + stage) * microbatches + microbatch);
+  }
+  int64_t slots() const;
+};
+
+// The step's programs; `micro_batch` and the layout's virtual stages are resolved values.
+StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int64_t micro_batch,
+                               const ComputeModel& cm);
+
+// Appends a task to rank `rank`'s program (after its last slot).
+void append_task(StepProgram& p, int64_t rank, Task t, int64_t from_rank = -1, int64_t from_index = 0,
+                 Bytes bytes = Bytes(0));
+
+}  // namespace sim

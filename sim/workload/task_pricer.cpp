@@ -1,0 +1,109 @@
+#include "sim/workload/task_pricer.hpp"
+
+#include <algorithm>
+
+#include "sim/core/error.hpp"
+#include "sim/cost/compute_model.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/stage_layout.hpp"
+
+namespace sim {
+namespace {
+
+// Costs of one pass (all ops of `ops` `times` times) accumulated into a task.
+struct Accumulator {
+  const ComputeModel& cm;
+  Task& task;
+  // (group, kind, bytes, the kernels it overlaps, chunks, ring) -> count
+  std::map<std::tuple<int, int, double, double, int64_t, bool>, int64_t> collectives;
+
+  Seconds kernel_time(const Op& op) const {
+    switch (op.cls) {
+      case OpClass::GEMM: return cm.gemm(op.shape, op.bytes, op.precision);
+      case OpClass::MEMORY: return cm.memory_op(op.bytes);
+      case OpClass::FLASH_ATTENTION: return cm.flash_attention(op.executed, op.bytes, op.seq_len, op.precision);
+      case OpClass::COLLECTIVE: break;
+    }
+    return Seconds(0);
+  }
+
+  void add(const std::vector<Op>& ops, double times, bool model_work) {
+    if (times <= 0) return;
+    for (const auto& op : ops) {
+      Seconds t = kernel_time(op);
+      if (op.cls == OpClass::COLLECTIVE) {
+        Seconds hidden;
+        if (op.hidden_by == Op::HiddenBy::ATTENTION_CORE) {
+          for (const Op& o : ops)
+            if (o.attention_core) hidden += kernel_time(o);
+        } else if (op.hidden_by == Op::HiddenBy::GEMM) {
+          const auto gemm = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == op.overlaps; });
+          SIM_ASSERT(gemm != ops.end(), "an overlapped collective's GEMM is in its pass");
+          hidden = kernel_time(*gemm);
+        }
+        collectives[{static_cast<int>(op.group), static_cast<int>(op.collective), op.bytes.value, hidden.value,
+                     op.chunks, op.ring}] += static_cast<int64_t>(times);
+      }
+      t = t * times;
+      task.compute += t;
+      (op.attention_core ? task.attention : op.cls == OpClass::GEMM ? task.gemm : task.elementwise) += t;
+      // Hardware FLOPs are what the kernels execute: a fused attention kernel skips the masked half.
+      task.hardware_flops += (op.cls == OpClass::FLASH_ATTENTION ? op.executed : op.flops) * times;
+      if (model_work) task.model_flops += op.flops * times;
+    }
+  }
+  void finish() {
+    for (const auto& [key, count] : collectives)
+      task.collectives.push_back({static_cast<CommGroup>(std::get<0>(key)),
+                                  static_cast<CollectiveKind>(std::get<1>(key)), Bytes(std::get<2>(key)), count,
+                                  Seconds(std::get<3>(key)), std::get<4>(key), std::get<5>(key)});
+  }
+};
+
+}  // namespace
+
+TaskPricer::TaskPricer(const Scenario& s, const StageLayout& layout, int64_t micro_batch, const ComputeModel& cm)
+    : s_(s),
+      layout_(layout),
+      micro_batch_(micro_batch),
+      cm_(cm),
+      layer_(layer_ops(s, micro_batch)),
+      emb_(embedding_ops(s, micro_batch)),
+      out_(output_ops(s, micro_batch)) {}
+
+const Task& TaskPricer::task(int64_t r, int64_t c, bool fwd) {
+  const auto key = std::make_tuple(r, c, fwd);
+  auto it = priced_.find(key);
+  if (it == priced_.end()) it = priced_.emplace(key, price(fwd, r, c)).first;
+  return it->second;
+}
+
+Task TaskPricer::price(bool fwd, int64_t r, int64_t c) const {
+  const int64_t pp = s_.plan.pp, v = layout_.virtual_stages;
+  Task t;
+  t.kind = fwd ? TaskKind::FORWARD : TaskKind::BACKWARD;
+  t.rank = r, t.chunk = c, t.microbatch = 0;
+  Accumulator acc{cm_, t, {}};
+  double layers = static_cast<double>(layout_.layers_of(r, c));
+  bool has_emb = layout_.has_embedding(r, c), has_out = layout_.has_output(r, c);
+  if (fwd) {
+    if (has_emb) acc.add(emb_.forward, 1, true);
+    acc.add(layer_.forward, layers, true);
+    if (has_out) acc.add(out_.forward, 1, true);
+  } else {
+    if (has_out) acc.add(out_.backward, 1, true);
+    acc.add(layer_.recompute, layers, false);
+    acc.add(layer_.backward, layers, true);
+    if (has_emb) acc.add(emb_.backward, 1, true);
+  }
+  // Receiving a scatter/gather-split activation costs an all-gather over the TP group
+  // (Narayanan et al. 2021 §4.1); with sequence parallelism the split is the layout itself.
+  bool receives = fwd ? !(r == 0 && c == 0) : !(r == pp - 1 && c == v - 1);
+  if (receives && pp > 1 && s_.plan.tp > 1 && !s_.plan.sequence_parallel)
+    acc.collectives[{static_cast<int>(CommGroup::TP), static_cast<int>(CollectiveKind::ALL_GATHER),
+                     p2p_bytes(s_, micro_batch_).value * double(s_.plan.tp), 0.0, int64_t{0}, false}] += 1;
+  acc.finish();
+  return t;
+}
+
+}  // namespace sim

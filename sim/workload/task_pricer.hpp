@@ -1,0 +1,38 @@
+// The price of each (pipeline rank, chunk, direction)'s task: its kernels' times by class, its
+// FLOPs and the tensor- and context-parallel collectives between its kernels. A task's cost depends
+// on nothing else (the microbatch only names it), so each is priced once and shared by the step's
+// programs (step_program.hpp) and the step's lower bound (pipeline.hpp), which therefore price alike.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+
+#include "sim/workload/ops.hpp"
+#include "sim/workload/pipeline.hpp"
+
+namespace sim {
+
+struct Scenario;
+struct StageLayout;
+class ComputeModel;
+
+class TaskPricer {
+ public:
+  TaskPricer(const Scenario& s, const StageLayout& layout, int64_t micro_batch, const ComputeModel& cm);
+
+  // Rank r's forward (or backward) of chunk c, microbatch 0.
+  const Task& task(int64_t r, int64_t c, bool fwd);
+
+ private:
+  Task price(bool fwd, int64_t r, int64_t c) const;
+
+  const Scenario& s_;
+  const StageLayout& layout_;
+  int64_t micro_batch_;
+  const ComputeModel& cm_;
+  PassOps layer_, emb_, out_;
+  std::map<std::tuple<int64_t, int64_t, bool>, Task> priced_;
+};
+
+}  // namespace sim
