@@ -16,13 +16,9 @@ namespace {
 // The last plan shape's memo (CommCosts::Memo): one at a time, as Fabric::of keeps its fabric.
 std::shared_ptr<void> shared_memo(uint64_t fabric, const Scenario& s,
                                   const std::function<std::shared_ptr<void>()>& make) {
-  const auto& p = s.plan;
-  // Everything a choice or a price depends on besides the buffer: a forced algorithm included (a
-  // plan that forces one must meet its refusal, not a choice memoised for the same plan without).
-  const auto key = std::make_tuple(fabric, p.tp, p.cp, p.pp, p.dp, p.order, p.gpu_of_rank, p.algorithms,
-                                   s.cluster.device.name, s.cluster.scale_up.nvls);
+  const CommShape key = comm_shape(fabric, s);
   static std::mutex mutex;
-  static std::optional<std::decay_t<decltype(key)>> last_key;
+  static std::optional<CommShape> last_key;
   static std::shared_ptr<void> last;
   std::lock_guard<std::mutex> lock(mutex);
   if (!last || last_key != key) {

@@ -12,6 +12,20 @@
 
 namespace sim {
 
+CommShape comm_shape(uint64_t fabric, const Scenario& s) {
+  const auto& p = s.plan;
+  return {fabric,
+          p.tp,
+          p.cp,
+          p.pp,
+          p.dp,
+          p.order,
+          p.gpu_of_rank,
+          p.algorithms,
+          s.cluster.device.name,
+          s.cluster.scale_up.nvls};
+}
+
 CommPlan::CommPlan(const Scenario& s, const Placement& place, const Fabric& fabric)
     : s_(s), place_(place), fabric_(fabric) {}
 

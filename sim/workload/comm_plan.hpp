@@ -9,14 +9,17 @@
 // explicit placement) run the ring, priced as if every member had a node of its own.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "sim/core/units.hpp"
 #include "sim/cost/collective.hpp"
 #include "sim/cost/nccl_tuning.hpp"
+#include "sim/scenario/plan.hpp"
 
 namespace sim {
 
@@ -33,6 +36,13 @@ struct CommOp {
   CollectiveChoice choice;  // algorithm, protocol and the latency terms, added after the flows
   std::vector<GpuFlow> flows;
 };
+
+// Everything a CommPlan's choices and flows depend on besides the buffer, and so the key of every
+// memo of them: the fabric (its serial, Fabric::of), the plan's degrees and placement, forced
+// algorithms, the device (its collective costs, by name) and NVLS.
+using CommShape = std::tuple<uint64_t, int64_t, int64_t, int64_t, int64_t, std::array<ParallelDim, 4>,
+                             std::vector<int64_t>, std::map<CollectiveKind, CollectiveAlgo>, std::string, bool>;
+CommShape comm_shape(uint64_t fabric, const Scenario& s);
 
 class CommPlan {
  public:

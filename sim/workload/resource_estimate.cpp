@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <tuple>
 #include <utility>
@@ -224,14 +225,34 @@ EngineShape engine_shape(const Scenario& s, const StepProgram* p) {
   n.hosts = fabric->ends();
   n.rank_flows.assign(static_cast<size_t>(pl.pp), 0.0);
   if (pl.grad_group_size() < 2) return n;
+  constexpr double kLargest = 1024.0 * 1024 * 1024 * 1024;
+  const auto buffers =
+      p ? dp_buffers(*p) : std::vector<std::vector<Bytes>>(static_cast<size_t>(pl.pp), {Bytes(kLargest)});
+  // The shape follows from the plan's communication shape and the buffers alone, and a search
+  // prices many plans that differ in neither (only in recompute, sequence parallelism or
+  // precision): the shapes computed last are kept, at most kKept.
+  constexpr size_t kKept = 256;
+  using Key = std::pair<CommShape, std::vector<std::vector<double>>>;
+  static std::mutex mutex;
+  static std::map<Key, EngineShape> kept;
+  Key key{comm_shape(fabric->serial(), s), {}};
+  for (const auto& rank : buffers) {
+    key.second.emplace_back();
+    for (const Bytes& b : rank) key.second.back().push_back(b.value);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = kept.find(key); it != kept.end()) return it->second;
+  }
   const Placement place(c, pl);
   for (int64_t r = 0; r < pl.pp; ++r)
     for (int64_t g = 0; g < grad_groups(pl); ++g)
       n.rank_flows[static_cast<size_t>(r)] +=
           double(ring_channels(place, dp_group(pl, place, r, g))) * double(pl.grad_group_size());
-  constexpr double kLargest = 1024.0 * 1024 * 1024 * 1024;
-  fold_shape(s, place, *fabric,
-             p ? dp_buffers(*p) : std::vector<std::vector<Bytes>>(static_cast<size_t>(pl.pp), {Bytes(kLargest)}), n);
+  fold_shape(s, place, *fabric, buffers, n);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (kept.size() >= kKept) kept.clear();
+  kept.emplace(std::move(key), n);
   return n;
 }
 
