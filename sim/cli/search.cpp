@@ -4,7 +4,7 @@
 // virtual_stages "auto") and checked and planned exactly as `trainsim run` would, which prices each
 // candidate with the closed-form estimate and drops what does not fit in memory. Plans that differ
 // only in the ZeRO stage are one row: the stage with the best objective (ties: less memory, then
-// the lower stage). Before a candidate's task graph is built, its lower bound (pipeline.hpp) is
+// the lower stage). Before a candidate's step program is built, its lower bound (pipeline.hpp) is
 // compared with the `top`-th best estimate so far: a plan that cannot enter the top is bounded
 // out, unbuilt -- the top is exactly what planning every plan in full would give. A plan whose
 // simulation is estimated to take longer than --max-sim-wall cannot run here (listed with the

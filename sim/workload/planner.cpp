@@ -69,8 +69,8 @@ void check_tp_comm_overlap(const Scenario& s) {
 
 std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds cutoff, const Deadline& deadline,
                                     const SimulationBudget& budget, Seconds* lowest_bound, bool build_graph) {
-  // First what each candidate would cost (closed forms, no graph): which fit in memory, which are
-  // within the task limit and, at a glance, the budget; then the graphs of those, in the same
+  // First what each candidate would cost (closed forms, no program): which fit in memory, which are
+  // within the task limit and, at a glance, the budget; then the step programs of those, in the same
   // order (so ties go to the smaller virtual-stage count, then micro-batch).
   struct Candidate {
     Scenario trial;
@@ -134,7 +134,7 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
                          std::to_string(MAX_PLANNED_TASKS),
                      "a fixed micro_batch or virtual_stages, or fewer microbatches per step");
   }
-  // The graphs in the order of their lower bounds (pipeline.hpp, step_lower_bound), so that the
+  // The programs in the order of their lower bounds (pipeline.hpp, step_lower_bound), so that the
   // first ones built set a step time that the bounds of the rest can rarely beat; a candidate is
   // built only if its bound could beat the best so far (a tie with an earlier candidate loses, as
   // in candidate order) and the cutoff.

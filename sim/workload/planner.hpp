@@ -6,7 +6,7 @@
 // overflows the GPU's memory is an InputError naming the offending setting; so is one whose every
 // candidate that fits has more than 2^20 forward and backward tasks in a step (the limit that keeps
 // a run within about a gigabyte and half a minute). With a budget, a candidate whose simulation
-// would pass it (resource_estimate.hpp) is dropped too, before its task graph is built when the
+// would pass it (resource_estimate.hpp) is dropped too, before its step program is built when the
 // plan alone shows it; a plan whose every such candidate passes it is an InputError naming the
 // estimate and the limit.
 #pragma once

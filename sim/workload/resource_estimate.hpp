@@ -5,7 +5,7 @@
 //   hosts       the fabric's route ends: GPU ports + NIC ports (+ a pod-crossing twin per NIC when
 //               oversubscribed; sim/topology/fabric.hpp)
 //   actors      pipeline ranks, or every GPU with full fidelity
-//   tasks       vertices of the step's task graph (built and held by the planning process)
+//   tasks       slots of the step program (step_program.hpp), the vertices of its task graph
 //   task runs   tasks x the ranks that run each (1 per class; tp*cp*dp at full fidelity)
 //   flows       pipeline transfers (one per data edge and run) + data-parallel ring flows
 //               (channels x dp x cp per ring, tp rings per rank, per gradient bucket or once; at
@@ -97,7 +97,7 @@ struct EngineShape {
 // or NVLS wins), a lower bound.
 EngineShape engine_shape(const Scenario& s, const StepProgram* p = nullptr);
 
-// Before the task graph is built: `microbatches` and the layout's virtual stages give the task
+// Before the step program is built: `microbatches` and the layout's virtual stages give the task
 // count; peak flows are one rank's (a lower bound: ranks' reductions may overlap).
 ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& shape, const StageLayout& layout,
                                     int64_t microbatches, bool full_fidelity);
