@@ -131,6 +131,51 @@ std::vector<int64_t> Network::search_route(int64_t from, int64_t to) const {
   return path;
 }
 
+std::vector<std::array<double, 2>> Network::all_to_all_load(const std::vector<int64_t>& ends) const {
+  std::vector<std::array<double, 2>> load(links_.size(), {0.0, 0.0});
+  const size_t n = vertices_.size();
+  std::vector<char> is_end(n, 0);
+  for (int64_t e : ends) is_end[static_cast<size_t>(e)] = 1;
+  std::vector<int64_t> dist(n);
+  std::vector<double> paths(n), flow(n);
+  std::vector<int64_t> order;
+  for (int64_t s : ends) {
+    // Breadth-first from s: each vertex's distance and number of fewest-hop routes.
+    std::fill(dist.begin(), dist.end(), -1);
+    std::fill(paths.begin(), paths.end(), 0.0);
+    order.assign(1, s);
+    dist[static_cast<size_t>(s)] = 0;
+    paths[static_cast<size_t>(s)] = 1;
+    for (size_t head = 0; head < order.size(); ++head) {
+      const int64_t v = order[head];
+      if (v != s && vertices_[static_cast<size_t>(v)].kind == VertexKind::GPU) continue;  // GPUs do not route
+      for (const auto& [w, l] : adjacent_[static_cast<size_t>(v)]) {
+        auto& d = dist[static_cast<size_t>(w)];
+        if (d < 0) {
+          d = dist[static_cast<size_t>(v)] + 1;
+          order.push_back(w);
+        }
+        if (d == dist[static_cast<size_t>(v)] + 1) paths[static_cast<size_t>(w)] += paths[static_cast<size_t>(v)];
+      }
+    }
+    // Back from the farthest: what reaches v (its own unit, if an end, and what it passes on) came
+    // over its fewest-hop links in proportion to the routes through each.
+    for (int64_t v : order) flow[static_cast<size_t>(v)] = v != s && is_end[static_cast<size_t>(v)] ? 1.0 : 0.0;
+    for (size_t i = order.size(); i-- > 1;) {
+      const int64_t v = order[i];
+      if (flow[static_cast<size_t>(v)] == 0) continue;
+      for (const auto& [u, l] : adjacent_[static_cast<size_t>(v)]) {
+        if (dist[static_cast<size_t>(u)] != dist[static_cast<size_t>(v)] - 1) continue;
+        if (u != s && vertices_[static_cast<size_t>(u)].kind == VertexKind::GPU) continue;
+        const double f = flow[static_cast<size_t>(v)] * paths[static_cast<size_t>(u)] / paths[static_cast<size_t>(v)];
+        load[static_cast<size_t>(l)][links_[static_cast<size_t>(l)].a == u ? 0 : 1] += f;
+        flow[static_cast<size_t>(u)] += f;
+      }
+    }
+  }
+  return load;
+}
+
 BytesPerSecond Network::max_flow(const std::vector<int64_t>& from, const std::vector<int64_t>& to) const {
   // Dinic's algorithm on the links (an arc each way at the link's bandwidth) plus a source feeding
   // `from` and a sink fed by `to` without limit.

@@ -11,6 +11,7 @@
 // O(depth); other graphs fall back to a breadth-first search.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -67,6 +68,13 @@ class Network {
   std::vector<int64_t> route(int64_t from, int64_t to) const;
   // The same by breadth-first search alone (what route() falls back to on graphs that are no tree).
   std::vector<int64_t> search_route(int64_t from, int64_t to) const;
+
+  // Uniform all-to-all traffic among `ends` (one unit from each to every other), each pair's unit
+  // split over all of its fewest-hop routes in proportion to their number (routes never forward
+  // through a GPU): the units each link carries, per direction (index 0: from Link::a to b).
+  // What bounds all-to-all throughput is the most loaded direction: a rate of r per pair needs
+  // r x load of it.
+  std::vector<std::array<double, 2>> all_to_all_load(const std::vector<int64_t>& ends) const;
 
   // The most that can flow from the vertices `from` to the vertices `to` at once (each link
   // carrying its bandwidth in each direction): the bandwidth of the cheapest cut between them.
