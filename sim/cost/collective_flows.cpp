@@ -1,6 +1,7 @@
 #include "sim/cost/collective_flows.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "sim/core/error.hpp"
 
@@ -135,6 +136,8 @@ std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, Collect
           out.push_back({by_node[k][i], by_node[(k + 1) % by_node.size()][i], rail});
       break;
     }
+    case CollectiveAlgo::TORUS:
+      throw std::logic_error("collective_flows: the torus algorithm's flows are torus_collective_flows'");
     case CollectiveAlgo::RING: break;
   }
   return out;

@@ -38,6 +38,7 @@
 //                 node 0: [g0 -> g1 -> g2 -> g3 -> g0]      NVLink ring
 //                          |     |     |     |              rail rings, one per local index
 //                 node 1: [g4 -> g5 -> g6 -> g7 -> g4]
+//   TORUS      not here: its flows follow the group's torus shape (torus_collective_flows).
 //
 // Fewer than two members: no flows.
 #pragma once

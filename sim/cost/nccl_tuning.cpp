@@ -5,6 +5,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/cost/collective_flows.hpp"
+#include "sim/cost/torus_collective.hpp"
 
 namespace sim {
 
@@ -78,6 +79,8 @@ Seconds latency(CollectiveAlgo a, Protocol p, CollectiveKind kind, const GroupSh
     case CollectiveAlgo::HIERARCHICAL:  // one launch: the ring's steps inside a node, then across nodes
       return c.base_latency + c.scale_up_step_latency * static_cast<double>(ring_cost(kind, Bytes(0), ppn).steps) +
              c.scale_out_step_latency * static_cast<double>(ring_cost(kind, Bytes(0), g.nodes).steps);
+    case CollectiveAlgo::TORUS:
+      return c.base_latency + c.scale_up_step_latency * static_cast<double>(torus_steps(kind, g.torus_dims));
   }
   return Seconds(0);
 }
@@ -117,6 +120,12 @@ Seconds simple_bandwidth_term(CollectiveAlgo a, CollectiveKind kind, const Group
       if (g.nodes == 1) return intra;
       return worst(intra, ring_cost(kind, buffer / ppn, g.nodes).bytes_per_rank / out);
     }
+    case CollectiveAlgo::TORUS: {
+      // Each (member, neighbour) pair on a link of its own: the busiest pair's bytes.
+      Bytes most;
+      for (const MemberFlow& f : torus_collective_flows(kind, g.torus_dims, buffer)) most = std::max(most, f.bytes);
+      return most / up;
+    }
   }
   return Seconds(0);
 }
@@ -150,7 +159,8 @@ double bandwidth_factor(CollectiveAlgo a, Protocol p, CollectiveKind kind, const
 }
 
 bool runs_protocol(CollectiveAlgo a, Protocol p, CollectiveKind kind) {
-  if (a == CollectiveAlgo::NVLS || a == CollectiveAlgo::NVLS_TREE || a == CollectiveAlgo::HIERARCHICAL)
+  if (a == CollectiveAlgo::NVLS || a == CollectiveAlgo::NVLS_TREE || a == CollectiveAlgo::HIERARCHICAL ||
+      a == CollectiveAlgo::TORUS)
     return p == Protocol::SIMPLE;
   if (kind == CollectiveKind::ALL_TO_ALL || kind == CollectiveKind::SEND_RECV) return p == Protocol::SIMPLE;
   return true;
@@ -176,12 +186,18 @@ GpuArch gpu_arch(std::string_view name) {
 }
 
 std::optional<std::string> cannot_run(CollectiveAlgo algo, CollectiveKind kind, const GroupShape& g) {
+  const bool torus_kind = !cannot_run_kind(CollectiveAlgo::TORUS, kind);
+  if (!g.torus_dims.empty() && torus_kind && algo != CollectiveAlgo::TORUS)
+    return std::string("inside a torus only torus runs the ") + to_string(kind);
   if (algo == CollectiveAlgo::RING) return std::nullopt;
   const std::string name = to_string(algo);
   if (auto why = cannot_run_kind(algo, kind)) return why;
   switch (algo) {
     case CollectiveAlgo::TREE:
     case CollectiveAlgo::HIERARCHICAL: return std::nullopt;
+    case CollectiveAlgo::TORUS:
+      if (g.torus_dims.empty()) return std::string("torus runs over a group inside one torus");
+      return std::nullopt;
     case CollectiveAlgo::NVLS:
       if (!g.nvls) return std::string("nvls needs an NVSwitch domain with NVLink SHARP");
       if (g.nodes > 1) return std::string("nvls runs inside one node; across nodes NCCL runs nvls_tree");
@@ -207,7 +223,7 @@ CollectiveChoice choose_collective(CollectiveKind kind, const GroupShape& g, Byt
   std::optional<CollectiveChoice> best;
   for (const auto& entry : collective_algorithms()) {
     const CollectiveAlgo a = entry.algo;
-    if ((forced ? a != *forced : !entry.nccl) || cannot_run(a, kind, g)) continue;
+    if ((forced ? a != *forced : !entry.automatic) || cannot_run(a, kind, g)) continue;
     const Seconds simple = simple_bandwidth_term(a, kind, g, buffer, c);
     for (Protocol p : kProtocols) {
       if (!runs_protocol(a, p, kind)) continue;

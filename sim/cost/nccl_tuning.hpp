@@ -18,8 +18,11 @@
 // The Simple ring keeps collective_latency exactly, and the Simple ring's flows are exactly the
 // engine's ring flows, so large-buffer results do not move.
 //
-// Algorithms NCCL does not run (the registry's entries with nccl = false: HIERARCHICAL) are never
-// chosen, only priced where a scenario forces them; they run the Simple protocol. HIERARCHICAL's
+// Algorithms that are not automatic (the registry's HIERARCHICAL) are never chosen, only priced
+// where a scenario forces them; they run the Simple protocol. Inside a torus the TORUS algorithm
+// (torus_collective.hpp) is the only one that runs all-reduce, all-gather and reduce-scatter, with
+// the Simple protocol's constants: base + (its steps) x scale_up_step_latency; the ring runs the
+// rest (all-to-all and send/recv, routed over the torus). HIERARCHICAL's
 // latency is one launch's base plus the ring's steps inside a node (per-step NVLink latency) and
 // across nodes (per-step network latency): for an all-reduce over N nodes of p GPUs,
 //   base + 2(p-1) nvlink_step + 2(N-1) net_step     against the ring's base + 2(Np-1) net_step.
@@ -38,6 +41,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/core/units.hpp"
 #include "sim/cost/collective.hpp"
@@ -65,6 +69,10 @@ struct GroupShape {
   BytesPerSecond scale_up_bandwidth;
   BytesPerSecond scale_out_bandwidth;
   GpuArch arch = GpuArch::HOPPER;
+  // A group inside one torus: its shape (sim/topology/torus.hpp, torus_group_dims), where only the
+  // torus algorithm runs all-reduce, all-gather and reduce-scatter; scale_up_bandwidth is then one
+  // ICI link's. Empty elsewhere.
+  std::vector<int64_t> torus_dims;
 };
 
 struct CollectiveChoice {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 
 namespace sim {
 namespace {
@@ -30,9 +31,8 @@ TorusPhase ring_phase(const std::vector<int64_t>& dims, size_t d, Bytes share) {
   return phase;
 }
 
-}  // namespace
-
-std::vector<TorusPhase> torus_collective(CollectiveKind kind, const std::vector<int64_t>& dims, Bytes buffer) {
+// The phases with the dimensions taken in turn from `first` on.
+std::vector<TorusPhase> phases(CollectiveKind kind, const std::vector<int64_t>& dims, Bytes buffer, size_t first) {
   if (dims.empty() || dims.size() > 3) throw std::invalid_argument("a torus group has 1 to 3 dimensions");
   if (std::any_of(dims.begin(), dims.end(), [](int64_t k) { return k < 1; }))
     throw std::invalid_argument("a torus dimension below 1");
@@ -42,7 +42,8 @@ std::vector<TorusPhase> torus_collective(CollectiveKind kind, const std::vector<
   // The reduce-scatter's phases, each on what the ones before left.
   std::vector<TorusPhase> scatter;
   Bytes share = buffer;
-  for (size_t d = 0; d < dims.size(); ++d) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const size_t d = (first + i) % dims.size();
     if (dims[d] == 1) continue;
     scatter.push_back(ring_phase(dims, d, share));
     share = share * (1.0 / static_cast<double>(dims[d]));
@@ -52,6 +53,38 @@ std::vector<TorusPhase> torus_collective(CollectiveKind kind, const std::vector<
   if (kind == CollectiveKind::ALL_GATHER) return gather;
   scatter.insert(scatter.end(), gather.begin(), gather.end());
   return scatter;
+}
+
+}  // namespace
+
+std::vector<TorusPhase> torus_collective(CollectiveKind kind, const std::vector<int64_t>& dims, Bytes buffer) {
+  return phases(kind, dims, buffer, 0);
+}
+
+std::vector<MemberFlow> torus_collective_flows(CollectiveKind kind, const std::vector<int64_t>& dims, Bytes buffer) {
+  const auto parts = std::count_if(dims.begin(), dims.end(), [](int64_t k) { return k > 1; });
+  std::vector<MemberFlow> all;
+  for (size_t first = 0; first < dims.size(); ++first) {
+    if (dims[first] == 1) continue;
+    for (const TorusPhase& p : phases(kind, dims, buffer * (1.0 / static_cast<double>(parts)), first))
+      all.insert(all.end(), p.flows.begin(), p.flows.end());
+  }
+  // One flow per (sender, receiver): what started together shares the same route anyway.
+  std::sort(all.begin(), all.end(),
+            [](const MemberFlow& x, const MemberFlow& y) { return std::tie(x.from, x.to) < std::tie(y.from, y.to); });
+  std::vector<MemberFlow> out;
+  for (const MemberFlow& f : all)
+    if (!out.empty() && out.back().from == f.from && out.back().to == f.to)
+      out.back().bytes += f.bytes;
+    else
+      out.push_back(f);
+  return out;
+}
+
+int64_t torus_steps(CollectiveKind kind, const std::vector<int64_t>& dims) {
+  int64_t steps = 0;
+  for (int64_t k : dims) steps += k - 1;
+  return kind == CollectiveKind::ALL_REDUCE ? 2 * steps : steps;
 }
 
 }  // namespace sim

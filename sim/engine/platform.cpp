@@ -1,7 +1,10 @@
 #include "sim/engine/platform.hpp"
 
 #include <algorithm>
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/StarZone.hpp>
 #include <string>
+#include <unordered_map>
 
 #include "sim/scenario/cluster.hpp"
 #include "sim/scenario/step_faults.hpp"
@@ -9,17 +12,55 @@
 namespace sg4 = simgrid::s4u;
 
 namespace sim {
+namespace {
+
+// A star zone whose routes between the GPU ends of one torus also run along the torus hops
+// between their routers (Fabric::hops), inserted between the sender's climb and the receiver's.
+class FabricZone : public simgrid::kernel::routing::StarZone {
+ public:
+  FabricZone(const Fabric& fabric, const std::vector<sg4::Link*>& links)
+      : StarZone("cluster"), fabric_(fabric), links_(links) {}
+  void add_gpu(const simgrid::kernel::routing::NetPoint* point, int64_t gpu) { gpu_.emplace(point, gpu); }
+
+  void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
+                       simgrid::kernel::routing::Route* route, double* latency) override {
+    const size_t before = route->link_list_.size();  // SimGrid may pass a route begun by its caller
+    StarZone::get_local_route(src, dst, route, latency);
+    const auto a = gpu_.find(src), b = gpu_.find(dst);
+    if (a == gpu_.end() || b == gpu_.end()) return;
+    const auto& hops = fabric_.hops(a->second, b->second);
+    if (hops.empty()) return;
+    std::vector<simgrid::kernel::resource::StandardLinkImpl*> middle;
+    for (const TorusHop& h : hops) {
+      auto* link = static_cast<sg4::SplitDuplexLink*>(links_[static_cast<size_t>(h.link)]);
+      sg4::Link* way = h.a_to_b ? link->get_link_up() : link->get_link_down();
+      middle.push_back(way->get_impl());
+      if (latency) *latency += way->get_latency();
+    }
+    const auto at = route->link_list_.begin() + static_cast<std::ptrdiff_t>(before + fabric_.climb(a->second).size());
+    route->link_list_.insert(at, middle.begin(), middle.end());
+  }
+
+ private:
+  const Fabric& fabric_;
+  const std::vector<sg4::Link*>& links_;  // per network link, once created
+  std::unordered_map<const simgrid::kernel::routing::NetPoint*, int64_t> gpu_;
+};
+
+}  // namespace
 
 // One star zone: SimGrid joins a source host's route (up) to a destination host's (down), which
 // is how the fabric composes a route from two ends' climbs.
 Platform::Platform(const ClusterSpec& c, const Placement& place, const StepFaults& faults, int64_t pipeline_ranks)
     : place_(place), fabric_(c) {
-  auto* zone = sg4::create_star_zone("cluster");
   const Network& net = fabric_.network();
   for (int64_t l = 0; l < static_cast<int64_t>(net.links().size()); ++l) capacity_.push_back(fabric_.capacity(l));
   for (int64_t n = 0; n < static_cast<int64_t>(net.nic.size()); ++n)
     capacity_[static_cast<size_t>(fabric_.nic_port(n))] /= faults.slowdown(FaultTarget::NIC, n);
-  std::vector<sg4::Link*> sg(net.links().size(), nullptr);
+  auto& sg = links_;
+  sg.assign(net.links().size(), nullptr);
+  auto* star = new FabricZone(fabric_, links_);  // owned by SimGrid's engine from here on
+  sg4::NetZone* zone = star->get_iface();
   const auto link = [&](int64_t l) {
     sg4::Link*& out = sg[static_cast<size_t>(l)];
     if (out) return out;
@@ -39,6 +80,7 @@ Platform::Platform(const ClusterSpec& c, const Placement& place, const StepFault
     zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, route, true);
     end_.push_back(h);
     if (gpu) {
+      star->add_gpu(h->get_netpoint(), e);
       double& cls = class_slowdown[static_cast<size_t>(place.coord(e).pp)];
       cls = std::max(cls, slow);
     }
@@ -46,6 +88,11 @@ Platform::Platform(const ClusterSpec& c, const Placement& place, const StepFault
   for (int64_t r = 0; r < pipeline_ranks; ++r)
     class_.push_back(zone->create_host("class-" + std::to_string(r), 1e12 / class_slowdown[static_cast<size_t>(r)]));
   control_ = zone->create_host("control", 1e12);
+  // Every torus link a route may take, created before the zone is sealed.
+  for (const TorusLayout& t : net.tori)
+    for (const auto& hop : t.hop)
+      for (int64_t l : hop)
+        if (l >= 0) link(l);
   for (int64_t n = 0; n < static_cast<int64_t>(net.nic.size()); ++n) nic_link_.push_back(link(fabric_.nic_port(n)));
   zone->seal();
 }

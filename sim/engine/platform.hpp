@@ -1,6 +1,7 @@
 // SimGrid platform of a cluster (engine-internal; see engine.hpp for the layout): the topology
 // layer's fabric (sim/topology/fabric.hpp) as one star zone, a host per route end whose route is
-// the end's climb, so that SimGrid's routes are the fabric's.
+// the end's climb, so that SimGrid's routes are the fabric's; routes between chips of one torus
+// also take its hops (Fabric::hops) between the two climbs.
 #pragma once
 
 #include <simgrid/s4u.hpp>
@@ -37,6 +38,7 @@ class Platform {
   Fabric fabric_;
   std::vector<simgrid::s4u::Host*> end_, class_;  // end_: per route end; the GPUs' come first
   std::vector<simgrid::s4u::Link*> nic_link_;
+  std::vector<simgrid::s4u::Link*> links_;  // per network link, once created (the zone's routes)
   std::vector<double> capacity_;
   simgrid::s4u::Host* control_ = nullptr;
 };

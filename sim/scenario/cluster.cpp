@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sim/core/params.hpp"
+#include "sim/scenario/torus_shape.hpp"
 
 namespace sim {
 
@@ -25,6 +26,35 @@ static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir
   return DeviceSpec::parse(ParamReader::load_file(path));
 }
 
+// A torus's shape: dims whose product, a slice, is whole nodes (hosts) and tiles the cluster.
+static void parse_torus(const ParamReader& up, int64_t node_gpus, ClusterSpec& c) {
+  const auto d = up.at("dims");
+  if (!d.is_array() || d.size() < 1 || d.size() > 3)
+    d.fail("is not a list of 1 to 3 dimensions", "chips along each dimension, e.g. [4, 4, 4]");
+  int64_t slice = 1;
+  std::string shape;
+  for (size_t i = 0; i < d.size(); ++i) {
+    c.scale_up.dims.push_back(d[i].as_count(1, MAX_GPUS));
+    slice *= c.scale_up.dims.back();
+    if (slice > MAX_GPUS) d.fail("has more chips than a cluster may (" + std::to_string(MAX_GPUS) + ")", "fewer");
+    shape += (i ? "x" : "") + std::to_string(c.scale_up.dims.back());
+  }
+  if (c.gpus % slice != 0)
+    d.fail(shape + " = " + std::to_string(slice) + " chips does not divide the cluster's " + std::to_string(c.gpus) +
+               " (the cluster is whole tori)",
+           "dimensions whose product divides gpus");
+  if (slice % node_gpus != 0)
+    d.fail(shape + " = " + std::to_string(slice) + " chips is not whole nodes of " + std::to_string(node_gpus),
+           "a multiple of gpus_per_node");
+  if (auto t = up.find("twisted")) {
+    c.scale_up.twisted = t->as_bool();
+    if (c.scale_up.twisted && !twistable(c.scale_up.dims))
+      t->fail("a " + shape + " torus cannot be twisted", "k x k x 2k or k x 2k x 2k (TPU v4's twisted shapes)");
+  }
+  c.scale_up.domain_gpus = slice;
+  c.scale_up.nvls = false;
+}
+
 ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir) {
   r.expect_keys({"kind", "name", "description", "source", "gpu", "gpus", "gpus_per_node", "scale_up", "scale_out",
                  "storage_bandwidth"});
@@ -41,8 +71,15 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   if (c.gpus < c.gpus_per_node) c.gpus_per_node = c.gpus;
 
   auto up = r.at("scale_up");
-  up.expect_keys({"kind", "bandwidth", "latency", "nvls", "domain_gpus"});
+  up.expect_keys({"kind", "bandwidth", "latency", "nvls", "domain_gpus", "dims", "twisted"});
   c.scale_up.kind = up.at("kind").as_choice(names_of(scale_up_kinds()));
+  const bool torus = c.scale_up.kind == "torus";
+  for (const char* key : {"dims", "twisted"})
+    if (!torus && up.has(key))
+      up.at(key).fail(std::string("applies to a torus only, not to scale_up.kind '") + c.scale_up.kind + "'",
+                      std::string("no '") + key + "', or kind \"torus\"");
+  if (torus && up.has("domain_gpus"))
+    up.at("domain_gpus").fail("a torus's domain is its dims' product", "no domain_gpus with kind \"torus\"");
   c.scale_up.bandwidth = up.at("bandwidth").as_bandwidth();
   if (auto l = up.find("latency")) c.scale_up.latency = l->as_seconds();
   if (auto v = up.find("nvls")) c.scale_up.nvls = v->as_bool();
@@ -61,6 +98,7 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
              "a divisor of gpus");
     c.scale_up.domain_gpus = std::min(domain, c.gpus);
   }
+  if (torus) parse_torus(up, node_gpus, c);
 
   auto out = r.at("scale_out");
   out.expect_keys({"kind", "nics_per_node", "nic_bandwidth", "oversubscription", "pod_gpus", "latency"});
@@ -106,7 +144,8 @@ int64_t ClusterSpec::domain_gpus() const {
 const std::vector<TopologyKind>& scale_up_kinds() {
   static const std::vector<TopologyKind> kinds = {
       {"nvswitch",
-       "NVLink domains through NVSwitch: one per node (DGX/HGX A100, H100, B200) or domain_gpus (GB200 NVL72)"}};
+       "NVLink domains through NVSwitch: one per node (DGX/HGX A100, H100, B200) or domain_gpus (GB200 NVL72)"},
+      {"torus", "1-3 dimensional tori of dims chips on their neighbours' links, twisted if asked (TPU v4 ICI)"}};
   return kinds;
 }
 

@@ -39,6 +39,11 @@ struct ScaleUp {
   Seconds latency;
   int64_t domain_gpus = 0;  // GPUs per NVLink domain, whole nodes; 0: a node's (ClusterSpec::domain_gpus)
   bool nvls = true;         // use NVLink SHARP where the device has it (false: NCCL_NVLS_ENABLE=0)
+  // kind "torus": each torus's chips along each of its 1 to 3 dimensions (their product is the
+  // domain: a slice; the cluster is whole slices), and whether it is twisted (k x k x 2k or
+  // k x 2k x 2k, sim/topology/torus.hpp). `bandwidth` is then one ICI link's, each direction.
+  std::vector<int64_t> dims;
+  bool twisted = false;
 };
 
 struct ScaleOut {

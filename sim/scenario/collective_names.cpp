@@ -18,18 +18,26 @@ const std::vector<CollectiveAlgoEntry>& collective_algorithms() {
       {CollectiveAlgo::RING, "ring",
        "NCCL ring: every rank sends to its successor; runs all-reduce, all-gather, reduce-scatter, all-to-all, "
        "send/recv",
-       true},
+       true, true},
       {CollectiveAlgo::TREE, "tree",
-       "NCCL double binary tree across nodes, a chain inside each: reduce up, broadcast down; all-reduce only", true},
+       "NCCL double binary tree across nodes, a chain inside each: reduce up, broadcast down; all-reduce only", true,
+       true},
       {CollectiveAlgo::NVLS, "nvls",
-       "NVLink SHARP: the NVSwitch reduces; all-reduce inside one node whose NVSwitch has it (nvls_* constants)", true},
+       "NVLink SHARP: the NVSwitch reduces; all-reduce inside one node whose NVSwitch has it (nvls_* constants)", true,
+       true},
       {CollectiveAlgo::NVLS_TREE, "nvls_tree",
-       "NVLink SHARP inside each node, double binary tree between nodes; all-reduce only, two or more nodes", true},
+       "NVLink SHARP inside each node, double binary tree between nodes; all-reduce only, two or more nodes", true,
+       true},
       {CollectiveAlgo::HIERARCHICAL, "hierarchical",
        "rail-aware: reduce-scatter inside each node, the same collective per rail across nodes, all-gather inside "
        "each node, pipelined by chunks; not NCCL's (Horovod, MSCCL), so forced only; all-reduce, all-gather, "
        "reduce-scatter",
-       false},
+       false, false},
+      {CollectiveAlgo::TORUS, "torus",
+       "a group inside one torus (TPU ICI): reduce-scatter along each dimension in turn, all-gather back, each "
+       "dimension a bidirectional ring, the dimensions kept busy at once; all-reduce, all-gather, reduce-scatter; "
+       "the only one inside a torus",
+       false, true},
   };
   return entries;
 }
@@ -48,9 +56,9 @@ std::optional<CollectiveAlgo> parse_algo(const std::string& name) {
 
 std::optional<std::string> cannot_run_kind(CollectiveAlgo algo, CollectiveKind kind) {
   if (algo == CollectiveAlgo::RING || kind == CollectiveKind::ALL_REDUCE) return std::nullopt;
-  if (algo == CollectiveAlgo::HIERARCHICAL) {
+  if (algo == CollectiveAlgo::HIERARCHICAL || algo == CollectiveAlgo::TORUS) {
     if (kind == CollectiveKind::ALL_GATHER || kind == CollectiveKind::REDUCE_SCATTER) return std::nullopt;
-    return std::string("hierarchical runs all-reduce, all-gather and reduce-scatter, not ") + to_string(kind);
+    return std::string(to_string(algo)) + " runs all-reduce, all-gather and reduce-scatter, not " + to_string(kind);
   }
   return std::string(to_string(algo)) + " runs all-reduce only, not " + to_string(kind);
 }

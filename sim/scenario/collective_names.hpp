@@ -12,20 +12,22 @@ namespace sim {
 enum class CollectiveKind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, SEND_RECV };
 const char* to_string(CollectiveKind k);
 
-enum class CollectiveAlgo { RING, TREE, NVLS, NVLS_TREE, HIERARCHICAL };
+enum class CollectiveAlgo { RING, TREE, NVLS, NVLS_TREE, HIERARCHICAL, TORUS };
 const char* to_string(CollectiveAlgo a);
 // The registry name ("ring", "tree", "nvls", "nvls_tree", "hierarchical"); std::nullopt for anything
 // else.
 std::optional<CollectiveAlgo> parse_algo(const std::string& name);
 
 // The registry `trainsim list` prints: each algorithm with its one-line description. `nccl`: NCCL
-// runs it, so its tuning model (sim/cost/nccl_tuning.hpp) may choose it; the others run only where
-// a scenario forces them (`parallelism.collective_algorithms`).
+// runs it. `automatic`: the tuning model (sim/cost/nccl_tuning.hpp) chooses it where it can run
+// (NCCL's, and the torus algorithm inside a torus); the others run only where a scenario forces
+// them (`parallelism.collective_algorithms`).
 struct CollectiveAlgoEntry {
   CollectiveAlgo algo;
   const char* name;
   const char* description;
   bool nccl;
+  bool automatic;
 };
 const std::vector<CollectiveAlgoEntry>& collective_algorithms();
 

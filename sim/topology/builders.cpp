@@ -9,6 +9,7 @@
 #include "sim/scenario/cluster.hpp"
 #include "sim/topology/fat_tree.hpp"
 #include "sim/topology/nvswitch.hpp"
+#include "sim/topology/torus.hpp"
 
 namespace sim {
 namespace {
@@ -37,9 +38,18 @@ void fat_tree(Network& net, const ClusterSpec& c) {
   build_fat_tree(net, s);
 }
 
+// One torus of scale_up.dims chips per domain, one after another (ClusterSpec::parse checked that
+// they tile the cluster).
+void torus(Network& net, const ClusterSpec& c) {
+  net.gpu.clear();
+  for (int64_t t = 0; t < c.gpus / c.domain_gpus(); ++t)
+    build_torus(net, {c.scale_up.dims, c.scale_up.twisted, c.scale_up.bandwidth, c.scale_up.latency});
+  net.nic_of_gpu.assign(net.gpu.size(), -1);
+}
+
 using Builder = std::function<void(Network&, const ClusterSpec&)>;
 const std::map<std::string, Builder>& scale_up_builders() {
-  static const std::map<std::string, Builder> m = {{"nvswitch", nvswitch}};
+  static const std::map<std::string, Builder> m = {{"nvswitch", nvswitch}, {"torus", torus}};
   return m;
 }
 const std::map<std::string, Builder>& scale_out_builders() {

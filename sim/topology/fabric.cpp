@@ -17,10 +17,11 @@ namespace sim {
 std::shared_ptr<const Fabric> Fabric::of(const ClusterSpec& c) {
   // Everything the network and the capacities are built from.
   const auto& k = c.device.collectives;
-  const auto key = std::make_tuple(
-      c.gpus, c.gpus_per_node, c.domain_gpus(), c.scale_up.kind, c.scale_up.bandwidth.value, c.scale_up.latency.value,
-      c.scale_out.kind, c.scale_out.nics_per_node, c.scale_out.nic_bandwidth.value, c.scale_out.oversubscription,
-      c.scale_out.pod_gpus, c.scale_out.latency.value, k.scale_up_efficiency, k.scale_out_efficiency);
+  const auto key = std::make_tuple(c.gpus, c.gpus_per_node, c.domain_gpus(), c.scale_up.kind,
+                                   c.scale_up.bandwidth.value, c.scale_up.latency.value, c.scale_out.kind,
+                                   c.scale_out.nics_per_node, c.scale_out.nic_bandwidth.value,
+                                   c.scale_out.oversubscription, c.scale_out.pod_gpus, c.scale_out.latency.value,
+                                   k.scale_up_efficiency, k.scale_out_efficiency, c.scale_up.dims, c.scale_up.twisted);
   static std::mutex mutex;
   static std::optional<std::decay_t<decltype(key)>> last_key;
   static std::shared_ptr<const Fabric> last;
@@ -39,9 +40,20 @@ Fabric::Fabric(const ClusterSpec& c) : net_(build_network(c)) {
   const auto& k = c.device.collectives;
   const auto kind = [&](int64_t v) { return net_.vertices()[static_cast<size_t>(v)].kind; };
   const auto tier = [&](int64_t v) { return net_.vertices()[static_cast<size_t>(v)].tier; };
+  // Scale-up links: a GPU's, and those between the routers of a torus (its ICI).
+  std::vector<bool> router(net_.vertices().size(), false);
+  torus_.assign(net_.gpu.size(), -1);
+  for (size_t t = 0; t < net_.tori.size(); ++t) {
+    const TorusLayout& layout = net_.tori[t];
+    for (size_t c = 0; c < layout.router.size(); ++c) {
+      router[static_cast<size_t>(layout.router[c])] = true;
+      torus_[static_cast<size_t>(layout.first_gpu) + c] = static_cast<int64_t>(t);
+    }
+  }
   for (const Link& l : net_.links()) {
-    const bool nvlink = kind(l.a) == VertexKind::GPU || kind(l.b) == VertexKind::GPU;
-    capacity_.push_back(l.bandwidth.value * (nvlink ? k.scale_up_efficiency : k.scale_out_efficiency));
+    const bool scale_up = kind(l.a) == VertexKind::GPU || kind(l.b) == VertexKind::GPU ||
+                          (router[static_cast<size_t>(l.a)] && router[static_cast<size_t>(l.b)]);
+    capacity_.push_back(l.bandwidth.value * (scale_up ? k.scale_up_efficiency : k.scale_out_efficiency));
   }
   for (int64_t v : net_.gpu) {
     std::vector<int64_t> port;
@@ -93,6 +105,8 @@ std::pair<int64_t, int64_t> Fabric::ends(int64_t a, int64_t b) const {
   // from the two NICs to the lowest switch they share. Climbed on the NICs' chains when the
   // fabric is a layered tree (what the builders make), searched on the graph otherwise.
   if (domain_[static_cast<size_t>(a)] == domain_[static_cast<size_t>(b)]) return {a, b};
+  const int64_t ta = torus_[static_cast<size_t>(a)];
+  if (ta >= 0 && ta == torus_[static_cast<size_t>(b)]) return {a, b};
   const int64_t na = gpu_nic_[static_cast<size_t>(a)], nb = gpu_nic_[static_cast<size_t>(b)];
   if (na < 0 || nb < 0) throw std::logic_error("Fabric: no route between GPUs of different domains");
   int top = 0;
@@ -112,6 +126,16 @@ std::pair<int64_t, int64_t> Fabric::ends(int64_t a, int64_t b) const {
   }
   return {nic_end_[static_cast<size_t>(na)][static_cast<size_t>(top)],
           nic_end_[static_cast<size_t>(nb)][static_cast<size_t>(top)]};
+}
+
+const std::vector<TorusHop>& Fabric::hops(int64_t a, int64_t b) const {
+  thread_local std::vector<TorusHop> out;
+  out.clear();
+  const int64_t t = torus_[static_cast<size_t>(a)];
+  if (t < 0 || t != torus_[static_cast<size_t>(b)] || a == b) return out;
+  const TorusLayout& layout = net_.tori[static_cast<size_t>(t)];
+  torus_route(net_, layout, a - layout.first_gpu, b - layout.first_gpu, out);
+  return out;
 }
 
 }  // namespace sim

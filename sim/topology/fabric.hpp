@@ -15,6 +15,11 @@
 // Max-min sharing is the same without them, and flows that would meet only there stay
 // independent (the engine folds flows on links nothing else uses, replay.cpp "Folding"). A NIC's
 // ends whose climbs are then equal are one end: on a full-bisection fabric a NIC has one.
+//
+// On a torus (torus.hpp) every chip has a router of its own. A transfer between chips of one torus
+// runs between their GPU ends, its route up the sender's port, along the torus hops between the
+// two routers (torus_route: dimension-ordered) and down the receiver's port; chips of different
+// tori meet through their NICs as other domains do.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +28,7 @@
 #include <vector>
 
 #include "sim/topology/network.hpp"
+#include "sim/topology/torus.hpp"
 
 namespace sim {
 
@@ -59,8 +65,14 @@ class Fabric {
   void for_each_link(int64_t a, int64_t b, F&& f) const {  // f(directed id, link) along a -> b
     const auto [ea, eb] = ends(a, b);
     for (int64_t l : climb(ea)) f(up(l), l);
+    for (const TorusHop& h : hops(a, b)) f(h.a_to_b ? up(h.link) : down(h.link), h.link);
     for (auto it = climb(eb).rbegin(); it != climb(eb).rend(); ++it) f(down(*it), *it);
   }
+  // The torus hops between the ends' climbs of a transfer from GPU a to GPU b: empty unless both
+  // sit in one torus. Valid until the next call on this thread.
+  const std::vector<TorusHop>& hops(int64_t a, int64_t b) const;
+  // The torus GPU g sits in (an index into network().tori), -1 for none.
+  int64_t torus_of(int64_t g) const { return torus_[static_cast<size_t>(g)]; }
 
  private:
   Network net_;
@@ -70,6 +82,7 @@ class Fabric {
   std::vector<std::vector<int64_t>> above_;    // per NIC, the switch above it at each tier (0: itself)
   std::vector<int64_t> nic_port_;
   std::vector<int64_t> domain_, gpu_nic_;  // per GPU: its scale-up switch, its NIC's index (-1: none)
+  std::vector<int64_t> torus_;             // per GPU: its torus (-1: none)
   bool tree_ = true;                       // every NIC climbs a single chain (else ends() searches)
   std::vector<double> capacity_;
 };

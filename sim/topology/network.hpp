@@ -34,6 +34,18 @@ struct Link {
   Seconds latency;
 };
 
+// A torus of chips as build_torus (torus.hpp) lays it out: its shape, its first chip's index into
+// Network::gpu (chips follow in row-major order of their coordinates), and per chip, per dimension
+// d, its links to the + neighbour (hop[2d]) and the - neighbour (hop[2d + 1]); -1 where the
+// dimension has size 1. A dimension of 2 has one link, both neighbours'.
+struct TorusLayout {
+  std::vector<int64_t> dims;
+  bool twisted = false;
+  int64_t first_gpu = 0;
+  std::vector<int64_t> router;  // per chip, its router vertex
+  std::vector<std::array<int64_t, 6>> hop;
+};
+
 class Network {
  public:
   int64_t add_vertex(VertexKind kind, int tier);
@@ -47,6 +59,8 @@ class Network {
   // GPU g's vertex and, once a scale-out network is built, its NIC's (-1 before); the NICs by
   // global index (node * nics_per_node + rail, sim/topology/placement.hpp).
   std::vector<int64_t> gpu, nic_of_gpu, nic;
+  // The tori the chips sit in, if the scale-up network is one (torus.hpp).
+  std::vector<TorusLayout> tori;
 
   // The link from vertex v (not a GPU) to the one switch above it; -1 at the top, -2 when v has
   // several (not a tree).

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/scenario/torus_shape.hpp"
 #include "sim/topology/network.hpp"
 
 namespace sim {
@@ -31,13 +32,33 @@ struct TorusShape {
   Seconds latency;                // per link
 };
 
-// Whether `dims` is a shape TPU v4 twists: k x k x 2k or k x 2k x 2k in any order, k >= 1.
-bool twistable(const std::vector<int64_t>& dims);
-
-// Adds the chips (Network::gpu, in row-major order of their coordinates, the first dimension
-// slowest) and their routers; std::invalid_argument on a shape with no dimension, more than three,
-// one below 1, or a twist the shape does not admit.
+// Adds the chips (appended to Network::gpu, in row-major order of their coordinates, the first
+// dimension slowest), their routers and links, and the torus's layout (Network::tori);
+// std::invalid_argument on a shape with no dimension, more than three, one below 1, or a twist the
+// shape does not admit. Several tori may be built into one network, one after another.
 void build_torus(Network& net, const TorusShape& shape);
+
+// One hop of a route: the link and whether it is crossed from its end a to its end b.
+struct TorusHop {
+  int64_t link = 0;
+  bool a_to_b = true;
+};
+
+// The route between chips `from` and `to` of torus `t` (indices within it): dimension-ordered, each
+// dimension the shorter way round (ties: the + way), as TPU v4's ICI routes. On a twisted torus
+// crossing a short dimension's +k seam moves the route k along the long dimensions, so the short
+// dimensions are walked first, each the + or - way and across its seam once or not at all (a
+// whole way round where that is what lines the long dimensions up), the walks taken that give the
+// fewest hops overall (ties: in that order, the first dimension first); then the long ones. Every
+// route is a shortest path (tests: against a breadth-first search on TPU v4's twisted shapes).
+// Appends to `out` (cleared first); empty when from == to.
+void torus_route(const Network& net, const TorusLayout& t, int64_t from, int64_t to, std::vector<TorusHop>& out);
+
+// The shape of a group of chips of torus `t` (indices within it, in rank order) for its
+// collectives (sim/cost/torus_collective.hpp): when the members are every combination of a set of
+// coordinates per dimension, numbered row-major as torus_coords numbers chips, the sets' sizes;
+// otherwise one dimension of all of them (a ring in rank order).
+std::vector<int64_t> torus_group_dims(const TorusLayout& t, const std::vector<int64_t>& chips);
 
 // Chip c's coordinates in `dims` (row-major, the first dimension slowest).
 std::vector<int64_t> torus_coords(const std::vector<int64_t>& dims, int64_t chip);

@@ -5,6 +5,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/cost/collective_flows.hpp"
+#include "sim/cost/torus_collective.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
@@ -55,6 +56,13 @@ GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std:
   g.scale_up_bandwidth = c.scale_up.bandwidth;
   g.scale_out_bandwidth = c.scale_out.nic_bandwidth * (double(c.scale_out.nics_per_node) / double(c.gpus_per_node));
   g.arch = gpu_arch(c.device.name);
+  if (distinct.size() == 1 && fabric_.torus_of(members.front()) >= 0) {
+    // One torus: the group's shape in it.
+    const TorusLayout& t = fabric_.network().tori[static_cast<size_t>(fabric_.torus_of(members.front()))];
+    std::vector<int64_t> chips;
+    for (int64_t m : members) chips.push_back(m - t.first_gpu);
+    g.torus_dims = torus_group_dims(t, chips);
+  }
   if (by_node) {
     // Member indices grouped by node, in ring order.
     by_node->clear();
@@ -70,7 +78,7 @@ GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std:
 CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const {
   bool even = true;
   const GroupShape g = shape(members, nullptr, even);
-  const auto key = std::make_tuple(static_cast<int>(kind), g.ranks, g.nodes, even, buffer.value);
+  const auto key = std::make_tuple(static_cast<int>(kind), g.ranks, g.nodes, even, buffer.value, g.torus_dims);
   auto it = choices_.find(key);
   if (it == choices_.end()) {  // stored only once chosen: a refusal leaves no entry behind
     const auto forced = s_.plan.algorithms.find(kind);
@@ -99,8 +107,11 @@ CommOp CommPlan::collective(CollectiveKind kind, const std::vector<int64_t>& mem
   if (members.size() < 2) return op;
   std::vector<std::vector<int64_t>> by_node;
   bool even = true;
-  shape(members, &by_node, even);
-  for (const auto& f : collective_flows(op.choice, kind, by_node, buffer, s_.cluster.device.collectives))
+  const GroupShape g = shape(members, &by_node, even);
+  const auto flows = op.choice.algo == CollectiveAlgo::TORUS
+                         ? torus_collective_flows(kind, g.torus_dims, buffer)
+                         : collective_flows(op.choice, kind, by_node, buffer, s_.cluster.device.collectives);
+  for (const auto& f : flows)
     op.flows.push_back({members[static_cast<size_t>(f.from)], members[static_cast<size_t>(f.to)], f.bytes});
   return op;
 }

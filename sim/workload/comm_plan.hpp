@@ -6,7 +6,8 @@
 //
 // A group's tier follows from where its members sit: `nodes` counts the nodes they occupy, and
 // NCCL's model and flows take that shape. Groups with unequal members per node (possible with an
-// explicit placement) run the ring, priced as if every member had a node of its own.
+// explicit placement) run the ring, priced as if every member had a node of its own. A group inside
+// one torus takes its shape there (torus_group_dims) and runs the torus algorithm.
 #pragma once
 
 #include <array>
@@ -74,7 +75,7 @@ class CommPlan {
   const Scenario& s_;
   const Placement& place_;
   const Fabric& fabric_;
-  mutable std::map<std::tuple<int, int64_t, int64_t, bool, double>, CollectiveChoice> choices_;
+  mutable std::map<std::tuple<int, int64_t, int64_t, bool, double, std::vector<int64_t>>, CollectiveChoice> choices_;
   mutable std::vector<double> load_;  // transfer_time's per directed link, kept zeroed
 };
 

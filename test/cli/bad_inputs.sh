@@ -162,8 +162,27 @@ case("unit-does-not-parse", "/cluster/scale_up/bandwidth", "'300 GB/parsec' does
      put("cluster.scale_up.bandwidth", "300 GB/parsec"))
 case("unknown-scale-out-kind", "/cluster/scale_out/kind", "'fat-tre' is not known (did you mean 'fat-tree'?)",
      put("cluster.scale_out.kind", "fat-tre"))
-case("unknown-scale-up-kind", "/cluster/scale_up/kind", "'torus' is not known",
-     put("cluster.scale_up.kind", "torus"))
+case("unknown-scale-up-kind", "/cluster/scale_up/kind", "'dragonfly' is not known",
+     put("cluster.scale_up.kind", "dragonfly"))
+torus = lambda dims: all_of(put("cluster.scale_up.kind", "torus"), put("cluster.scale_up.dims", dims),
+                            put("cluster.gpus_per_node", 4), put("cluster.scale_out.nics_per_node", 4))
+case("torus-without-dims", "/cluster/scale_up/dims", "missing required key",
+     all_of(torus([2, 2, 2]), drop("cluster.scale_up.dims")))
+case("torus-dims-not-chips", "/cluster/scale_up/dims",
+     "2x2x3 = 12 chips does not divide the cluster's 8 (the cluster is whole tori)", torus([2, 2, 3]))
+case("torus-dims-not-a-list", "/cluster/scale_up/dims", "is not a list of 1 to 3 dimensions", torus(8))
+case("torus-four-dims", "/cluster/scale_up/dims", "is not a list of 1 to 3 dimensions", torus([2, 2, 2, 1]))
+case("torus-dim-zero", "/cluster/scale_up/dims/1", "is out of range", torus([8, 0]))
+case("torus-not-whole-nodes", "/cluster/scale_up/dims", "2 chips is not whole nodes of 4", torus([2]))
+case("torus-twist-shape", "/cluster/scale_up/twisted", "a 2x2x2 torus cannot be twisted",
+     all_of(torus([2, 2, 2]), put("cluster.scale_up.twisted", True)))
+case("dims-on-nvswitch", "/cluster/scale_up/dims", "applies to a torus only",
+     put("cluster.scale_up.dims", [2, 2, 2]))
+case("torus-domain-gpus", "/cluster/scale_up/domain_gpus", "a torus's domain is its dims' product",
+     all_of(torus([2, 2, 2]), put("cluster.scale_up.domain_gpus", 8)))
+case("torus-forced-ring", "/parallelism/collective_algorithms/all_reduce",
+     "'ring' cannot run the all-reduce over 8 GPUs on 1 node(s): inside a torus only torus runs the all-reduce",
+     all_of(torus([2, 2, 2]), put("parallelism.collective_algorithms", {"all_reduce": "ring"})))
 case("nvls-not-bool", "/cluster/scale_up/nvls", "is string (expected true or false)",
      put("cluster.scale_up.nvls", "yes"))
 case("zero-bandwidth", "/cluster/scale_up/bandwidth", "'0 GB/s' is not positive",

@@ -297,7 +297,7 @@ TEST_CASE("the algorithm registry lists NCCL's four and the hierarchical one, an
     CHECK(std::string(to_string(e.algo)) == e.name);
     CHECK(std::string(e.description).size() > 20);
   }
-  CHECK(names == std::vector<std::string>{"ring", "tree", "nvls", "nvls_tree", "hierarchical"});
+  CHECK(names == std::vector<std::string>{"ring", "tree", "nvls", "nvls_tree", "hierarchical", "torus"});
   // NCCL's tuning.cc knows NCCL_ALGO_RING, TREE, NVLS and NVLS_TREE (plus CollNet and PAT, not here).
   CHECK(nccl == std::vector<std::string>{"ring", "tree", "nvls", "nvls_tree"});
   CHECK_FALSE(parse_algo("Ring").has_value());
@@ -423,7 +423,8 @@ TEST_CASE("choose_collective's idle time is its latency plus the idle price of i
                         Case{3, 1, false, 8 * MiB}})
     for (CollectiveAlgo a : {CollectiveAlgo::RING, CollectiveAlgo::TREE, CollectiveAlgo::NVLS,
                              CollectiveAlgo::NVLS_TREE, CollectiveAlgo::HIERARCHICAL}) {
-      const GroupShape g{k.nodes * k.ppn, k.nodes, k.nvls, BytesPerSecond(up), BytesPerSecond(out), GpuArch::HOPPER};
+      const GroupShape g{k.nodes * k.ppn,     k.nodes,         k.nvls, BytesPerSecond(up),
+                         BytesPerSecond(out), GpuArch::HOPPER, {}};
       if (cannot_run(a, CollectiveKind::ALL_REDUCE, g)) continue;
       INFO(to_string(a) << " " << k.nodes << " x " << k.ppn << ", " << k.bytes / MiB << " MiB");
       const auto by_node = even_nodes(k.nodes, k.ppn);
@@ -444,7 +445,7 @@ TEST_CASE("16 nodes x 8: the tree wins small all-reduces and the ring large ones
   // log2(1024/64) = 4: LL 0.9, LL128 1.0, Simple 0.9).
   const CollectiveConstants c = nccl_defaults();
   const double up = 450e9 * 0.822, nic = 50e9 * 0.94, n = 128, ppn = 8;
-  const GroupShape g{128, 16, false, BytesPerSecond(450e9), BytesPerSecond(50e9), GpuArch::HOPPER};
+  const GroupShape g{128, 16, false, BytesPerSecond(450e9), BytesPerSecond(50e9), GpuArch::HOPPER, {}};
   struct Option {
     CollectiveAlgo a;
     Protocol p;
@@ -512,7 +513,7 @@ TEST_CASE("the A100 profile with NCCL's protocol choice reproduces 8-GPU all-red
   const DeviceSpec a100 =
       DeviceSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/a100-sxm-80gb.json"));
   const double nvlink = 300e9;
-  const GroupShape g{8, 1, false, BytesPerSecond(nvlink), BytesPerSecond(0), gpu_arch(a100.name)};
+  const GroupShape g{8, 1, false, BytesPerSecond(nvlink), BytesPerSecond(0), gpu_arch(a100.name), {}};
   CHECK(g.arch == GpuArch::AMPERE);
   const auto by_node = even_nodes(1, 8);
   const double mib[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
@@ -535,16 +536,16 @@ TEST_CASE("an algorithm that cannot run says why, and forcing it throws", "[cost
   using K = CollectiveKind;
   const CollectiveConstants c = nccl_defaults();
   const BytesPerSecond up(450e9), out(50e9);
-  const GroupShape one_node{8, 1, true, up, out, GpuArch::HOPPER};
-  const GroupShape two_nodes{16, 2, true, up, out, GpuArch::HOPPER};
-  const GroupShape no_sharp{8, 1, false, up, out, GpuArch::AMPERE};
+  const GroupShape one_node{8, 1, true, up, out, GpuArch::HOPPER, {}};
+  const GroupShape two_nodes{16, 2, true, up, out, GpuArch::HOPPER, {}};
+  const GroupShape no_sharp{8, 1, false, up, out, GpuArch::AMPERE, {}};
   const auto why = [](CollectiveAlgo a, K k, const GroupShape& g) { return cannot_run(a, k, g).value_or(""); };
   CHECK(why(CollectiveAlgo::TREE, K::ALL_GATHER, two_nodes) == "tree runs all-reduce only, not all-gather");
   CHECK(why(CollectiveAlgo::NVLS, K::ALL_REDUCE, no_sharp) == "nvls needs an NVSwitch domain with NVLink SHARP");
   CHECK(why(CollectiveAlgo::NVLS, K::ALL_REDUCE, two_nodes).find("inside one node") != std::string::npos);
   CHECK(why(CollectiveAlgo::NVLS, K::REDUCE_SCATTER, one_node).find("all-reduce only") != std::string::npos);
   CHECK(why(CollectiveAlgo::NVLS_TREE, K::ALL_REDUCE, one_node).find("two or more nodes") != std::string::npos);
-  CHECK(why(CollectiveAlgo::NVLS_TREE, K::ALL_REDUCE, GroupShape{16, 2, false, up, out, GpuArch::AMPERE})
+  CHECK(why(CollectiveAlgo::NVLS_TREE, K::ALL_REDUCE, GroupShape{16, 2, false, up, out, GpuArch::AMPERE, {}})
             .find("NVLink SHARP") != std::string::npos);
   for (K k : {K::ALL_REDUCE, K::ALL_GATHER, K::REDUCE_SCATTER, K::ALL_TO_ALL, K::SEND_RECV})
     CHECK_FALSE(cannot_run(CollectiveAlgo::RING, k, two_nodes).has_value());
@@ -563,7 +564,7 @@ TEST_CASE("an algorithm that cannot run says why, and forcing it throws", "[cost
   CHECK(nvls.time_idle.value == Approx(25e-6 + 1024 * MiB / (450e9 * 0.6095)).epsilon(1e-9));
   // One rank: nothing to do.
   const CollectiveChoice solo =
-      choose_collective(K::ALL_REDUCE, GroupShape{1, 1, false, up, out, GpuArch::HOPPER}, Bytes(MiB), c);
+      choose_collective(K::ALL_REDUCE, GroupShape{1, 1, false, up, out, GpuArch::HOPPER, {}}, Bytes(MiB), c);
   CHECK(solo.time_idle.value == 0);
 }
 
@@ -578,7 +579,7 @@ TEST_CASE("hierarchical: a ring inside each node and one per rail, pipelined; fo
   const double up = 300e9, out = 25e9;  // A100: NVLink 3, one HDR NIC per GPU
   const double S = 512 * MiB;
   const int64_t N = 4, p = 8;
-  const GroupShape g{N * p, N, false, BytesPerSecond(up), BytesPerSecond(out), GpuArch::AMPERE};
+  const GroupShape g{N * p, N, false, BytesPerSecond(up), BytesPerSecond(out), GpuArch::AMPERE, {}};
   const auto by_node = even_nodes(N, p);
   const auto node_of = node_index(by_node);
   for (K k : {K::ALL_REDUCE, K::ALL_GATHER, K::REDUCE_SCATTER}) {
@@ -618,14 +619,15 @@ TEST_CASE("hierarchical: a ring inside each node and one per rail, pipelined; fo
   CHECK(choose_collective(K::ALL_REDUCE, g, Bytes(S), c, CollectiveAlgo::HIERARCHICAL).latency.value <
         ring - 40 * c.scale_out_step_latency.value);
   // NCCL does not run it: its tuning model never picks it, from 1 KiB to 4 GiB, whatever the shape.
-  for (const GroupShape& s : {g, GroupShape{8, 1, true, BytesPerSecond(450e9), BytesPerSecond(50e9), GpuArch::HOPPER},
-                              GroupShape{1024, 128, false, BytesPerSecond(up), BytesPerSecond(out), GpuArch::AMPERE}})
+  for (const GroupShape& s :
+       {g, GroupShape{8, 1, true, BytesPerSecond(450e9), BytesPerSecond(50e9), GpuArch::HOPPER, {}},
+        GroupShape{1024, 128, false, BytesPerSecond(up), BytesPerSecond(out), GpuArch::AMPERE, {}}})
     for (double b = 1024; b <= 4096 * MiB; b *= 4)
       CHECK(choose_collective(K::ALL_REDUCE, s, Bytes(b), c).algo != CollectiveAlgo::HIERARCHICAL);
   CHECK(cannot_run(CollectiveAlgo::HIERARCHICAL, K::ALL_TO_ALL, g).value_or("") ==
         "hierarchical runs all-reduce, all-gather and reduce-scatter, not all-to-all");
   // One node: the node's ring; one GPU per node: the rail's ring (the same bandwidth term as the ring).
-  const GroupShape one{8, 1, false, BytesPerSecond(up), BytesPerSecond(out), GpuArch::AMPERE};
+  const GroupShape one{8, 1, false, BytesPerSecond(up), BytesPerSecond(out), GpuArch::AMPERE, {}};
   CHECK(
       choose_collective(K::ALL_REDUCE, one, Bytes(S), c, CollectiveAlgo::HIERARCHICAL).time_idle.value ==
       Approx(choose_collective(K::ALL_REDUCE, one, Bytes(S), c, CollectiveAlgo::RING).time_idle.value).epsilon(1e-12));

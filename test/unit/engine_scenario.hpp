@@ -54,6 +54,23 @@ inline Scenario scenario(const Setup& u) {
   return parse_scenario(ParamReader::from_text(text, "engine test"), TRAINSIM_SOURCE_DIR);
 }
 
+// Chips four to a host on one torus (the cluster's scale_up replaced by `scale_up`, kind "torus").
+inline Setup on_torus(Setup u, const char* scale_up) {
+  u.gpus_per_node = 4;
+  u.nics_per_node = 4;
+  u.scale_up = scale_up;
+  return u;
+}
+
+// GPT 1.7B data-parallel over one 4 x 4 x 4 torus of 50 GB/s ICI links with 1 us each.
+inline Setup dp64_on_4x4x4() {
+  Setup u;
+  u.model = "gpt-1.7b";
+  u.dp = 64;
+  u.global_batch = 64;
+  return on_torus(u, R"({"kind": "torus", "dims": [4, 4, 4], "bandwidth": "50 GB/s", "latency": "1 us"})");
+}
+
 inline Pipeline build(const Scenario& s) {
   ComputeModel cm(s.cluster.device, s.training.precision);
   StageLayout layout = make_stage_layout(s.model, s.plan, s.plan.virtual_stages.value, s.file);

@@ -120,6 +120,41 @@ TEST_CASE("engine step time agrees with the idle-network estimate within 2%: pp 
   CHECK(r.step.value == Approx(estimate).epsilon(0.02));
 }
 
+TEST_CASE("a data-parallel all-reduce over a 4 x 4 x 4 torus takes its bandwidth bound + latency", "[engine]") {
+  // dp 64 on one torus of 50 GB/s ICI links (B): the torus algorithm keeps each chip's six links
+  // busy, 2(n-1)/n S / (6 B eff) (sim/cost/torus_collective.hpp), plus its latency, base +
+  // 2 (3 + 3 + 3) steps, plus the one ICI hop's latency of each flow (1 us; a chip's port to its
+  // router has none).
+  const Scenario s = scenario(engine_test::dp64_on_4x4x4());
+  const Pipeline p = build(s);
+  const size_t v = dp_task(p, 0);
+  const double S = p.graph[v].dp_bytes.value, n = 64;
+  const auto& k = s.cluster.device.collectives;
+  const double expect = 2 * (n - 1) / n * S / (6 * 50e9 * k.scale_up_efficiency) + k.base_latency.value +
+                        18 * k.scale_up_step_latency.value + 1e-6;
+  const EngineResult r = simulate_step(s, p);
+  INFO("S = " << S << " B; engine " << r.spans[v].dp << " s, closed form " << expect << " s");
+  CHECK(r.spans[v].dp == Approx(expect).epsilon(0.01));
+}
+
+TEST_CASE("engine and estimate route a torus alike: pipeline sends four hops round a ring of 8", "[engine]") {
+  // tp 4, pp 2 on a one-dimensional torus of 8 chips: stage 0 holds chips 0-3, stage 1 chips 4-7,
+  // so each send goes four hops the + way (a tie) and the four sends share the link 3 -> 4. The
+  // estimate prices the sends on the fabric's routes; the engine's SimGrid routes must be the same
+  // links for the two to agree.
+  Setup u;
+  u.tp = 4;
+  u.pp = 2;
+  u.global_batch = 16;
+  const Scenario s = scenario(
+      engine_test::on_torus(u, R"({"kind": "torus", "dims": [8], "bandwidth": "50 GB/s", "latency": "1 us"})"));
+  const Pipeline p = build(s);
+  const double estimate = estimate_step(s, p, CommCosts(s)).step.value;
+  const EngineResult r = simulate_step(s, p);
+  INFO("engine " << r.step.value << " s, estimate " << estimate << " s");
+  CHECK(r.step.value == Approx(estimate).epsilon(0.02));
+}
+
 TEST_CASE("folded rank classes agree with full fidelity within 1% up to 256 GPUs", "[engine]") {
   // All members of a rank class do the same work at equivalent positions, so simulating one per
   // class (transfers scaled by the members sharing a NIC) must give the step of simulating all.

@@ -120,3 +120,89 @@ TEST_CASE("tori refuse shapes they cannot take", "[topology]") {
   CHECK_FALSE(twistable({4, 8}));
   CHECK_FALSE(twistable({8, 8, 8}));
 }
+
+namespace {
+
+// Follows a route from chip `from`'s router, checking every hop leaves the router it is at; the
+// router it ends at.
+int64_t walk(const Network& net, const TorusLayout& t, int64_t from, const std::vector<TorusHop>& hops) {
+  int64_t at = t.router[static_cast<size_t>(from)];
+  for (const TorusHop& h : hops) {
+    const Link& l = net.links()[static_cast<size_t>(h.link)];
+    REQUIRE((h.a_to_b ? l.a : l.b) == at);
+    at = h.a_to_b ? l.b : l.a;
+  }
+  return at;
+}
+
+}  // namespace
+
+TEST_CASE("torus routes run dimension by dimension the shorter way round, as many hops as the ring distances",
+          "[topology]") {
+  // On a regular torus the fewest hops between two chips is the sum over dimensions of the ring
+  // distance min(d, k - d), d = (b - a) mod k.
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{4, 4, 4}, {3, 5}, {2, 6}, {8}, {2, 2, 2}}) {
+    const Network net = torus(dims);
+    const TorusLayout& t = net.tori.front();
+    int64_t chips = 1;
+    for (int64_t k : dims) chips *= k;
+    std::vector<TorusHop> hops;
+    for (int64_t a = 0; a < chips; ++a)
+      for (int64_t b = 0; b < chips; ++b) {
+        torus_route(net, t, a, b, hops);
+        const auto ca = torus_coords(dims, a), cb = torus_coords(dims, b);
+        int64_t distance = 0;
+        for (size_t i = 0; i < dims.size(); ++i) {
+          const int64_t d = ((cb[i] - ca[i]) % dims[i] + dims[i]) % dims[i];
+          distance += std::min(d, dims[i] - d);
+        }
+        INFO("dims " << dims.size() << "-d, chips " << a << " -> " << b);
+        CHECK(static_cast<int64_t>(hops.size()) == distance);
+        CHECK(walk(net, t, a, hops) == t.router[static_cast<size_t>(b)]);
+        // Dimension-ordered: the dimension a hop moves along never goes back to an earlier one.
+        int64_t last = -1;
+        for (const TorusHop& h : hops) {
+          const Link& l = net.links()[static_cast<size_t>(h.link)];
+          const auto x = torus_coords(dims, (l.a - 1) / 2), y = torus_coords(dims, (l.b - 1) / 2);
+          int64_t moved = 0;
+          while (x[static_cast<size_t>(moved)] == y[static_cast<size_t>(moved)]) ++moved;
+          CHECK(moved >= last);
+          last = moved;
+        }
+      }
+  }
+}
+
+TEST_CASE("twisted torus routes reach their chip in as few hops as a breadth-first search finds", "[topology]") {
+  // Each hop of a twisted torus route crosses one ICI link, and the route is a shortest path: the
+  // count of links a breadth-first search over routers finds (less the two chip-router links).
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{4, 4, 8}, {4, 8, 8}, {2, 2, 4}, {8, 4, 8}}) {
+    const Network net = torus(dims, true);
+    const TorusLayout& t = net.tori.front();
+    std::vector<TorusHop> hops;
+    for (int64_t a = 0; a < static_cast<int64_t>(t.router.size()); a += 3)
+      for (int64_t b = 0; b < static_cast<int64_t>(t.router.size()); ++b) {
+        torus_route(net, t, a, b, hops);
+        INFO("chips " << a << " -> " << b);
+        CHECK(walk(net, t, a, hops) == t.router[static_cast<size_t>(b)]);
+        const auto bfs = net.search_route(net.gpu[static_cast<size_t>(a)], net.gpu[static_cast<size_t>(b)]);
+        CHECK(static_cast<int64_t>(hops.size()) == (a == b ? 0 : static_cast<int64_t>(bfs.size()) - 2));
+      }
+  }
+}
+
+TEST_CASE("a group that is a grid of torus coordinates keeps its shape; any other is one ring", "[topology]") {
+  const Network net = torus({4, 4, 4});
+  const TorusLayout& t = net.tori.front();
+  const auto chip = [](int64_t x, int64_t y, int64_t z) { return (x * 4 + y) * 4 + z; };
+  std::vector<int64_t> plane, strided, shuffled;
+  for (int64_t y = 0; y < 4; ++y)
+    for (int64_t z = 0; z < 4; ++z) plane.push_back(chip(1, y, z));
+  for (int64_t x = 0; x < 4; x += 2)
+    for (int64_t z = 1; z < 4; z += 2) strided.push_back(chip(x, 3, z));
+  shuffled = {chip(0, 0, 1), chip(0, 0, 0), chip(0, 0, 2), chip(0, 0, 3)};
+  CHECK(torus_group_dims(t, plane) == std::vector<int64_t>{1, 4, 4});
+  CHECK(torus_group_dims(t, strided) == std::vector<int64_t>{2, 1, 2});
+  CHECK(torus_group_dims(t, shuffled) == std::vector<int64_t>{4});  // not row-major: a ring in rank order
+  CHECK(torus_group_dims(t, {chip(0, 0, 0), chip(1, 1, 1)}) == std::vector<int64_t>{2});  // a diagonal
+}

@@ -239,3 +239,23 @@ TEST_CASE("a refused forced algorithm leaves nothing in the memo for the next pl
     CHECK_THROWS_WITH(CommCosts(s).dp_transfer(0, S), Catch::Contains("spread unevenly over nodes"));
   }
 }
+
+TEST_CASE("inside a torus the data-parallel all-reduce runs the torus algorithm at its bandwidth bound", "[workload]") {
+  // dp 64 on one 4 x 4 x 4 torus of 50 GB/s ICI links: the group is the whole torus, so the torus
+  // algorithm runs it; on the idle network it takes 2 (63/64) S / (2 x 3 x B x eff) (every chip's
+  // six links busy, torus_collective.hpp), and its latency is base + 2 x (3 + 3 + 3) steps.
+  const Scenario s = engine_test::scenario(engine_test::dp64_on_4x4x4());
+  const Placement place(s.cluster, s.plan);
+  const auto fabric = Fabric::of(s.cluster);
+  const CommPlan plan(s, place, *fabric);
+  const Bytes S(64.0 * (1 << 20));
+  const CommOp op = plan.collective(CollectiveKind::ALL_REDUCE, dp_group(s.plan, place, 0, 0), S);
+  const auto& k = s.cluster.device.collectives;
+  CHECK(op.choice.algo == CollectiveAlgo::TORUS);
+  CHECK(op.choice.latency.value == Approx(k.base_latency.value + 18 * k.scale_up_step_latency.value));
+  CHECK(plan.transfer_time(op.flows).value ==
+        Approx(2 * 63.0 / 64 * S.value / (6 * 50e9 * k.scale_up_efficiency)).epsilon(1e-9));
+  CHECK_FALSE(plan.leaves_domain(op));
+  // Every flow joins two torus neighbours: one ICI hop between the chips' routers.
+  for (const GpuFlow& f : op.flows) CHECK(fabric->hops(f.from, f.to).size() == 1);
+}

@@ -100,3 +100,29 @@ TEST_CASE("torus collectives refuse what they cannot run", "[workload]") {
   CHECK_THROWS_AS(torus_collective(CollectiveKind::ALL_REDUCE, {4, 0}, kBuffer), std::invalid_argument);
   CHECK(torus_collective(CollectiveKind::ALL_REDUCE, {1}, kBuffer).empty());
 }
+
+TEST_CASE("as one operation a torus collective keeps every link busy: the bandwidth bound on a k x ... x k torus",
+          "[workload]") {
+  // N chips with 2D links each: an all-reduce must send 2(N-1)/N x S from every chip, an all-gather
+  // or reduce-scatter (N-1)/N x S; over its 2D links of B that takes at least bytes / (2 D B). The
+  // D parts, each starting its phases in another dimension, load every link alike and meet it.
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{4, 4, 4}, {3, 3}, {8}, {5, 5, 5}})
+    for (CollectiveKind kind :
+         {CollectiveKind::ALL_REDUCE, CollectiveKind::ALL_GATHER, CollectiveKind::REDUCE_SCATTER}) {
+      double n = 1;
+      for (int64_t k : dims) n *= double(k);
+      const double D = double(dims.size());
+      const double bytes = (kind == CollectiveKind::ALL_REDUCE ? 2 : 1) * (n - 1) / n * kBuffer.value;
+      const TorusPhase all{0, torus_collective_flows(kind, dims, kBuffer)};
+      INFO(to_string(kind) << ", " << dims.size() << " dimensions of " << dims.front());
+      CHECK(idle_time(dims, {all}) == Approx(bytes / (2 * D * kLink.value)).epsilon(1e-12));
+    }
+  // Unequal dimensions: between the bound and the phases one after another.
+  const std::vector<int64_t> dims{4, 8};
+  const TorusPhase all{0, torus_collective_flows(CollectiveKind::ALL_REDUCE, dims, kBuffer)};
+  const double t = idle_time(dims, {all});
+  CHECK(t > 2 * 31.0 / 32 * kBuffer.value / (4 * kLink.value));
+  CHECK(t < closed_form(CollectiveKind::ALL_REDUCE, dims));
+  CHECK(torus_steps(CollectiveKind::ALL_REDUCE, dims) == 2 * (3 + 7));
+  CHECK(torus_steps(CollectiveKind::ALL_GATHER, {4, 1, 2}) == 3 + 1);
+}
