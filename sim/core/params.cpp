@@ -285,7 +285,13 @@ std::string ParamReader::source() const {
 ParamReader ParamReader::merged_with(const ParamReader& overlay) const {
   auto root = std::make_shared<json>(value());
   for (auto it = overlay.value().begin(); it != overlay.value().end(); ++it) {
-    if (it->is_object() && root->contains(it.key()) && (*root)[it.key()].is_object() && !is_wrapped(*it))
+    // An object of another kind ({"kind": "ocs"} over a fat-tree's) replaces the base's whole:
+    // the keys of one kind mean nothing to another.
+    const auto kind_changes = [&](const json& base) {
+      return it->contains("kind") && base.contains("kind") && (*it)["kind"] != base["kind"];
+    };
+    if (it->is_object() && root->contains(it.key()) && (*root)[it.key()].is_object() && !is_wrapped(*it) &&
+        !kind_changes((*root)[it.key()]))
       (*root)[it.key()].update(*it);
     else
       (*root)[it.key()] = *it;

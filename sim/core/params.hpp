@@ -81,7 +81,8 @@ class ParamReader {
   [[noreturn]] void fail(const std::string& what, const std::string& expected = "") const;
 
   // A copy of this object with `overlay`'s keys replacing its own (one level deep per nested
-  // object); used for `"cluster": {"from": "name", "gpus": 512}` and `--set`.
+  // object, unless the overlay's names another `kind`: then it replaces the base's whole); used for
+  // `"cluster": {"from": "name", "gpus": 512}` and `--set`.
   ParamReader merged_with(const ParamReader& overlay) const;
   // A copy of this object without `key`.
   ParamReader without_key(const std::string& key) const;

@@ -114,6 +114,9 @@ struct EngineResult {
   int64_t actors = 0;
   int64_t transfers = 0;                    // point-to-point and collective flows simulated
   std::optional<StepFaultOutcome> failure;  // when the scenario's step_faults has a "fail" event
+  // When an optical circuit switch was dark, changing circuits (CommPlan::reconfiguration):
+  // (from, to) seconds after the step's start.
+  std::vector<std::pair<double, double>> dark;
 };
 
 EngineResult simulate_step(const Scenario& s, const Pipeline& p, const EngineOptions& opt = {});

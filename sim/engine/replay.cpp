@@ -43,6 +43,7 @@ using CollectiveKey = std::tuple<int, int, double>;  // (CommGroup, CollectiveKi
 // (its flows were not started: the reduction can never finish).
 struct InFlight {
   std::vector<sg4::CommPtr> comms;
+  std::vector<Bytes> held;  // buckets waiting for the reduction's circuits (an optical circuit switch)
   bool broken = false;
   double latency = 0;  // the largest latency term of the all-reduces in flight, paid after them
 };
@@ -80,6 +81,15 @@ struct Replay {
   std::vector<double> lag_;
   sg4::SemaphorePtr never_ = sg4::Semaphore::create(0);  // what a stalled actor waits on
   FoldedNicPenalty nic_penalty;
+  // An optical circuit switch that changes circuits between the pipeline's transfers and the
+  // gradient reduction (CommPlan::reconfiguration): transfers that leave a domain wait for the
+  // pipeline's circuits (ready `reconfig` after the step starts); once the last of them, of
+  // `crossing_left`, has arrived, the switch turns to the reduction's, which every gradient
+  // reduction waits for (`waiting`, released then).
+  double reconfig = 0;
+  double pipeline_ready = 0, reduction_ready = -1;
+  int64_t crossing_left = 0;
+  std::vector<sg4::SemaphorePtr> waiting;
   // Folding (below): per pipeline rank, the flows one gradient-reduction launch starts; empty
   // when not folding.
   struct FoldedFlow {
@@ -100,8 +110,41 @@ struct Replay {
         plat(sc.cluster, place, sc.step_faults, sc.plan.pp),
         comm(sc, place, plat.fabric()),
         watch(place, sc.plan, o.full_fidelity, sc.step_faults.failure()),
-        nic_penalty(place, sc.plan, sc.step_faults) {
+        nic_penalty(place, sc.plan, sc.step_faults),
+        reconfig(comm.reconfiguration().value) {
     result.spans.assign(boost::num_vertices(p.graph), TaskSpan{});
+  }
+
+  // The transfers into `me` over its program that leave a domain.
+  int64_t crossing_receives(const RankCoord& me) const {
+    int64_t n = 0;
+    for (TaskId v : p.program[static_cast<size_t>(me.pp)])
+      for (auto [it, end] = boost::in_edges(v, p.graph); it != end; ++it) {
+        if (p.graph[*it].kind != EdgeKind::DATA) continue;
+        RankCoord from = me;
+        from.pp = p.graph[boost::source(*it, p.graph)].rank;
+        n += !place.same_domain(place.gpu(from), place.gpu(me));
+      }
+    return n;
+  }
+
+  // Waits, its lag paid, until the switch carries the reduction's circuits.
+  void await_reduction(int actor) {
+    if (reconfig <= 0) return;
+    catch_up(actor);
+    if (reduction_ready < 0) {
+      waiting.push_back(sg4::Semaphore::create(0));
+      waiting.back()->acquire();
+    }
+    if (now() < reduction_ready) sg4::this_actor::sleep_for(reduction_ready - now());
+  }
+
+  // One more crossing transfer has arrived; after the last, the switch turns to the reduction.
+  void crossed() {
+    if (reconfig <= 0 || --crossing_left > 0) return;
+    reduction_ready = now() + reconfig;
+    result.dark.emplace_back(now() - t0, reduction_ready - t0);
+    for (auto& w : std::exchange(waiting, {})) w->release();
   }
 
   double now() const { return sg4::Engine::get_clock(); }
@@ -296,6 +339,8 @@ struct Replay {
 
   // The rank's gradient reduction: `buffer` now, plus the overlapped buckets already in flight.
   void dp_reduce(int64_t r, Bytes buffer, InFlight& in_flight, int actor) {
+    await_reduction(actor);
+    for (Bytes b : std::exchange(in_flight.held, {})) launch_dp(r, b, in_flight);
     launch_dp(r, buffer, in_flight);
     if (in_flight.broken) stall(actor);
     or_stall(actor, [&] { sg4::Comm::wait_all(in_flight.comms); });
@@ -318,6 +363,10 @@ struct Replay {
       execute(actor, t.compute.value * (ready[k] - done) * 1e12);
       done = ready[k];
       if (!launches) continue;
+      if (reconfig > 0) {  // the pipeline's circuits are up: it waits for the reduction's
+        in_flight.held.push_back(t.dp_buckets[k]);
+        continue;
+      }
       catch_up(actor);
       launch_dp(r, t.dp_buckets[k], in_flight);
     }
@@ -365,9 +414,11 @@ struct Replay {
     const auto ends = plat.endpoints(src, dst);  // a pair, not a structured binding: lambdas capture it (C++17)
     SIM_ASSERT(!watch.armed() || (ends.first->is_on() && ends.second->is_on()),
                "a transfer from or to a failed GPU was started");  // SimGrid would abort
+    if (out && reconfig > 0 && now() < pipeline_ready) sg4::this_actor::sleep_for(pipeline_ready - now());
     const auto flow = static_cast<uint64_t>(bytes.value * share);
     or_stall(actor, [&] { sg4::Comm::sendto(ends.first, ends.second, flow); });
     ++result.transfers;
+    if (out) crossed();
     wait_for(actor, comm.send_latency(src, dst).value);
     watch.unblock(actor);
     return clock(actor) - begin;
@@ -498,12 +549,17 @@ struct Replay {
     if (folding()) fold_rings();
     t0 = sg4::Engine::get_clock();
     const auto& pl = s.plan;
+    if (reconfig > 0) {
+      pipeline_ready = t0 + reconfig;
+      result.dark.emplace_back(0.0, reconfig);
+    }
     for (int64_t r = 0; r < pl.pp; ++r) {
       stage_barrier.push_back(sg4::Barrier::create(static_cast<unsigned>(pl.tp * pl.cp * pl.dp)));
       for (int64_t d = 0; d < (opt.full_fidelity ? pl.dp : 1); ++d)
         for (int64_t c = 0; c < (opt.full_fidelity ? pl.cp : 1); ++c)
           for (int64_t t = 0; t < (opt.full_fidelity ? pl.tp : 1); ++t) {
             RankCoord me{t, c, r, d};
+            if (reconfig > 0) crossing_left += crossing_receives(me);
             const int actor = watch.add_actor();
             in_flight_.emplace_back();
             lag_.push_back(0);
@@ -513,6 +569,7 @@ struct Replay {
             ++result.actors;
           }
     }
+    if (reconfig > 0 && crossing_left == 0) reduction_ready = t0;  // nothing to wait for
     // The failure: at its time, SimGrid turns the GPU's host off (killing the actor on it, at
     // full fidelity, and failing the transfers from or to it) or the NIC's link (failing the
     // flows through it). A daemon: it dies with the step when the step ends first.
@@ -577,6 +634,8 @@ std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) 
   put(out, r.transfers);
   put(out, static_cast<uint64_t>(r.spans.size()));
   for (const auto& sp : r.spans) put(out, sp);
+  put(out, static_cast<uint64_t>(r.dark.size()));
+  for (const auto& [from, to] : r.dark) put(out, from), put(out, to);
   put(out, r.failure.has_value());
   if (r.failure) put(out, *r.failure);
   return out;
@@ -599,6 +658,11 @@ EngineResult simulate_step(const Scenario& s, const Pipeline& p, const EngineOpt
   auto n = take<uint64_t>(data, pos);
   r.spans.resize(n);
   for (auto& sp : r.spans) sp = take<TaskSpan>(data, pos);
+  r.dark.resize(take<uint64_t>(data, pos));
+  for (auto& d : r.dark) {
+    d.first = take<double>(data, pos);
+    d.second = take<double>(data, pos);
+  }
   if (take<bool>(data, pos)) r.failure = take<StepFaultOutcome>(data, pos);
   return r;
 }

@@ -219,6 +219,21 @@ std::string trace_json(const RunResult& r) {
          {"args",
           {{"tp_comm_us", us(sp.tp)}, {"cp_comm_us", us(sp.cp)}, {"microbatch", t.microbatch}, {"chunk", t.chunk}}}});
   }
+  // An optical circuit switch's reconfigurations: its circuits dark on a track of their own.
+  if (!r.engine.dark.empty())
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 0},
+                      {"tid", r.scenario.plan.pp},
+                      {"args", {{"name", "optical circuit switch"}}}});
+  for (const auto& [from, to] : r.engine.dark)
+    events.push_back({{"name", "reconfigure (dark)"},
+                      {"cat", "ocs"},
+                      {"ph", "X"},
+                      {"pid", 0},
+                      {"tid", r.scenario.plan.pp},
+                      {"ts", from * 1e6},
+                      {"dur", (to - from) * 1e6}});
   ojson j;
   j["traceEvents"] = events;
   j["displayTimeUnit"] = "ms";

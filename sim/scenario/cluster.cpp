@@ -101,8 +101,17 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   if (torus) parse_torus(up, node_gpus, c);
 
   auto out = r.at("scale_out");
-  out.expect_keys({"kind", "nics_per_node", "nic_bandwidth", "oversubscription", "pod_gpus", "latency"});
+  out.expect_keys({"kind", "nics_per_node", "nic_bandwidth", "oversubscription", "pod_gpus", "latency", "ports",
+                   "reconfiguration"});
   c.scale_out.kind = out.at("kind").as_choice(names_of(scale_out_kinds()));
+  const bool ocs = c.scale_out.kind == "ocs";
+  for (const char* key : {"oversubscription", "pod_gpus", "ports", "reconfiguration"}) {
+    const bool fat_tree_key = std::string(key) == "oversubscription" || std::string(key) == "pod_gpus";
+    if (out.has(key) && fat_tree_key == ocs)
+      out.at(key).fail(std::string("applies to ") + (ocs ? "a fat-tree" : "an optical circuit switch") +
+                           ", not to scale_out.kind '" + c.scale_out.kind + "'",
+                       std::string("no '") + key + "' here");
+  }
   c.scale_out.nics_per_node = out.count("nics_per_node", 1, 64);
   c.scale_out.nic_bandwidth = out.at("nic_bandwidth").as_bandwidth();
   if (auto o = out.find("oversubscription")) {
@@ -129,6 +138,16 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
         .fail(std::to_string(c.scale_out.pod_gpus) + " GPUs do not fill whole nodes of " +
                   std::to_string(c.gpus_per_node),
               "a multiple of gpus_per_node");
+  if (ocs) {
+    // Every NIC takes a port: a circuit is a dedicated path from one port to another.
+    c.scale_out.reconfiguration = out.at("reconfiguration").as_seconds();
+    const int64_t nics = c.nodes() * c.scale_out.nics_per_node;
+    c.scale_out.ports = out.has("ports") ? out.count("ports", 1, MAX_GPUS) : nics;
+    if (c.scale_out.ports < nics)
+      out.at("ports").fail(
+          std::to_string(nics) + " NICs need a port each; the switch has " + std::to_string(c.scale_out.ports),
+          "at least nodes x nics_per_node ports");
+  }
   // Llama 3's 2 TB/s sustained over 16,384 GPUs (reliability.md A1, B3), per GPU.
   constexpr double STORAGE_BYTES_PER_S_PER_GPU = 2e12 / 16384;
   c.storage_bandwidth = r.has("storage_bandwidth") ? r.at("storage_bandwidth").as_bandwidth()
@@ -151,7 +170,10 @@ const std::vector<TopologyKind>& scale_up_kinds() {
 
 const std::vector<TopologyKind>& scale_out_kinds() {
   static const std::vector<TopologyKind> kinds = {
-      {"fat-tree", "rail-optimised fat-tree of NICs, full bisection inside a pod, oversubscription above it"}};
+      {"fat-tree", "rail-optimised fat-tree of NICs, full bisection inside a pod, oversubscription above it"},
+      {"ocs",
+       "optical circuit switch joining every NIC's port by circuits set per phase of the step (pipeline sends, then "
+       "the gradient reduction), dark for `reconfiguration` at each change (TopoOpt / mFabric style)"}};
   return kinds;
 }
 

@@ -53,6 +53,11 @@ struct ScaleOut {
   double oversubscription = 1.0;
   int64_t pod_gpus = 0;  // 0: the whole cluster is one pod
   Seconds latency;       // per hop
+  // kind "ocs": an optical circuit switch of `ports` ports (at least one per NIC) joining the NICs
+  // by circuits, set per phase of the step, each change leaving them dark for `reconfiguration`
+  // (sim/workload/comm_plan.hpp, CommPlan::reconfiguration).
+  int64_t ports = 0;
+  Seconds reconfiguration;
 };
 
 struct ClusterSpec {

@@ -10,28 +10,31 @@ constexpr int64_t MAX_WIDTH = 1 << 22;
 
 namespace {
 
-// A layer's widths: hidden, the K and V projections' width, the (expert) MLP's, its weight
-// matrices (3 with SwiGLU) and experts (1 without MoE).
+// A layer's widths: hidden, the queries', the K and V projections', the (expert) MLP's, its
+// weight matrices (3 with SwiGLU) and experts (1 without MoE).
 struct LayerWidths {
-  double h, kv, ffn, mats, experts;
+  double h, q, kv, ffn, mats, experts;
 };
 
 LayerWidths widths(const ModelSpec& m) {
-  return {static_cast<double>(m.hidden), static_cast<double>(m.kv_heads * m.head_dim()),
+  return {static_cast<double>(m.hidden),
+          static_cast<double>(m.query_width()),
+          static_cast<double>(m.kv_heads * m.head_dim()),
           static_cast<double>(m.moe ? m.moe->expert_ffn_hidden : m.ffn_hidden),
-          m.activation == Activation::SWIGLU ? 3.0 : 2.0, m.moe ? static_cast<double>(m.moe->experts) : 1.0};
+          m.activation == Activation::SWIGLU ? 3.0 : 2.0,
+          m.moe ? static_cast<double>(m.moe->experts) : 1.0};
 }
 
 }  // namespace
 
 double ModelSpec::linear_params() const {
-  const auto [h, kv, ffn, mats, experts] = widths(*this);
-  return h * (h + 2 * kv) + h * h + mats * h * ffn * experts;
+  const auto [h, q, kv, ffn, mats, experts] = widths(*this);
+  return h * (q + 2 * kv) + q * h + mats * h * ffn * experts;
 }
 
 double ModelSpec::layer_params() const {
-  const auto [h, kv, ffn, mats, experts] = widths(*this);
-  const double biases = rmsnorm ? 0.0 : (h + 2 * kv) + h + (ffn * (mats - 1.0) + h) * experts;
+  const auto [h, q, kv, ffn, mats, experts] = widths(*this);
+  const double biases = rmsnorm ? 0.0 : (q + 2 * kv) + h + (ffn * (mats - 1.0) + h) * experts;
   const double router = moe ? h * experts : 0.0;
   const double norms = rmsnorm ? 2 * h : 4 * h;
   return linear_params() + biases + router + norms;
@@ -45,7 +48,7 @@ double ModelSpec::total_params() const {
 
 ModelSpec ModelSpec::parse(const ParamReader& r) {
   r.expect_keys({"kind", "name", "source", "description", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-                 "vocab", "activation", "norm", "tied_embeddings", "dropout", "moe"});
+                 "vocab", "activation", "norm", "tied_embeddings", "dropout", "moe", "head_dim"});
   if (auto k = r.find("kind")) k->as_choice({"model"});
   ModelSpec m;
   m.name = r.has("name") ? r.string("name") : std::string("model");
@@ -59,9 +62,12 @@ ModelSpec ModelSpec::parse(const ParamReader& r) {
   m.rmsnorm = r.has("norm") ? r.at("norm").as_choice({"layernorm", "rmsnorm"}) == "rmsnorm" : false;
   m.tied_embeddings = r.has("tied_embeddings") ? r.boolean("tied_embeddings") : true;
   m.dropout = r.has("dropout") ? r.boolean("dropout") : m.activation == Activation::GELU;
-  if (m.hidden % m.heads != 0)
+  if (r.has("head_dim")) m.explicit_head_dim = r.count("head_dim", 1, MAX_WIDTH);
+  if (m.explicit_head_dim == 0 && m.hidden % m.heads != 0)
     r.at("heads").fail("hidden=" + std::to_string(m.hidden) + " is not divisible by heads=" + std::to_string(m.heads),
-                       "heads dividing hidden");
+                       "heads dividing hidden, or a head_dim");
+  if (m.heads > MAX_WIDTH / m.head_dim())
+    r.at("heads").fail("heads x head_dim is wider than " + std::to_string(MAX_WIDTH), "fewer or narrower heads");
   if (m.heads % m.kv_heads != 0)
     r.at("kv_heads")
         .fail(std::to_string(m.kv_heads) + " does not divide heads=" + std::to_string(m.heads), "a divisor of heads");

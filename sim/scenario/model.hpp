@@ -36,7 +36,13 @@ struct ModelSpec {
   bool dropout = true;
   std::optional<MoeSpec> moe;
 
-  int64_t head_dim() const { return hidden / heads; }
+  // `head_dim`: each head's width; 0 (absent): hidden / heads. PaLM's are 256 wide at hidden 18,432
+  // over 48 heads, so its queries span 12,288 (Chowdhery et al. 2022 Table 1).
+  int64_t explicit_head_dim = 0;
+  int64_t head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : hidden / heads; }
+  // The queries' width, heads x head_dim: the Q projection's output and the attention output
+  // projection's input (hidden unless head_dim says otherwise).
+  int64_t query_width() const { return heads * head_dim(); }
   // Parameters of one transformer layer (weights + biases + norms), the whole model, and the
   // embedding matrix (vocab x hidden).
   double layer_params() const;

@@ -20,12 +20,19 @@ void nvswitch(Network& net, const ClusterSpec& c) {
   build_nvswitch(net, {c.gpus, c.domain_gpus(), c.scale_up.bandwidth, c.scale_up.latency});
 }
 
-void fat_tree(Network& net, const ClusterSpec& c) {
+// The cluster's nodes and NICs, for a tree of switches above them.
+FatTreeShape nic_tree(const ClusterSpec& c) {
   FatTreeShape s;
   s.nodes = c.nodes();
   s.gpus_per_node = c.gpus_per_node;
   s.nics_per_node = c.scale_out.nics_per_node;
   s.nic_bandwidth = c.scale_out.nic_bandwidth;
+  s.latency = c.scale_out.latency;
+  return s;
+}
+
+void fat_tree(Network& net, const ClusterSpec& c) {
+  FatTreeShape s = nic_tree(c);
   // Pods of pod_gpus as Placement::pod counts them; the last may be partial (Llama 3 405B's 16k
   // GPUs take five of the 24k cluster's 3,072-GPU pods and a third of a sixth).
   s.pod_nodes = c.scale_out.pod_gpus > 0 ? std::max<int64_t>(1, c.scale_out.pod_gpus / c.gpus_per_node) : s.nodes;
@@ -34,7 +41,17 @@ void fat_tree(Network& net, const ClusterSpec& c) {
   const int64_t last_pod = s.nodes - (s.nodes - 1) / s.pod_nodes * s.pod_nodes;
   s.leaf_nodes = std::min(SCALABLE_UNIT_NODES, std::gcd(s.pod_nodes, last_pod));
   while (s.pod_nodes % s.leaf_nodes != 0 || last_pod % s.leaf_nodes != 0) --s.leaf_nodes;
-  s.latency = c.scale_out.latency;
+  build_fat_tree(net, s);
+}
+
+// An optical circuit switch: circuits join NIC ports one to one, so for the permutations a
+// phase's transfers form (each NIC sending to one NIC and receiving from one) it carries every
+// NIC's line rate: one non-blocking switch over all of them. When circuits change is the
+// communication plan's (CommPlan::reconfiguration).
+void ocs(Network& net, const ClusterSpec& c) {
+  FatTreeShape s = nic_tree(c);
+  s.pod_nodes = s.leaf_nodes = s.nodes;
+  s.rail_optimised = false;
   build_fat_tree(net, s);
 }
 
@@ -53,7 +70,7 @@ const std::map<std::string, Builder>& scale_up_builders() {
   return m;
 }
 const std::map<std::string, Builder>& scale_out_builders() {
-  static const std::map<std::string, Builder> m = {{"fat-tree", fat_tree}};
+  static const std::map<std::string, Builder> m = {{"fat-tree", fat_tree}, {"ocs", ocs}};
   return m;
 }
 

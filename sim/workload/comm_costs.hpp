@@ -36,6 +36,13 @@ class CommCosts {
   Seconds dp_latency(int64_t rank, Bytes buffer) const;     // NCCL's alpha terms
   // Every data-parallel group of the rank reducing `buffer` at once: the flows on the fabric.
   Seconds dp_transfer(int64_t rank, Bytes buffer) const;
+  // An optical circuit switch's dark time at each change of circuits (CommPlan::reconfiguration),
+  // and whether a pipeline transfer from rank `from_rank` to `to_rank` crosses it (leaves its
+  // scale-up domain).
+  Seconds reconfiguration() const { return plan_.reconfiguration(); }
+  bool p2p_crosses(int64_t from_rank, int64_t to_rank) const {
+    return !place_.same_domain(place_.gpu({0, 0, from_rank, 0}), place_.gpu({0, 0, to_rank, 0}));
+  }
 
  private:
   const Scenario& s_;

@@ -65,6 +65,14 @@ class CommPlan {
   // or context-parallel collective shares the network, and the engine runs it live.
   bool leaves_domain(const CommOp& op) const;
 
+  // The dark time between the step's two sets of circuits on an optical circuit switch (scale_out
+  // "ocs"): one set carries the pipeline's transfers, the other the gradient reduction, so when
+  // both cross the switch each step changes circuits twice -- to the pipeline's before its first
+  // transfer crosses (dark from the step's start), to the reduction's once the last has arrived
+  // (dark from then on) -- and nothing crosses the switch while it is dark. The cluster's
+  // scale_out.reconfiguration then, else 0: one set serves the whole step.
+  Seconds reconfiguration() const;
+
   const Fabric& fabric() const { return fabric_; }
 
  private:

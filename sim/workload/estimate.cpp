@@ -1,6 +1,7 @@
 #include "sim/workload/estimate.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "sim/core/error.hpp"
 #include "sim/workload/comm_costs.hpp"
@@ -20,7 +21,15 @@ Estimate estimate_step(const Scenario& /*s*/, const Pipeline& p, const CommCosts
   return estimate_step(p.steps, comm);
 }
 
-Estimate estimate_step(const StepProgram& p, const CommCosts& comm) {
+namespace {
+
+// One sweep of the programs. With an optical circuit switch that changes circuits (reconfig > 0)
+// a transfer that crosses it starts no earlier than the pipeline's circuits are up (reconfig after
+// the step starts), and records when it arrived in `last_crossing`; every gradient reduction,
+// overlapped buckets included, waits for the reduction's circuits (`reduction_ready`; the buckets
+// then go with the final reduction, as the engine holds them).
+Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Seconds reduction_ready,
+               Seconds& last_crossing) {
   // Each distinct task's own time (compute and exposed collectives) and its buckets' readiness.
   std::vector<Seconds> own(p.tasks.size());
   std::vector<std::vector<double>> ready(p.tasks.size());
@@ -28,6 +37,7 @@ Estimate estimate_step(const StepProgram& p, const CommCosts& comm) {
     own[k] = p.tasks[k].compute + collective_time(p.tasks[k], comm);
     ready[k] = bucket_ready(p.tasks[k]);
   }
+  const bool switching = reconfig.value > 0;
   const size_t ranks = p.ranks.size();
   Estimate e;
   e.finish.resize(ranks);
@@ -35,6 +45,7 @@ Estimate estimate_step(const StepProgram& p, const CommCosts& comm) {
   // Per pipeline rank, when its data-parallel channel is free: overlapped gradient buckets queue
   // on it in the order they become ready.
   std::vector<Seconds> dp_free(ranks), dp_alpha(ranks);  // dp_alpha: the largest latency term of the buckets in flight
+  std::vector<Seconds> held(ranks);                      // buckets held for the reduction's circuits
   // Each rank runs its program in order; a slot starts when the slot before it ends and its input
   // has arrived. Sweeps over the ranks advance each as far as its inputs allow.
   std::vector<size_t> next(ranks, 0);
@@ -49,22 +60,32 @@ Estimate estimate_step(const StepProgram& p, const CommCosts& comm) {
         if (slot.from_rank >= 0) {
           const auto from = static_cast<size_t>(slot.from_rank), at = static_cast<size_t>(slot.from_index);
           if (next[from] <= at) break;  // not sent yet
-          start = std::max(start, e.finish[from][at] + comm.p2p(slot.from_rank, static_cast<int64_t>(r), slot.bytes));
+          const bool crosses = switching && comm.p2p_crosses(slot.from_rank, static_cast<int64_t>(r));
+          Seconds sent = e.finish[from][at];
+          if (crosses) sent = std::max(sent, reconfig);
+          const Seconds arrived = sent + comm.p2p(slot.from_rank, static_cast<int64_t>(r), slot.bytes);
+          if (crosses) last_crossing = std::max(last_crossing, arrived);
+          start = std::max(start, arrived);
         }
         const auto k = static_cast<size_t>(slot.task);
         const Task& t = p.tasks[k];
         Seconds& channel = dp_free[r];
         Seconds& alpha = dp_alpha[r];
         for (size_t b = 0; b < t.dp_buckets.size(); ++b) {
-          channel = std::max(channel, start + t.compute * ready[k][b]) + comm.dp_transfer(t.rank, t.dp_buckets[b]);
+          if (switching) {
+            held[r] += comm.dp_transfer(t.rank, t.dp_buckets[b]);
+          } else {
+            channel = std::max(channel, start + t.compute * ready[k][b]) + comm.dp_transfer(t.rank, t.dp_buckets[b]);
+          }
           alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_buckets[b]));
         }
         Seconds dur = own[k];
         if (t.kind == TaskKind::DP_REDUCE) {
           start = std::max(start, channel);  // overlapped buckets still in flight
+          if (switching) start = std::max(start, reduction_ready);
           // The engine pays the largest latency term of the all-reduces in flight once they end.
           if (t.dp_bytes.value > 0) alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_bytes));
-          dur += comm.dp_transfer(t.rank, t.dp_bytes) + alpha;
+          dur += std::exchange(held[r], Seconds(0)) + comm.dp_transfer(t.rank, t.dp_bytes) + alpha;
           alpha = Seconds(0);
         }
         finish[i] = start + dur;
@@ -76,6 +97,19 @@ Estimate estimate_step(const StepProgram& p, const CommCosts& comm) {
     left -= done;
   }
   return e;
+}
+
+}  // namespace
+
+Estimate estimate_step(const StepProgram& p, const CommCosts& comm) {
+  const Seconds reconfig = comm.reconfiguration();
+  Seconds last_crossing;
+  Estimate e = sweep(p, comm, reconfig, Seconds(0), last_crossing);
+  if (reconfig.value <= 0) return e;
+  // The reductions wait for the reduction's circuits: dark from the last crossing's arrival on.
+  // Nothing a reduction does moves a pipeline transfer, so the second sweep's crossings are the first's.
+  Seconds unused;
+  return sweep(p, comm, reconfig, last_crossing + reconfig, unused);
 }
 
 }  // namespace sim

@@ -102,7 +102,9 @@ Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
   const double input = fp8 ? 1.0 : 2.0;  // a linear layer's saved input, per element
   const double inner = ((m.activation == Activation::SWIGLU ? 4.0 : 2.0) + input) * ffn / h;
   const double whole = 4.0 + input + input + (m.dropout ? 2.0 : 0.0);
-  const double split = 2.0 + 4.0 * kv + 2.0 + (fp8 ? 1.0 : 0.0) + inner;
+  // Q and the projection's input span the queries' width (hidden unless head_dim says otherwise).
+  const double q = static_cast<double>(m.query_width()) / h;
+  const double split = 2.0 * q + 4.0 * kv * q + 2.0 * q + (fp8 ? q : 0.0) + inner;
   const double kept = sp ? (whole + split) / t : whole + split / t;
   // Unfused attention keeps its s x s tensors: the softmax output (2), and with dropout its mask
   // (1) and output (2): Table 2's 5as/h, split over tp. FlashAttention keeps none.

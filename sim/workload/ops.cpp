@@ -8,7 +8,7 @@ namespace {
 constexpr double E = 2.0;  // bytes per bf16/fp16 activation element
 
 struct Dims {
-  double b, s, s_kv, h, a, kv, d, f, t, tokens, tokens_sp;  // s: local queries; s_kv: keys seen
+  double b, s, s_kv, h, q, a, kv, d, f, t, tokens, tokens_sp;  // s: local queries; s_kv: keys seen; q: queries' width
   bool sp;
 };
 
@@ -18,6 +18,7 @@ Dims dims(const Scenario& sc, int64_t micro_batch) {
   x.s = static_cast<double>(sc.training.seq_len / sc.plan.cp);
   x.s_kv = static_cast<double>(sc.training.seq_len);  // context parallel: local queries meet every key
   x.h = static_cast<double>(sc.model.hidden);
+  x.q = static_cast<double>(sc.model.query_width());
   x.a = static_cast<double>(sc.model.heads);
   x.kv = static_cast<double>(sc.model.kv_heads);
   x.d = static_cast<double>(sc.model.head_dim());
@@ -109,9 +110,9 @@ int64_t padded_vocab(const Scenario& s) {
 
 std::vector<BlockMatmul> op_checkpoint_matmuls(const Scenario& sc) {
   const double h = double(sc.model.hidden), t = double(sc.plan.tp), f = double(sc.model.ffn_hidden);
-  const double kv = double(sc.model.kv_heads * sc.model.head_dim());
+  const double q = double(sc.model.query_width()), kv = double(sc.model.kv_heads * sc.model.head_dim());
   std::vector<BlockMatmul> mms{
-      {"wq", h / t, h}, {"wk", kv / t, h}, {"wv", kv / t, h}, {"wo", h, h / t}, {"w1", f / t, h}};
+      {"wq", q / t, h}, {"wk", kv / t, h}, {"wv", kv / t, h}, {"wo", h, q / t}, {"w1", f / t, h}};
   if (sc.model.activation == Activation::SWIGLU) mms.push_back({"w3", f / t, h});
   mms.push_back({"w2", h, f / t});
   for (size_t i = 0; i < mms.size(); ++i) mms[i].saved = i % 2 == 0;
@@ -122,7 +123,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const Dims x = dims(sc, micro_batch);
   const bool swiglu = sc.model.activation == Activation::SWIGLU;
   const double heads = x.a / x.t;
-  const double qkv_out = (x.h + 2.0 * x.kv * x.d) / x.t;
+  const double qkv_out = (x.q + 2.0 * x.kv * x.d) / x.t;
   const double ffn = x.f / x.t;
   const double norm_bytes = 2.0 * E * x.tokens_sp * x.h;
   const double mask = sc.model.dropout ? 1.0 : 0.0;               // a dropout mask's byte per element
@@ -133,14 +134,14 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   Op qkv = gemm("qkv", x.tokens, qkv_out, x.h, 1.0, false, linear);
   Op scores = gemm("attn_scores", x.s, x.s_kv, x.d, x.b * heads, true, core);
   Op context = gemm("attn_context", x.s, x.d, x.s_kv, x.b * heads, true, core);
-  Op proj = gemm("attn_proj", x.tokens, x.h, x.h / x.t, 1.0, false, linear);
+  Op proj = gemm("attn_proj", x.tokens, x.h, x.q / x.t, 1.0, false, linear);
   Op fc1 = gemm("mlp_fc1", x.tokens, (swiglu ? 2.0 : 1.0) * ffn, x.h, 1.0, false, linear);
   Op fc2 = gemm("mlp_fc2", x.tokens, x.h, ffn, 1.0, false, linear);
 
   const bool flash = sc.training.attention == Attention::FLASH;
   // FlashAttention: the two score matmuls counted as the model convention counts them, executed
   // at half (causal), reading Q, K, V and writing O (backward: also dO, writing dQ, dK, dV).
-  const double qkvo_bytes = E * x.tokens * (2.0 * x.h + 2.0 * x.kv * x.d) / x.t;
+  const double qkvo_bytes = E * x.tokens * (2.0 * x.q + 2.0 * x.kv * x.d) / x.t;
   Op flash_fwd;
   flash_fwd.name = "flash_attention";
   flash_fwd.cls = OpClass::FLASH_ATTENTION;
@@ -190,7 +191,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   }
   // The attention output (bf16) cast to FP8 with its transpose (for the weight gradient): read 2,
   // write 1 + 1 bytes per element.
-  if (fp8) f.push_back(mem("fp8_cast_transpose_proj_in", 4.0 * x.tokens * x.h / x.t));
+  if (fp8) f.push_back(mem("fp8_cast_transpose_proj_in", 4.0 * x.tokens * x.q / x.t));
   f.push_back(proj);
   tp_out(f, x, "tp_attn_out", false);
   f.push_back(mem("bias_dropout_add1", bda_bytes));

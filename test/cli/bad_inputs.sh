@@ -183,6 +183,18 @@ case("torus-domain-gpus", "/cluster/scale_up/domain_gpus", "a torus's domain is 
 case("torus-forced-ring", "/parallelism/collective_algorithms/all_reduce",
      "'ring' cannot run the all-reduce over 8 GPUs on 1 node(s): inside a torus only torus runs the all-reduce",
      all_of(torus([2, 2, 2]), put("parallelism.collective_algorithms", {"all_reduce": "ring"})))
+ocs = lambda **extra: put("cluster.scale_out", dict({"kind": "ocs", "nics_per_node": 8, "nic_bandwidth": "200 Gb/s",
+                                                      "reconfiguration": "10 ms"}, **extra))
+case("ocs-too-few-ports", "/cluster/scale_out/ports", "8 NICs need a port each; the switch has 4", ocs(ports=4))
+case("ocs-reconfiguration-no-unit", "/cluster/scale_out/reconfiguration",
+     "'10' does not parse (expected a positive quantity with a unit", ocs(reconfiguration="10"))
+case("ocs-reconfiguration-number", "/cluster/scale_out/reconfiguration", "is number", ocs(reconfiguration=0.01))
+case("ocs-without-reconfiguration", "/cluster/scale_out/reconfiguration", "missing required key",
+     all_of(ocs(), drop("cluster.scale_out.reconfiguration")))
+case("ocs-oversubscription", "/cluster/scale_out/oversubscription", "applies to a fat-tree, not to scale_out.kind 'ocs'",
+     ocs(oversubscription=2))
+case("fat-tree-ports", "/cluster/scale_out/ports", "applies to an optical circuit switch",
+     put("cluster.scale_out.ports", 64))
 case("nvls-not-bool", "/cluster/scale_up/nvls", "is string (expected true or false)",
      put("cluster.scale_up.nvls", "yes"))
 case("zero-bandwidth", "/cluster/scale_up/bandwidth", "'0 GB/s' is not positive",

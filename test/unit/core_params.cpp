@@ -216,6 +216,19 @@ TEST_CASE("reader: merged_with replaces keys one level deep", "[core]") {
   CHECK(base.merged_with(wrapped).count("scale_up") == 3);
 }
 
+TEST_CASE("reader: an overlay object of another kind replaces the base's whole", "[core]") {
+  // A torus over an NVSwitch domain keeps none of the NVSwitch's keys; the same kind merges.
+  auto base = sim::ParamReader::from_text(R"({"scale_up": {"kind": "nvswitch", "bandwidth": "900 GB/s",
+                                              "domain_gpus": 72}})",
+                                          "base.json");
+  auto torus =
+      sim::ParamReader::from_text(R"({"scale_up": {"kind": "torus", "dims": [4, 4, 4], "bandwidth": "45 GB/s"}})", "o");
+  auto m = base.merged_with(torus);
+  CHECK(m.at("scale_up").keys() == std::vector<std::string>{"bandwidth", "dims", "kind"});
+  auto same = sim::ParamReader::from_text(R"({"scale_up": {"kind": "nvswitch", "bandwidth": "450 GB/s"}})", "o");
+  CHECK(base.merged_with(same).at("scale_up").count("domain_gpus") == 72);
+}
+
 TEST_CASE("reader: without_key", "[core]") {
   auto r = read(R"({"from": "x", "gpus": 16})");
   auto w = r.without_key("from");

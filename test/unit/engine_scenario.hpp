@@ -23,17 +23,20 @@ struct Setup {
   double oversubscription = 1;
   int64_t pod_gpus = 0;  // 0: one pod
   const char* cluster = "dgx-a100-superpod";
-  const char* scale_up = "";  // a whole scale_up object to replace the cluster's, or ""
+  const char* scale_up = "";   // a whole scale_up object to replace the cluster's, or ""
+  const char* scale_out = "";  // a whole scale_out object to use instead of the fat-tree above, or ""
 };
 
 // DGX A100 nodes (topologies/dgx-a100-superpod.json) with the shipped A100 profile.
 inline Scenario scenario(const Setup& u) {
   const std::string pod = u.pod_gpus > 0 ? ", \"pod_gpus\": " + std::to_string(u.pod_gpus) : std::string();
   const std::string up = *u.scale_up ? std::string(", \"scale_up\": ") + u.scale_up : std::string();
+  const std::string fat_tree =
+      fill(R"({"kind": "fat-tree", "nics_per_node": {nics}, "nic_bandwidth": "200 Gb/s",
+                                        "latency": "1 us", "oversubscription": {over}{pod}})",
+           {{"nics", std::to_string(u.nics_per_node)}, {"over", std::to_string(u.oversubscription)}, {"pod", pod}});
   const std::string text = fill(R"({"kind": "scenario", "name": "engine", "model": "{model}",
-    "cluster": {"from": "{cluster}", "gpus": {gpus}, "gpus_per_node": {node}{up},
-                "scale_out": {"kind": "fat-tree", "nics_per_node": {nics}, "nic_bandwidth": "200 Gb/s",
-                              "latency": "1 us", "oversubscription": {over}{pod}}},
+    "cluster": {"from": "{cluster}", "gpus": {gpus}, "gpus_per_node": {node}{up}, "scale_out": {out}},
     "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}},
     "training": {"seq_len": 2048, "global_batch": {B}, "micro_batch": {b}, "recompute": "{recompute}",
                  "precision": "bf16"}})",
@@ -42,9 +45,7 @@ inline Scenario scenario(const Setup& u) {
                                  {"up", up},
                                  {"gpus", std::to_string(u.tp * u.pp * u.dp)},
                                  {"node", std::to_string(u.gpus_per_node)},
-                                 {"nics", std::to_string(u.nics_per_node)},
-                                 {"over", std::to_string(u.oversubscription)},
-                                 {"pod", pod},
+                                 {"out", *u.scale_out ? std::string(u.scale_out) : fat_tree},
                                  {"tp", std::to_string(u.tp)},
                                  {"pp", std::to_string(u.pp)},
                                  {"dp", std::to_string(u.dp)},

@@ -234,3 +234,23 @@ TEST_CASE("FlashAttention keeps the model FLOPs and executes only the causal hal
     CHECK(b.hardware == Approx(a.hardware - drop * F * l).epsilon(REL));
   }
 }
+
+TEST_CASE("PaLM 540B: 540.35B parameters and 6N + 12 L H Q T model FLOPs per token, as its paper counts",
+          "[workload]") {
+  // Chowdhery et al. 2022: Table 1 gives 540.35B parameters for 118 layers, d_model 18432 and 48
+  // heads of 256 (queries 12,288 wide: head_dim is not d_model / heads), multi-query attention;
+  // Appendix B counts 6N + 12 L H Q T FLOPs per token (Q the head size, T the sequence length).
+  const std::string text = R"({"kind": "scenario", "name": "palm", "model": "palm-540b",
+    "cluster": {"gpu": "tpu-v4", "gpus": 1, "gpus_per_node": 1,
+                "scale_up": {"kind": "torus", "dims": [1], "bandwidth": "45 GB/s"},
+                "scale_out": {"kind": "fat-tree", "nics_per_node": 1, "nic_bandwidth": "200 Gb/s"}},
+    "parallelism": {"tp": 1, "pp": 1, "dp": 1},
+    "training": {"seq_len": 2048, "global_batch": 1, "micro_batch": 1, "recompute": "none", "precision": "bf16",
+                 "attention": "unfused"}})";
+  const Scenario s = parse_scenario(ParamReader::from_text(text, "workload_flops.cpp"), TRAINSIM_SOURCE_DIR);
+  CHECK(s.model.query_width() == 48 * 256);
+  CHECK(s.model.total_params() == Approx(540.35e9).epsilon(1e-4));
+  const double L = 118, H = 48, Q = 256, T = 2048;
+  const double per_token = 6 * 540.35e9 + 12 * L * H * Q * T;  // 3.278e12: Table 22's 3.28 TFLOPs
+  CHECK(step_flops(s).model / T == Approx(per_token).epsilon(1e-4));
+}
