@@ -10,7 +10,11 @@
 #    healthy run's breakdown, within 1 %; with stragglers drawn from the seed, the slowest one's
 #    factor f sets it the same way, f (C + O) + D, and the report names it;
 #  - folded (rank-class) and full fidelity agree within 2 % on the shipped configs with distinct
-#    plans (quickstart, the fault examples, and GPT-3 175B's plan cut to 128 GPUs).
+#    plans (quickstart, the fault examples, and GPT-3 175B's plan cut to 128 GPUs);
+#  - an optical circuit switch's reconfigurations show in the trace: on a job whose pipeline and
+#    gradient reduction both cross it, two dark periods of the reconfiguration latency each on an
+#    "optical circuit switch" track, the first from the step's start, the second ending before
+#    the step does.
 # Usage: bash network_behaviour.sh TRAINSIM REPO
 set -u
 trainsim=${1:?usage: network_behaviour.sh TRAINSIM REPO}
@@ -94,6 +98,31 @@ done
 cat "$work/fidelity"
 passed=$((passed + $(grep -c '^ok' "$work/fidelity")))
 failed=$((failed + $(grep -c '^FAIL' "$work/fidelity")))
+
+cat >"$work/ocs.json" <<JSON
+{"kind": "scenario", "name": "ocs", "seed": 1, "model": "llama2-7b",
+ "cluster": {"from": "dgx-a100-superpod", "gpus": 32,
+             "scale_out": {"kind": "ocs", "nics_per_node": 8, "nic_bandwidth": "200 Gb/s", "reconfiguration": "30 ms"}},
+ "parallelism": {"tp": 8, "pp": 2, "dp": 2},
+ "training": {"seq_len": 2048, "global_batch": 16, "micro_batch": 1, "recompute": "full", "precision": "bf16"}}
+JSON
+timeout 300 "$trainsim" run "$work/ocs.json" -q -o "$work/ocs-report.json" --trace "$work/ocs-trace.json" || fail ocs "exit $?"
+/usr/bin/python3 - "$work/ocs-report.json" "$work/ocs-trace.json" <<'PY' >"$work/ocs-checks"
+import json, sys
+step = json.load(open(sys.argv[1]))["step_time_s"] * 1e6
+events = json.load(open(sys.argv[2]))["traceEvents"]
+tracks = {e["tid"]: e["args"]["name"] for e in events if e.get("ph") == "M"}
+dark = [e for e in events if e.get("cat") == "ocs"]
+good = (len(dark) == 2 and all(tracks.get(e["tid"]) == "optical circuit switch" for e in dark)
+        and all(abs(e["dur"] - 30e3) < 1e-3 for e in dark) and dark[0]["ts"] == 0
+        and 0 < dark[1]["ts"] and dark[1]["ts"] + dark[1]["dur"] < step)
+print(("ok   " if good else "FAIL ") + "an optical circuit switch dark twice for 30 ms in the trace: "
+      + ", ".join(f"{e['ts'] / 1e3:.3f}+{e['dur'] / 1e3:.3f} ms" for e in dark) + f" of a {step / 1e3:.3f} ms step")
+PY
+[ $? -eq 0 ] || fail "ocs checks" "python3 could not read the report or trace"
+cat "$work/ocs-checks"
+passed=$((passed + $(grep -c '^ok' "$work/ocs-checks")))
+failed=$((failed + $(grep -c '^FAIL' "$work/ocs-checks")))
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
