@@ -178,6 +178,13 @@ std::string report_json(const RunResult& r) {
                      {"actors", r.engine.actors},
                      {"transfers", r.engine.transfers},
                      {"estimated_step_time_s", r.plan.estimated_step.value}};
+  if (r.network)  // the scale-out network's parts, in ports of the cost table's bandwidth
+    j["network"] = {{"switch_ports", r.network->switch_ports},
+                    {"transceivers", r.network->transceivers},
+                    {"ocs_ports", r.network->ocs_ports},
+                    {"capex_usd", r.network->usd},
+                    {"power_w", r.network->watts},
+                    {"energy_per_step_j", r.network->watts * r.step_time_s}};
   if (r.reliability) j["reliability"] = reliability_json(*r.reliability);
   if (r.step_faults) j["step_faults"] = step_faults_json(r);
   return j.dump(2) + "\n";

@@ -100,6 +100,12 @@ std::string summary_text(const ParamReader& r, bool colour) {
   const bool fits = m.boolean("fits");
   out += fmt::format("  memory      {} peak per GPU of {} ({})\n", format_bytes(Bytes(m.number("peak_bytes_per_gpu"))),
                      format_bytes(Bytes(m.number("capacity_bytes"))), fits ? st.good("fits") : st.bad("DOES NOT FIT"));
+  if (auto n = r.find("network"))
+    out += fmt::format(
+        "  network     ${:.0f} scale-out capex, {:.1f} kW ({:.0f} switch ports, {:.0f} transceivers, {:.0f} "
+        "OCS ports)\n",
+        n->number("capex_usd"), n->number("power_w") / 1e3, n->number("switch_ports"), n->number("transceivers"),
+        n->number("ocs_ports"));
   const double step = step_s > 0 ? step_s : 1.0;
   auto row = [&](const char* name, const char* key) {
     const double v = b.number(key);

@@ -5,6 +5,8 @@
 
 #include "sim/core/error.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/scenario/costs.hpp"
+#include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
 #include "sim/workload/comm_costs.hpp"
 #include "sim/workload/estimate.hpp"
@@ -78,6 +80,8 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   r.model_tflops_per_gpu = model / r.step_time_s / gpus / 1e12;
   r.mfu = model / r.step_time_s / gpus / peak;
   r.hfu = hardware / r.step_time_s / gpus / peak;
+  if (const auto costs = load_costs(default_data_dir()))
+    r.network = network_cost(Fabric::of(s.cluster)->network(), *costs);
 
   // Breakdown of the busiest pipeline rank: its own work, its exposed communication, and the rest
   // of the step it spends idle. A slow GPU's kernels count at the pace of its rank class (its

@@ -10,6 +10,7 @@
 #include "sim/engine/engine.hpp"
 #include "sim/run/job_reliability.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/topology/network_cost.hpp"
 #include "sim/workload/planner.hpp"
 
 namespace sim {
@@ -57,6 +58,8 @@ struct RunResult {
   bool full_fidelity = false;
   std::optional<JobReliability> reliability;    // when the scenario has failures
   std::optional<StepFaultsResult> step_faults;  // when the scenario's step_faults has events
+  // The scale-out network's parts and what they cost (topologies/costs/network.json; none without it).
+  std::optional<NetworkCost> network;
 };
 
 RunResult run_scenario(Scenario s, const EngineOptions& opt = {});

@@ -53,6 +53,8 @@ void ocs(Network& net, const ClusterSpec& c) {
   s.pod_nodes = s.leaf_nodes = s.nodes;
   s.rail_optimised = false;
   build_fat_tree(net, s);
+  // The one leaf every NIC joins is the circuit switch (the spine above it carries nothing).
+  net.ocs.push_back(net.other_end(net.up_link(net.nic.front()), net.nic.front()));
 }
 
 // One torus of scale_up.dims chips per domain, one after another (ClusterSpec::parse checked that

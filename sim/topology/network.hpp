@@ -61,6 +61,8 @@ class Network {
   std::vector<int64_t> gpu, nic_of_gpu, nic;
   // The tori the chips sit in, if the scale-up network is one (torus.hpp).
   std::vector<TorusLayout> tori;
+  // The switches that are optical circuit switches (builders.cpp, "ocs").
+  std::vector<int64_t> ocs;
 
   // The link from vertex v (not a GPU) to the one switch above it; -1 at the top, -2 when v has
   // several (not a tree).

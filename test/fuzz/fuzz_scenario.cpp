@@ -212,6 +212,26 @@ Input scenario(Draw& d, uint64_t hash) {
   // sequence parallel) and the model's dropout.
   if (d.flag()) training["recompute"] = quoted("op");
   if (d.flag()) model["dropout"] = d.flag() ? "true" : "false";
+  // Then tori (dims that may not tile the GPUs or whole nodes, a twist their shape may not
+  // admit: both refused), optical circuit switches (ports that may be too few: refused), heads of
+  // their own width, and the TPU v4.
+  if (d.flag()) {
+    std::string dims;
+    for (int64_t i = 0, n = d.in(1, 3); i < n; ++i)
+      dims += (i ? ", " : "") + std::to_string(d.pick<int64_t>({1, 2, 4, 8, gpus}));
+    cluster["scale_up"] = R"({"kind": "torus", "bandwidth": "45 GB/s", "latency": "1 us", "dims": [)" + dims +
+                          "], \"twisted\": " + (d.flag() ? "true" : "false") + "}";
+  }
+  if (d.flag()) {
+    Section ocs{{"kind", quoted("ocs")},
+                {"nics_per_node", scale_out["nics_per_node"]},
+                {"nic_bandwidth", scale_out["nic_bandwidth"]},
+                {"reconfiguration", quoted(d.pick<std::string>({"1 ns", "10 us", "10 ms", "10 s"}))}};
+    if (d.flag()) ocs["ports"] = std::to_string(d.in(1, 64));
+    cluster["scale_out"] = object(ocs);
+  }
+  if (d.flag()) model["head_dim"] = std::to_string(d.pick<int64_t>({1, 64, 256}));
+  if (d.flag()) cluster["gpu"] = quoted("tpu-v4");
   input.text = R"({"kind": "scenario", "name": "fuzz", "seed": 1, "model": )" + object(model) +
                ", \"cluster\": " + object(cluster) + ", \"parallelism\": " + object(plan) +
                ", \"training\": " + object(training) + "}";

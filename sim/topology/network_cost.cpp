@@ -1,0 +1,34 @@
+#include "sim/topology/network_cost.hpp"
+
+namespace sim {
+
+NetworkCost network_cost(const Network& net, const CostTable& costs) {
+  std::vector<bool> ocs(net.vertices().size(), false), router(net.vertices().size(), false);
+  for (int64_t v : net.ocs) ocs[static_cast<size_t>(v)] = true;
+  for (const TorusLayout& t : net.tori)
+    for (int64_t v : t.router) router[static_cast<size_t>(v)] = true;
+  const auto kind = [&](int64_t v) { return net.vertices()[static_cast<size_t>(v)].kind; };
+  NetworkCost c;
+  for (const Link& l : net.links()) {
+    if (kind(l.a) == VertexKind::GPU || kind(l.b) == VertexKind::GPU) continue;
+    if (router[static_cast<size_t>(l.a)] && router[static_cast<size_t>(l.b)]) continue;
+    const double ports = l.bandwidth.value / costs.port_bandwidth.value;
+    const bool nic = kind(l.a) == VertexKind::NIC || kind(l.b) == VertexKind::NIC;
+    const bool circuit = ocs[static_cast<size_t>(l.a)] || ocs[static_cast<size_t>(l.b)];
+    if (circuit) {
+      if (!nic) continue;  // an OCS has no uplink: the tree builder's spine above it is not built
+      c.ocs_ports += ports;
+      c.transceivers += ports;
+    } else {
+      c.switch_ports += nic ? ports : 2 * ports;
+      c.transceivers += 2 * ports;
+    }
+  }
+  c.usd = c.switch_ports * costs.switch_port.usd + c.transceivers * costs.transceiver.usd +
+          c.ocs_ports * costs.ocs_port.usd;
+  c.watts = c.switch_ports * costs.switch_port.watts + c.transceivers * costs.transceiver.watts +
+            c.ocs_ports * costs.ocs_port.watts;
+  return c;
+}
+
+}  // namespace sim

@@ -1,0 +1,93 @@
+// The scale-out network's parts (sim/topology/network_cost.hpp) counted against closed forms: a
+// fat-tree of n NICs at the cost table's port rate has n NIC ports plus, at full bisection, every
+// leaf's uplink as wide as its NICs (2n more ports), 4n transceivers; above oversubscribed pods each
+// pod's uplink adds 2 x its NICs / ratio ports and as many transceivers; an optical circuit switch
+// has one port and one transceiver per NIC and no electrical port. The scale-up domain (NVSwitch,
+// a torus's ICI) is not counted. Prices are the table's, summed.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "sim/core/params.hpp"
+#include "sim/scenario/cluster.hpp"
+#include "sim/scenario/costs.hpp"
+#include "sim/topology/builders.hpp"
+#include "sim/topology/network_cost.hpp"
+
+using namespace sim;
+
+namespace {
+
+CostTable table() {
+  CostTable c;
+  c.port_bandwidth = BytesPerSecond(50e9);  // 400 Gb/s
+  c.switch_port = {600, 12};
+  c.transceiver = {900, 9};
+  c.ocs_port = {500, 0.5};
+  return c;
+}
+
+// `nodes` DGX A100-like nodes of 8 GPUs and 8 NICs of `nic` on the scale-out `out` (a JSON object).
+NetworkCost cost_of(int64_t nodes, const std::string& out, const std::string& up = "") {
+  const std::string scale_up =
+      up.empty() ? std::string(R"({"kind": "nvswitch", "bandwidth": "300 GB/s"})") : std::string(up);
+  const std::string text = R"({"gpu": "a100-sxm-80gb", "gpus": )" + std::to_string(nodes * 8) +
+                           R"(, "gpus_per_node": 8, "scale_up": )" + scale_up + R"(, "scale_out": )" + out + "}";
+  const ClusterSpec c = ClusterSpec::parse(ParamReader::from_text(text, "network_cost"), TRAINSIM_SOURCE_DIR);
+  return network_cost(build_network(c), table());
+}
+
+}  // namespace
+
+TEST_CASE("a full-bisection fat-tree has 3 ports and 4 transceivers per NIC", "[topology]") {
+  for (int64_t nodes : {2, 32, 64}) {
+    const double n = 8.0 * double(nodes);
+    const NetworkCost c = cost_of(nodes, R"({"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "400 Gb/s"})");
+    INFO(nodes << " nodes");
+    CHECK(c.switch_ports == Approx(3 * n));
+    CHECK(c.transceivers == Approx(4 * n));
+    CHECK(c.ocs_ports == 0);
+    CHECK(c.usd == Approx(3 * n * 600 + 4 * n * 900));
+    CHECK(c.watts == Approx(3 * n * 12 + 4 * n * 9));
+  }
+  // NICs of half the port rate count as half ports.
+  const NetworkCost half = cost_of(2, R"({"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "200 Gb/s"})");
+  CHECK(half.switch_ports == Approx(3 * 16 / 2.0));
+}
+
+TEST_CASE("pods oversubscribed r:1 add 2 n / r ports and transceivers above them", "[topology]") {
+  // 64 nodes in pods of 32 at 4:1: each pod's uplink carries its 256 NICs' bandwidth / 4.
+  const double n = 512;
+  const NetworkCost c = cost_of(64, R"({"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "400 Gb/s",
+                                        "pod_gpus": 256, "oversubscription": 4})");
+  CHECK(c.switch_ports == Approx(3 * n + 2 * n / 4));
+  CHECK(c.transceivers == Approx(4 * n + 2 * n / 4));
+}
+
+TEST_CASE("an optical circuit switch has a port and a transceiver per NIC, no electrical port", "[topology]") {
+  const double n = 8.0 * 16;
+  const NetworkCost c =
+      cost_of(16, R"({"kind": "ocs", "nics_per_node": 8, "nic_bandwidth": "400 Gb/s", "reconfiguration": "10 ms"})");
+  CHECK(c.switch_ports == 0);
+  CHECK(c.ocs_ports == Approx(n));
+  CHECK(c.transceivers == Approx(n));
+  CHECK(c.usd == Approx(n * (500 + 900)));
+}
+
+TEST_CASE("a torus's links are its chips' own: only the scale-out is counted", "[topology]") {
+  const NetworkCost torus = cost_of(16, R"({"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "400 Gb/s"})",
+                                    R"({"kind": "torus", "dims": [4, 4, 8], "bandwidth": "45 GB/s"})");
+  const NetworkCost nvswitch = cost_of(16, R"({"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "400 Gb/s"})");
+  CHECK(torus.switch_ports == nvswitch.switch_ports);
+  CHECK(torus.transceivers == nvswitch.transceivers);
+}
+
+TEST_CASE("the shipped cost table parses and prices every part", "[topology]") {
+  const auto costs = load_costs(TRAINSIM_SOURCE_DIR);
+  REQUIRE(costs.has_value());
+  CHECK(costs->port_bandwidth.value == Approx(50e9));
+  for (const PartPrice& p : {costs->switch_port, costs->transceiver, costs->ocs_port}) {
+    CHECK(p.usd > 0);
+    CHECK(p.watts > 0);
+  }
+  CHECK_FALSE(load_costs("/nonexistent").has_value());
+}
