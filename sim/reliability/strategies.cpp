@@ -27,6 +27,11 @@ const std::vector<RegistryEntry>& recovery_strategies() {
        "instead of `restart`; the failed node rejoins the pool after `repair` (default 24 h, an assumption); a "
        "failure the empty pool cannot cover restarts as checkpoint-restart does; software failures restart as usual",
        "hot spares: BLOOM-176B (4 spare nodes), OPT-175B logbook; Cui et al. arXiv:2503.11901"},
+      {"rewire",
+       "spares wired in by an optical circuit switch, as TPU v4 routes a slice around a failed cube: a GPU/node/"
+       "network failure takes a node from the pool (`spares`, default 5% of the nodes) in `swap`, the switch's "
+       "reconfiguration (default 10 s); otherwise as spares",
+       "Jouppi et al., TPU v4, ISCA'23; Zu et al., NSDI'24; Gemini 1.0 report section 3 (~10 s reconfiguration)"},
       {"reconfigure",
        "after a GPU/node/network failure the broken pipeline is re-instantiated from the template with one unit "
        "fewer (its step time from the step simulator; 0 when it does not fit in memory) and the job goes on: "

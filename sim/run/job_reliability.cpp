@@ -122,7 +122,8 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
         job.interval = reliability::daly_interval(r.checkpoint_write, uncovered_mttf(f, nodes, job.dp));
       break;
     }
-    case RecoveryKind::SPARES: {
+    case RecoveryKind::SPARES:
+    case RecoveryKind::REWIRE: {
       job.strategy = reliability::Strategy::SPARES;
       job.spares = spare_pool(rec, nodes);
       SIM_ASSERT(job.spares <= nodes, "the scenario parser checks the pool against the nodes");

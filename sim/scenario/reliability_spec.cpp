@@ -43,6 +43,7 @@ const char* to_string(RecoveryKind k) {
     case RecoveryKind::IN_MEMORY_CHECKPOINT: return "in-memory-checkpoint";
     case RecoveryKind::JUST_IN_TIME_CHECKPOINT: return "just-in-time-checkpoint";
     case RecoveryKind::SPARES: return "spares";
+    case RecoveryKind::REWIRE: return "rewire";
     case RecoveryKind::RECONFIGURE: return "reconfigure";
     case RecoveryKind::REDUNDANT: return "redundant";
     case RecoveryKind::REROUTE: return "reroute";
@@ -114,6 +115,11 @@ constexpr double DEFAULT_JIT_COST_S = 5;
 // default, 5% of the nodes: Delta/NCSA's "about 5% overprovisioning is needed to handle GPU
 // failures" (A3 [P abstract]); BLOOM ran 4 spares for 48 nodes (8%, A3).
 constexpr double DEFAULT_SWAP_S = 60, DEFAULT_REPAIR_S = 86400;
+// rewire: spares that an optical circuit switch wires in, as TPU v4's OCS routes a slice around a
+// failed cube: "dynamically reconfigure 4x4x4 chip cubes into arbitrary 3D torus topologies in
+// around 10 seconds" (Gemini 1.0 report section 3; reliability.md D1 gives it as unverified): a
+// 10 s swap instead of a spare node's 60 s boot and join.
+constexpr double DEFAULT_REWIRE_S = 10;
 // Asynchronous checkpoints: the background write may slow the step by at most half (a larger
 // slowdown makes the write blocking in all but name).
 constexpr double MAX_BACKGROUND_SLOWDOWN = 0.5;
@@ -129,6 +135,7 @@ const std::vector<std::string> RECOVERY_KINDS = {"checkpoint-restart",
                                                  "redundant",
                                                  "reroute",
                                                  "spares",
+                                                 "rewire",
                                                  "swarm"};
 const std::vector<std::string> MIXES = {"llama3"};
 
@@ -376,7 +383,8 @@ std::vector<std::string> recovery_keys(const std::string& kind) {
   if (kind == "in-memory-checkpoint")
     keys.insert(keys.end(), {"interval", "memory_write", "memory_reload", "replicas", "storage_interval"});
   if (kind == "just-in-time-checkpoint") keys.insert(keys.end(), {"checkpoint_interval", "jit_cost"});
-  if (kind == "spares") keys.insert(keys.end(), {"checkpoint_interval", "spares", "swap", "repair"});
+  if (kind == "spares" || kind == "rewire")
+    keys.insert(keys.end(), {"checkpoint_interval", "spares", "swap", "repair"});
   if (kind == "reconfigure" || kind == "redundant" || kind == "reroute" || kind == "swarm")
     keys.insert(keys.end(), {"checkpoint_interval", "pause", "repair"});
   if (kind == "reconfigure") keys.push_back("warning");
@@ -411,6 +419,7 @@ void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
   rec.kind = kind == "in-memory-checkpoint"      ? RecoveryKind::IN_MEMORY_CHECKPOINT
              : kind == "just-in-time-checkpoint" ? RecoveryKind::JUST_IN_TIME_CHECKPOINT
              : kind == "spares"                  ? RecoveryKind::SPARES
+             : kind == "rewire"                  ? RecoveryKind::REWIRE
              : kind == "reconfigure"             ? RecoveryKind::RECONFIGURE
              : kind == "redundant"               ? RecoveryKind::REDUNDANT
              : kind == "reroute"                 ? RecoveryKind::REROUTE
@@ -458,6 +467,7 @@ void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
   if (auto v = r->find("spares")) {
     if (!(v->is_string() && v->as_string() == "auto")) rec.spares = v->as_count(0, int64_t{1} << 17);
   }
+  if (rec.kind == RecoveryKind::REWIRE) rec.swap = Seconds(DEFAULT_REWIRE_S);
   if (auto v = r->find("swap")) rec.swap = v->as_seconds();
   if (auto v = r->find("repair")) {
     rec.repair = v->as_seconds();

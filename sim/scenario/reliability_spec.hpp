@@ -76,6 +76,7 @@ enum class RecoveryKind {
   IN_MEMORY_CHECKPOINT,
   JUST_IN_TIME_CHECKPOINT,
   SPARES,
+  REWIRE,       // spares wired in by an optical circuit switch (TPU v4)
   RECONFIGURE,  // Oobleck (pipeline templates), Parcae (live migration with a warning)
   REDUNDANT,    // Bamboo
   REROUTE,      // ReCycle / SlipStream

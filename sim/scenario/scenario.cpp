@@ -206,7 +206,7 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
     const RecoverySpec& rec = s.reliability->recovery;
     const int64_t nodes = s.cluster.nodes();
     const int64_t spares = spare_pool(rec, nodes);
-    if (rec.kind == RecoveryKind::SPARES && spares > nodes)
+    if ((rec.kind == RecoveryKind::SPARES || rec.kind == RecoveryKind::REWIRE) && spares > nodes)
       throw InputError(r.file(), "/recovery/spares",
                        std::to_string(spares) + " spares for a cluster of " + std::to_string(nodes) + " nodes",
                        "a pool no larger than the cluster");

@@ -336,6 +336,15 @@ TEST_CASE("recovery strategies: in-memory, just-in-time and spares parameters, d
   CHECK(sp.swap.value == Approx(60));
   CHECK(sp.repair.value == Approx(86400));
   CHECK(*parse(f, R"({"kind": "spares", "spares": 0})").recovery.spares == 0);
+  // rewire: spares an optical circuit switch wires in, its reconfiguration (10 s, the TPU v4 slice
+  // reconfiguration of the Gemini report) the swap; otherwise spares' defaults and keys.
+  auto rw = parse(f, R"({"kind": "rewire"})").recovery;
+  CHECK(rw.kind == sim::RecoveryKind::REWIRE);
+  CHECK(std::string(to_string(rw.kind)) == "rewire");
+  CHECK(!rw.spares);
+  CHECK(rw.swap.value == Approx(10));
+  CHECK(rw.repair.value == sp.repair.value);
+  CHECK(parse(f, R"({"kind": "rewire", "swap": "2 ms", "spares": 3})").recovery.swap.value == Approx(2e-3));
 
   struct Case {
     const char* recovery;
