@@ -1,9 +1,9 @@
 #include "sim/cost/collective_flows.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "sim/core/error.hpp"
+#include "sim/cost/torus_collective.hpp"
 
 namespace sim {
 
@@ -75,6 +75,14 @@ void tree_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_edge
       }
 }
 
+// Hierarchical algorithms' rails: a ring across the nodes for each local index, each hop `bytes`.
+void rail_ring_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes bytes, std::vector<MemberFlow>& out) {
+  if (by_node.size() < 2 || bytes.value <= 0) return;
+  for (size_t i = 0; i < by_node.front().size(); ++i)
+    for (size_t k = 0; k < by_node.size(); ++k)
+      out.push_back({by_node[k][i], by_node[(k + 1) % by_node.size()][i], bytes});
+}
+
 }  // namespace
 
 int64_t nccl_channels(int64_t per_node) {
@@ -105,7 +113,7 @@ int64_t dtree_max_edges(int64_t n) {
 
 std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, CollectiveKind kind,
                                          const std::vector<std::vector<int64_t>>& by_node, Bytes buffer,
-                                         const CollectiveConstants& c) {
+                                         const CollectiveConstants& c, const std::vector<int64_t>& torus_dims) {
   std::vector<MemberFlow> out;
   const auto n = static_cast<int64_t>(members_in(by_node));
   if (n < 2) return out;
@@ -129,15 +137,17 @@ std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, Collect
     case CollectiveAlgo::HIERARCHICAL: {
       const auto nodes = static_cast<int64_t>(by_node.size());
       node_ring_flows(by_node, ring_cost(kind, buffer, static_cast<int64_t>(ppn)).bytes_per_rank * scale, out);
-      const Bytes rail = ring_cost(kind, buffer / double(ppn), nodes).bytes_per_rank * scale;
-      if (nodes < 2 || rail.value <= 0) break;
-      for (size_t i = 0; i < ppn; ++i)
-        for (size_t k = 0; k < by_node.size(); ++k)
-          out.push_back({by_node[k][i], by_node[(k + 1) % by_node.size()][i], rail});
+      rail_ring_flows(by_node, ring_cost(kind, buffer / double(ppn), nodes).bytes_per_rank * scale, out);
       break;
     }
-    case CollectiveAlgo::TORUS:
-      throw std::logic_error("collective_flows: the torus algorithm's flows are torus_collective_flows'");
+    case CollectiveAlgo::TORUS: {
+      const auto nodes = static_cast<int64_t>(by_node.size());
+      for (const auto& nd : by_node)
+        for (const MemberFlow& f : torus_collective_flows(kind, torus_dims, buffer))
+          out.push_back({nd[static_cast<size_t>(f.from)], nd[static_cast<size_t>(f.to)], f.bytes});
+      rail_ring_flows(by_node, ring_cost(kind, buffer / double(ppn), nodes).bytes_per_rank, out);
+      break;
+    }
     case CollectiveAlgo::RING: break;
   }
   return out;

@@ -38,7 +38,12 @@
 //                 node 0: [g0 -> g1 -> g2 -> g3 -> g0]      NVLink ring
 //                          |     |     |     |              rail rings, one per local index
 //                 node 1: [g4 -> g5 -> g6 -> g7 -> g4]
-//   TORUS      not here: its flows follow the group's torus shape (torus_collective_flows).
+//   TORUS      on each node (a torus slice) the torus algorithm over the group's shape in it,
+//              `torus_dims` (torus_collective_flows), and across slices the rails of HIERARCHICAL:
+//              TPU multislice's reduction, inside each slice over its ICI, across them over the
+//              data-center network, pipelined.
+//                 slice 0: [torus phases]   slice 1: [torus phases]
+//                      member i  <-------- rail ring -------->  member i
 //
 // Fewer than two members: no flows.
 #pragma once
@@ -58,7 +63,7 @@ struct MemberFlow {
 
 std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, CollectiveKind kind,
                                          const std::vector<std::vector<int64_t>>& by_node, Bytes buffer,
-                                         const CollectiveConstants& c);
+                                         const CollectiveConstants& c, const std::vector<int64_t>& torus_dims = {});
 
 // NCCL's double binary tree over n nodes (src/graph/trees.cc ncclGetDtree): node k's parent in
 // tree 0 and tree 1, -1 for a root.

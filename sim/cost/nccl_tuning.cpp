@@ -79,8 +79,9 @@ Seconds latency(CollectiveAlgo a, Protocol p, CollectiveKind kind, const GroupSh
     case CollectiveAlgo::HIERARCHICAL:  // one launch: the ring's steps inside a node, then across nodes
       return c.base_latency + c.scale_up_step_latency * static_cast<double>(ring_cost(kind, Bytes(0), ppn).steps) +
              c.scale_out_step_latency * static_cast<double>(ring_cost(kind, Bytes(0), g.nodes).steps);
-    case CollectiveAlgo::TORUS:
-      return c.base_latency + c.scale_up_step_latency * static_cast<double>(torus_steps(kind, g.torus_dims));
+    case CollectiveAlgo::TORUS:  // the slices' torus steps, then the rails' across slices
+      return c.base_latency + c.scale_up_step_latency * static_cast<double>(torus_steps(kind, g.torus_dims)) +
+             c.scale_out_step_latency * static_cast<double>(ring_cost(kind, Bytes(0), g.nodes).steps);
   }
   return Seconds(0);
 }
@@ -124,7 +125,8 @@ Seconds simple_bandwidth_term(CollectiveAlgo a, CollectiveKind kind, const Group
       // Each (member, neighbour) pair on a link of its own: the busiest pair's bytes.
       Bytes most;
       for (const MemberFlow& f : torus_collective_flows(kind, g.torus_dims, buffer)) most = std::max(most, f.bytes);
-      return most / up;
+      if (g.nodes == 1) return most / up;
+      return worst(most / up, ring_cost(kind, buffer / ppn, g.nodes).bytes_per_rank / out);
     }
   }
   return Seconds(0);
@@ -196,7 +198,7 @@ std::optional<std::string> cannot_run(CollectiveAlgo algo, CollectiveKind kind, 
     case CollectiveAlgo::TREE:
     case CollectiveAlgo::HIERARCHICAL: return std::nullopt;
     case CollectiveAlgo::TORUS:
-      if (g.torus_dims.empty()) return std::string("torus runs over a group inside one torus");
+      if (g.torus_dims.empty()) return std::string("torus runs over groups of one shape in each torus they span");
       return std::nullopt;
     case CollectiveAlgo::NVLS:
       if (!g.nvls) return std::string("nvls needs an NVSwitch domain with NVLink SHARP");

@@ -19,10 +19,12 @@
 // engine's ring flows, so large-buffer results do not move.
 //
 // Algorithms that are not automatic (the registry's HIERARCHICAL) are never chosen, only priced
-// where a scenario forces them; they run the Simple protocol. Inside a torus the TORUS algorithm
-// (torus_collective.hpp) is the only one that runs all-reduce, all-gather and reduce-scatter, with
-// the Simple protocol's constants: base + (its steps) x scale_up_step_latency; the ring runs the
-// rest (all-to-all and send/recv, routed over the torus). HIERARCHICAL's
+// where a scenario forces them; they run the Simple protocol. Over tori (a group with the same
+// shape in each torus it spans) the TORUS algorithm (torus_collective.hpp; collective_flows.hpp)
+// is the only one that runs all-reduce, all-gather and reduce-scatter, with the Simple protocol's
+// constants: base + (its torus steps) x scale_up_step_latency + (the rails' ring steps across the
+// slices) x scale_out_step_latency; the ring runs the rest (all-to-all and send/recv, routed over
+// the torus). HIERARCHICAL's
 // latency is one launch's base plus the ring's steps inside a node (per-step NVLink latency) and
 // across nodes (per-step network latency): for an all-reduce over N nodes of p GPUs,
 //   base + 2(p-1) nvlink_step + 2(N-1) net_step     against the ring's base + 2(Np-1) net_step.
@@ -69,9 +71,9 @@ struct GroupShape {
   BytesPerSecond scale_up_bandwidth;
   BytesPerSecond scale_out_bandwidth;
   GpuArch arch = GpuArch::HOPPER;
-  // A group inside one torus: its shape (sim/topology/torus.hpp, torus_group_dims), where only the
-  // torus algorithm runs all-reduce, all-gather and reduce-scatter; scale_up_bandwidth is then one
-  // ICI link's. Empty elsewhere.
+  // A group over tori, the same shape in each (sim/topology/torus.hpp, torus_group_dims; `nodes`
+  // counts the tori): that shape. Only the torus algorithm then runs all-reduce, all-gather and
+  // reduce-scatter; scale_up_bandwidth is one ICI link's. Empty elsewhere.
   std::vector<int64_t> torus_dims;
 };
 

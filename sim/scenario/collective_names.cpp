@@ -34,9 +34,9 @@ const std::vector<CollectiveAlgoEntry>& collective_algorithms() {
        "reduce-scatter",
        false, false},
       {CollectiveAlgo::TORUS, "torus",
-       "a group inside one torus (TPU ICI): reduce-scatter along each dimension in turn, all-gather back, each "
-       "dimension a bidirectional ring, the dimensions kept busy at once; all-reduce, all-gather, reduce-scatter; "
-       "the only one inside a torus",
+       "groups on tori (TPU ICI): in each torus reduce-scatter along each dimension in turn, all-gather back, each "
+       "dimension a bidirectional ring, the dimensions kept busy at once; across tori a ring per position over the "
+       "data-center network (multislice); all-reduce, all-gather, reduce-scatter; the only one on tori",
        false, true},
   };
   return entries;

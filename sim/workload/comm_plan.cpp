@@ -5,7 +5,6 @@
 
 #include "sim/core/error.hpp"
 #include "sim/cost/collective_flows.hpp"
-#include "sim/cost/torus_collective.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
@@ -56,12 +55,21 @@ GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std:
   g.scale_up_bandwidth = c.scale_up.bandwidth;
   g.scale_out_bandwidth = c.scale_out.nic_bandwidth * (double(c.scale_out.nics_per_node) / double(c.gpus_per_node));
   g.arch = gpu_arch(c.device.name);
-  if (distinct.size() == 1 && fabric_.torus_of(members.front()) >= 0) {
-    // One torus: the group's shape in it.
-    const TorusLayout& t = fabric_.network().tori[static_cast<size_t>(fabric_.torus_of(members.front()))];
-    std::vector<int64_t> chips;
-    for (int64_t m : members) chips.push_back(m - t.first_gpu);
-    g.torus_dims = torus_group_dims(t, chips);
+  if (even && std::all_of(members.begin(), members.end(), [&](int64_t m) { return fabric_.torus_of(m) >= 0; })) {
+    // Tori: the group's shape in each (a torus algorithm runs it when every slice has the same).
+    std::vector<int64_t> dims;
+    for (const auto& n : nodes) {
+      const TorusLayout& t = fabric_.network().tori[static_cast<size_t>(fabric_.torus_of(n.front()))];
+      std::vector<int64_t> chips;
+      for (int64_t m : n) chips.push_back(m - t.first_gpu);
+      const std::vector<int64_t> here = torus_group_dims(t, chips);
+      if (!dims.empty() && here != dims) {
+        dims.clear();
+        break;
+      }
+      dims = here;
+    }
+    g.torus_dims = dims;
   }
   if (by_node) {
     // Member indices grouped by node, in ring order.
@@ -108,10 +116,7 @@ CommOp CommPlan::collective(CollectiveKind kind, const std::vector<int64_t>& mem
   std::vector<std::vector<int64_t>> by_node;
   bool even = true;
   const GroupShape g = shape(members, &by_node, even);
-  const auto flows = op.choice.algo == CollectiveAlgo::TORUS
-                         ? torus_collective_flows(kind, g.torus_dims, buffer)
-                         : collective_flows(op.choice, kind, by_node, buffer, s_.cluster.device.collectives);
-  for (const auto& f : flows)
+  for (const auto& f : collective_flows(op.choice, kind, by_node, buffer, s_.cluster.device.collectives, g.torus_dims))
     op.flows.push_back({members[static_cast<size_t>(f.from)], members[static_cast<size_t>(f.to)], f.bytes});
   return op;
 }

@@ -2,7 +2,9 @@
 // the fabric (comm_costs.hpp), against the link budget written out here: a ring all-reduce across
 // oversubscribed pods is bound by the pod uplink, inside full bisection by the NIC or NVLink
 // port; a pipeline send shares a NIC among the GPUs behind it.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "sim/core/error.hpp"
 #include "sim/topology/fabric.hpp"
@@ -258,4 +260,34 @@ TEST_CASE("inside a torus the data-parallel all-reduce runs the torus algorithm 
   CHECK_FALSE(plan.leaves_domain(op));
   // Every flow joins two torus neighbours: one ICI hop between the chips' routers.
   for (const GpuFlow& f : op.flows) CHECK(fabric->hops(f.from, f.to).size() == 1);
+}
+
+TEST_CASE("over two tori the all-reduce reduces in each over its ICI and across them over the NICs", "[workload]") {
+  // dp 128 on two 4 x 4 x 4 tori (TPU multislice), hosts of 4 chips with one NIC of N. In each
+  // torus the torus algorithm's flows take 2 (63/64) S / (6 B eff_up); across the two, each of the
+  // 64 positions rings its 1/64 share: ring_cost gives 2 (1/2) S / 64 per member, and the 4 chips
+  // of a host share its NIC: 4 S / 64 / (N eff_out). Pipelined, the slower sets the time (the
+  // torus at 200 Gb/s, the NICs at 10 Gb/s). The latency: base + 18 ICI steps + 2 network steps.
+  for (const char* nic : {"200 Gb/s", "10 Gb/s"}) {
+    Setup u = engine_test::dp64_on_4x4x4();
+    u.dp = 128;
+    u.global_batch = 128;
+    const std::string out = std::string(R"({"kind": "fat-tree", "nics_per_node": 1, "nic_bandwidth": ")") + nic + "\"}";
+    u.scale_out = out.c_str();
+    const Scenario s = engine_test::scenario(u);
+    const auto& k = s.cluster.device.collectives;
+    const Placement place(s.cluster, s.plan);
+    const auto fabric = Fabric::of(s.cluster);
+    const CommPlan plan(s, place, *fabric);
+    const Bytes S(64.0 * (1 << 20));
+    const CommOp op = plan.collective(CollectiveKind::ALL_REDUCE, dp_group(s.plan, place, 0, 0), S);
+    CHECK(op.choice.algo == CollectiveAlgo::TORUS);
+    CHECK(op.choice.latency.value ==
+          Approx(k.base_latency.value + 18 * k.scale_up_step_latency.value + 2 * k.scale_out_step_latency.value));
+    const double torus = 2 * 63.0 / 64 * S.value / (6 * 50e9 * k.scale_up_efficiency);
+    const double rails = 4 * S.value / 64 / (s.cluster.scale_out.nic_bandwidth.value * k.scale_out_efficiency);
+    INFO(nic << ": torus " << torus << " s, rails " << rails << " s");
+    CHECK(plan.transfer_time(op.flows).value == Approx(std::max(torus, rails)).epsilon(1e-9));
+    CHECK(plan.leaves_domain(op));
+  }
 }
