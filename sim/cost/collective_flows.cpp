@@ -142,8 +142,9 @@ std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, Collect
     }
     case CollectiveAlgo::TORUS: {
       const auto nodes = static_cast<int64_t>(by_node.size());
+      const std::vector<MemberFlow> slice = torus_collective_flows(kind, torus_dims, buffer);
       for (const auto& nd : by_node)
-        for (const MemberFlow& f : torus_collective_flows(kind, torus_dims, buffer))
+        for (const MemberFlow& f : slice)
           out.push_back({nd[static_cast<size_t>(f.from)], nd[static_cast<size_t>(f.to)], f.bytes});
       rail_ring_flows(by_node, ring_cost(kind, buffer / double(ppn), nodes).bytes_per_rank, out);
       break;

@@ -105,9 +105,11 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
                    "reconfiguration"});
   c.scale_out.kind = out.at("kind").as_choice(names_of(scale_out_kinds()));
   const bool ocs = c.scale_out.kind == "ocs";
-  for (const char* key : {"oversubscription", "pod_gpus", "ports", "reconfiguration"}) {
-    const bool fat_tree_key = std::string(key) == "oversubscription" || std::string(key) == "pod_gpus";
-    if (out.has(key) && fat_tree_key == ocs)
+  // Each kind's own keys: the fat-tree's pods, the switch's ports and reconfiguration.
+  const std::vector<std::string> foreign = ocs ? std::vector<std::string>{"oversubscription", "pod_gpus"}
+                                               : std::vector<std::string>{"ports", "reconfiguration"};
+  for (const std::string& key : foreign) {
+    if (out.has(key))
       out.at(key).fail(std::string("applies to ") + (ocs ? "a fat-tree" : "an optical circuit switch") +
                            ", not to scale_out.kind '" + c.scale_out.kind + "'",
                        std::string("no '") + key + "' here");

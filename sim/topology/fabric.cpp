@@ -40,21 +40,14 @@ Fabric::Fabric(const ClusterSpec& c) : net_(build_network(c)) {
   const auto& k = c.device.collectives;
   const auto kind = [&](int64_t v) { return net_.vertices()[static_cast<size_t>(v)].kind; };
   const auto tier = [&](int64_t v) { return net_.vertices()[static_cast<size_t>(v)].tier; };
-  // Scale-up links: a GPU's, and those between the routers of a torus (its ICI).
-  std::vector<bool> router(net_.vertices().size(), false);
   torus_.assign(net_.gpu.size(), -1);
-  for (size_t t = 0; t < net_.tori.size(); ++t) {
-    const TorusLayout& layout = net_.tori[t];
-    for (size_t c = 0; c < layout.router.size(); ++c) {
-      router[static_cast<size_t>(layout.router[c])] = true;
-      torus_[static_cast<size_t>(layout.first_gpu) + c] = static_cast<int64_t>(t);
-    }
-  }
-  for (const Link& l : net_.links()) {
-    const bool scale_up = kind(l.a) == VertexKind::GPU || kind(l.b) == VertexKind::GPU ||
-                          (router[static_cast<size_t>(l.a)] && router[static_cast<size_t>(l.b)]);
-    capacity_.push_back(l.bandwidth.value * (scale_up ? k.scale_up_efficiency : k.scale_out_efficiency));
-  }
+  for (size_t t = 0; t < net_.tori.size(); ++t)
+    for (size_t c = 0; c < net_.tori[t].router.size(); ++c)
+      torus_[static_cast<size_t>(net_.tori[t].first_gpu) + c] = static_cast<int64_t>(t);
+  const std::vector<bool> scale_up = net_.scale_up_links();
+  for (size_t l = 0; l < net_.links().size(); ++l)
+    capacity_.push_back(net_.links()[l].bandwidth.value *
+                        (scale_up[l] ? k.scale_up_efficiency : k.scale_out_efficiency));
   for (int64_t v : net_.gpu) {
     std::vector<int64_t> port;
     for (const auto& [w, l] : net_.adjacent(v))

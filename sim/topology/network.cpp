@@ -42,6 +42,18 @@ int64_t Network::links_between(int tier_a, int tier_b) const {
   });
 }
 
+std::vector<bool> Network::scale_up_links() const {
+  std::vector<bool> router(vertices_.size(), false);
+  for (const TorusLayout& t : tori)
+    for (int64_t v : t.router) router[static_cast<size_t>(v)] = true;
+  const auto gpu = [&](int64_t v) { return vertices_[static_cast<size_t>(v)].kind == VertexKind::GPU; };
+  std::vector<bool> up;
+  up.reserve(links_.size());
+  for (const Link& l : links_)
+    up.push_back(gpu(l.a) || gpu(l.b) || (router[static_cast<size_t>(l.a)] && router[static_cast<size_t>(l.b)]));
+  return up;
+}
+
 std::vector<int64_t> Network::route(int64_t from, int64_t to) const {
   if (from == to) return {};
   std::vector<int64_t> path;

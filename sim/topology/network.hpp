@@ -77,6 +77,11 @@ class Network {
     return k.a == v ? k.b : k.a;
   }
 
+  // Per link, whether it belongs to the scale-up domain: a GPU's own link (to its NVSwitch, its
+  // torus router or its NIC) or one between two routers of a torus (its ICI). The rest is the
+  // scale-out network.
+  std::vector<bool> scale_up_links() const;
+
   // The links from `from` to `to` with the fewest hops, never forwarding through a GPU (a NIC
   // forwards between its GPUs and its switch); ties go to the lower vertex index, so the route is
   // deterministic.

@@ -3,15 +3,14 @@
 namespace sim {
 
 NetworkCost network_cost(const Network& net, const CostTable& costs) {
-  std::vector<bool> ocs(net.vertices().size(), false), router(net.vertices().size(), false);
+  std::vector<bool> ocs(net.vertices().size(), false);
   for (int64_t v : net.ocs) ocs[static_cast<size_t>(v)] = true;
-  for (const TorusLayout& t : net.tori)
-    for (int64_t v : t.router) router[static_cast<size_t>(v)] = true;
   const auto kind = [&](int64_t v) { return net.vertices()[static_cast<size_t>(v)].kind; };
+  const std::vector<bool> scale_up = net.scale_up_links();
   NetworkCost c;
-  for (const Link& l : net.links()) {
-    if (kind(l.a) == VertexKind::GPU || kind(l.b) == VertexKind::GPU) continue;
-    if (router[static_cast<size_t>(l.a)] && router[static_cast<size_t>(l.b)]) continue;
+  for (size_t i = 0; i < net.links().size(); ++i) {
+    if (scale_up[i]) continue;
+    const Link& l = net.links()[i];
     const double ports = l.bandwidth.value / costs.port_bandwidth.value;
     const bool nic = kind(l.a) == VertexKind::NIC || kind(l.b) == VertexKind::NIC;
     const bool circuit = ocs[static_cast<size_t>(l.a)] || ocs[static_cast<size_t>(l.b)];

@@ -40,9 +40,7 @@ class CommCosts {
   // and whether a pipeline transfer from rank `from_rank` to `to_rank` crosses it (leaves its
   // scale-up domain).
   Seconds reconfiguration() const { return plan_.reconfiguration(); }
-  bool p2p_crosses(int64_t from_rank, int64_t to_rank) const {
-    return !place_.same_domain(place_.gpu({0, 0, from_rank, 0}), place_.gpu({0, 0, to_rank, 0}));
-  }
+  bool p2p_crosses(int64_t from_rank, int64_t to_rank) const { return plan_.pipeline_crosses(from_rank, to_rank); }
 
  private:
   const Scenario& s_;

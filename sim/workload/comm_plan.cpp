@@ -132,15 +132,17 @@ bool CommPlan::leaves_domain(const CommOp& op) const {
                      [&](const GpuFlow& f) { return fabric_.ends(f.from, f.to).first >= fabric_.gpus(); });
 }
 
+bool CommPlan::pipeline_crosses(int64_t from_rank, int64_t to_rank) const {
+  return !place_.same_domain(place_.gpu({0, 0, from_rank, 0}), place_.gpu({0, 0, to_rank, 0}));
+}
+
 Seconds CommPlan::reconfiguration() const {
   const auto& p = s_.plan;
   if (s_.cluster.scale_out.kind != "ocs" || p.pp < 2) return Seconds(0);
-  // The representative's pipeline neighbours (the last stage sends to the first with virtual stages).
-  const auto stage = [&](int64_t r) { return place_.gpu({0, 0, r, 0}); };
+  // The pipeline's neighbours (the last stage sends to the first with virtual stages).
   bool pipeline = false;
   for (int64_t r = 0; r < p.pp; ++r)
-    if (r + 1 < p.pp || p.virtual_stages.value > 1)
-      pipeline = pipeline || !place_.same_domain(stage(r), stage((r + 1) % p.pp));
+    if (r + 1 < p.pp || p.virtual_stages.value > 1) pipeline = pipeline || pipeline_crosses(r, (r + 1) % p.pp);
   const std::vector<int64_t> dp = dp_group(p, place_, 0, 0);
   const bool reduction =
       std::any_of(dp.begin(), dp.end(), [&](int64_t g) { return !place_.same_domain(g, dp.front()); });

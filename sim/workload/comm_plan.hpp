@@ -65,6 +65,10 @@ class CommPlan {
   // or context-parallel collective shares the network, and the engine runs it live.
   bool leaves_domain(const CommOp& op) const;
 
+  // Whether the representative's pipeline transfer from rank `from_rank` to `to_rank` leaves its
+  // scale-up domain (through the NICs).
+  bool pipeline_crosses(int64_t from_rank, int64_t to_rank) const;
+
   // The dark time between the step's two sets of circuits on an optical circuit switch (scale_out
   // "ocs"): one set carries the pipeline's transfers, the other the gradient reduction, so when
   // both cross the switch each step changes circuits twice -- to the pipeline's before its first
