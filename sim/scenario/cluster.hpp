@@ -44,6 +44,13 @@ struct ScaleUp {
   // k x 2k x 2k, sim/topology/torus.hpp). `bandwidth` is then one ICI link's, each direction.
   std::vector<int64_t> dims;
   bool twisted = false;
+
+  // Whether tensor-parallel communication can overlap its GEMMs without sequence parallelism: on
+  // a torus the runtime is XLA's, whose collective matmul decomposes a layer's tensor-parallel
+  // collectives into pieces pipelined with the dependent einsum (Wang et al., ASPLOS 2023,
+  // "Overlap Communication with Dependent Computation via Decomposition", on TPU v4); Transformer
+  // Engine's userbuffers (NVLink) need sequence parallelism.
+  bool overlaps_tp_without_sp() const { return kind == "torus"; }
 };
 
 struct ScaleOut {

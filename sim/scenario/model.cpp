@@ -32,6 +32,17 @@ double ModelSpec::linear_params() const {
   return h * (q + 2 * kv) + q * h + mats * h * ffn * experts;
 }
 
+double ModelSpec::rank_kv_heads(int64_t tp) const {
+  return kv_heads >= tp ? static_cast<double>(kv_heads) / static_cast<double>(tp) : 1.0;
+}
+
+double ModelSpec::layer_params_per_rank(int64_t tp) const {
+  const double t = static_cast<double>(tp);
+  const double extra_heads = rank_kv_heads(tp) - static_cast<double>(kv_heads) / t;  // 0 when sharded
+  const double per_head = 2.0 * static_cast<double>(head_dim()) * (static_cast<double>(hidden) + (rmsnorm ? 0.0 : 1.0));
+  return layer_params() / t + extra_heads * per_head;
+}
+
 double ModelSpec::layer_params() const {
   const auto [h, q, kv, ffn, mats, experts] = widths(*this);
   const double biases = rmsnorm ? 0.0 : (q + 2 * kv) + h + (ffn * (mats - 1.0) + h) * experts;

@@ -46,6 +46,15 @@ struct ModelSpec {
   // Parameters of one transformer layer (weights + biases + norms), the whole model, and the
   // embedding matrix (vocab x hidden).
   double layer_params() const;
+  // K/V heads one tensor-parallel rank holds: kv_heads / tp, or, when tp is a multiple of kv_heads
+  // (multi-query attention at PaLM's tp 12, grouped-query past the groups), one whole head each,
+  // replicated over tp / kv_heads ranks (Megatron-Core's num_query_groups < tp; vLLM's
+  // "replicate the KV heads"). `kv_shardable` says whether either holds.
+  double rank_kv_heads(int64_t tp) const;
+  bool kv_shardable(int64_t tp) const { return kv_heads % tp == 0 || tp % kv_heads == 0; }
+  // One layer's parameters one tensor-parallel rank holds: layer_params() / tp, plus the K/V
+  // weights (and biases) it holds beyond its share when they are replicated.
+  double layer_params_per_rank(int64_t tp) const;
   // The weight matrices of one layer (QKV, projection, MLP; every expert's): no bias, norm or router.
   double linear_params() const;
   double embedding_params() const { return static_cast<double>(vocab) * static_cast<double>(hidden); }

@@ -46,7 +46,8 @@ struct ParallelPlan {
   int64_t zero = 0;
   bool overlap_grad_reduce = false;
   // `tp_comm_overlap`: Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers
-  // and reduce-scatters with the GEMMs beside them (Megatron-Core --tp-comm-overlap); ops.hpp.
+  // and reduce-scatters with the GEMMs beside them (Megatron-Core --tp-comm-overlap); on a torus,
+  // XLA's collective matmul, with or without sequence parallelism; ops.hpp.
   bool tp_comm_overlap = false;
   // `cp_comm`: how context parallelism exchanges keys and values (ops.hpp): around a ring, each
   // block's transfer overlapped with attention on the previous one (Megatron-Core's default

@@ -105,8 +105,9 @@ void cross_check(const Scenario& s, const ParamReader& r) {
                 "ring, tree or \"auto\"");
   if (m.heads % p.tp != 0)
     par.at("tp").fail(i2s(p.tp) + " does not divide heads=" + i2s(m.heads), "a divisor of the model's heads");
-  if (m.kv_heads % p.tp != 0)
-    par.at("tp").fail(i2s(p.tp) + " does not divide kv_heads=" + i2s(m.kv_heads), "a divisor of the model's kv_heads");
+  if (!m.kv_shardable(p.tp))
+    par.at("tp").fail(i2s(p.tp) + " neither divides nor is a multiple of kv_heads=" + i2s(m.kv_heads),
+                      "a divisor or a multiple of the model's kv_heads");
   if (m.ffn_hidden % p.tp != 0)
     par.at("tp").fail(i2s(p.tp) + " does not divide ffn_hidden=" + i2s(m.ffn_hidden), "a divisor of ffn_hidden");
   if ((p.dp * p.cp) % p.ep != 0)
@@ -121,8 +122,8 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     par.at("cp").fail("seq_len=" + i2s(s.training.seq_len) + " does not split into 2*cp chunks",
                       "seq_len divisible by 2*cp");
   // Megatron-Core asserts both (megatron/training/arguments.py: "Tensor parallel communication/GEMM
-  // overlap can happen only when sequence parallelism is enabled").
-  if (p.tp_comm_overlap && (p.tp < 2 || !p.sequence_parallel))
+  // overlap can happen only when sequence parallelism is enabled"); XLA on a torus needs only tp.
+  if (p.tp_comm_overlap && (p.tp < 2 || (!p.sequence_parallel && !s.cluster.scale_up.overlaps_tp_without_sp())))
     par.at("tp_comm_overlap")
         .fail(p.tp < 2 ? "needs tensor parallelism (tp=1)" : "needs sequence_parallel",
               "tp > 1 and \"sequence_parallel\": true, or no tp_comm_overlap");

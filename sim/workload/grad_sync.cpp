@@ -27,13 +27,13 @@ double megatron_bucket_params(const ParallelPlan& plan) {
 
 std::vector<Bytes> grad_buckets(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
   if (!s.plan.overlap_grad_reduce || s.plan.grad_group_size() < 2) return {};
-  const double tp = static_cast<double>(s.plan.tp), per_param = dp_bytes_per_param(s);
+  const double per_param = dp_bytes_per_param(s);
   const int64_t layers = layout.layers_of(rank, chunk);
   const double params = chunk_params(s, layout, rank, chunk);
   std::vector<Bytes> out;
   if (s.plan.zero == 3) {
     // The embedding, final norm and output layer's parameters join the last layer's bucket.
-    const double layer = s.model.layer_params() / tp;
+    const double layer = s.model.layer_params_per_rank(s.plan.tp);
     out.assign(static_cast<size_t>(layers), Bytes(layer * per_param));
     if (!out.empty()) out.back() += Bytes((params - double(layers) * layer) * per_param);
     return out;

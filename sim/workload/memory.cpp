@@ -25,7 +25,7 @@ double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, 
   const double tp = static_cast<double>(s.plan.tp);
   const double h = static_cast<double>(m.hidden);
   const double vocab_shard = static_cast<double>(padded_vocab(s)) * h / tp;
-  double params = static_cast<double>(layout.layers_of(rank, chunk)) * m.layer_params() / tp;
+  double params = static_cast<double>(layout.layers_of(rank, chunk)) * m.layer_params_per_rank(s.plan.tp);
   if (layout.has_embedding(rank, chunk)) {
     params += vocab_shard;
     // GPT's learned position embedding; Llama-style (RMSNorm) models use RoPE, which has no weights.
@@ -96,7 +96,8 @@ Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
   // projection keeps an FP8 copy (1) beside the bf16 attention output the attention kernel keeps.
   // (torchao's Float8Linear, torchtitan's, keeps the bf16 input instead: its rows keep h + ffn
   // bytes per token more than counted here.)
-  const double kv = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
+  // K and V per query width, as every rank holds them (replicated heads counted on each rank).
+  const double kv = m.rank_kv_heads(s.plan.tp) * t / static_cast<double>(m.heads);
   const double ffn = m.moe ? static_cast<double>(m.moe->top_k * m.moe->expert_ffn_hidden) : double(m.ffn_hidden);
   const bool fp8 = s.training.precision == Precision::FP8;
   const double input = fp8 ? 1.0 : 2.0;  // a linear layer's saved input, per element

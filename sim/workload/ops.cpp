@@ -8,7 +8,8 @@ namespace {
 constexpr double E = 2.0;  // bytes per bf16/fp16 activation element
 
 struct Dims {
-  double b, s, s_kv, h, q, a, kv, d, f, t, tokens, tokens_sp;  // s: local queries; s_kv: keys seen; q: queries' width
+  // s: local queries; s_kv: keys seen; q: queries' width; kv: K/V heads per tensor-parallel rank
+  double b, s, s_kv, h, q, a, kv, d, f, t, tokens, tokens_sp;
   bool sp;
 };
 
@@ -20,7 +21,7 @@ Dims dims(const Scenario& sc, int64_t micro_batch) {
   x.h = static_cast<double>(sc.model.hidden);
   x.q = static_cast<double>(sc.model.query_width());
   x.a = static_cast<double>(sc.model.heads);
-  x.kv = static_cast<double>(sc.model.kv_heads);
+  x.kv = sc.model.rank_kv_heads(sc.plan.tp);
   x.d = static_cast<double>(sc.model.head_dim());
   x.f = static_cast<double>(sc.model.ffn_hidden);
   x.t = static_cast<double>(sc.plan.tp);
@@ -110,9 +111,9 @@ int64_t padded_vocab(const Scenario& s) {
 
 std::vector<BlockMatmul> op_checkpoint_matmuls(const Scenario& sc) {
   const double h = double(sc.model.hidden), t = double(sc.plan.tp), f = double(sc.model.ffn_hidden);
-  const double q = double(sc.model.query_width()), kv = double(sc.model.kv_heads * sc.model.head_dim());
-  std::vector<BlockMatmul> mms{
-      {"wq", q / t, h}, {"wk", kv / t, h}, {"wv", kv / t, h}, {"wo", h, q / t}, {"w1", f / t, h}};
+  const double q = double(sc.model.query_width());
+  const double kv = sc.model.rank_kv_heads(sc.plan.tp) * double(sc.model.head_dim());  // per rank
+  std::vector<BlockMatmul> mms{{"wq", q / t, h}, {"wk", kv, h}, {"wv", kv, h}, {"wo", h, q / t}, {"w1", f / t, h}};
   if (sc.model.activation == Activation::SWIGLU) mms.push_back({"w3", f / t, h});
   mms.push_back({"w2", h, f / t});
   for (size_t i = 0; i < mms.size(); ++i) mms[i].saved = i % 2 == 0;
@@ -123,7 +124,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const Dims x = dims(sc, micro_batch);
   const bool swiglu = sc.model.activation == Activation::SWIGLU;
   const double heads = x.a / x.t;
-  const double qkv_out = (x.q + 2.0 * x.kv * x.d) / x.t;
+  const double qkv_out = x.q / x.t + 2.0 * x.kv * x.d;
   const double ffn = x.f / x.t;
   const double norm_bytes = 2.0 * E * x.tokens_sp * x.h;
   const double mask = sc.model.dropout ? 1.0 : 0.0;               // a dropout mask's byte per element
@@ -141,7 +142,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const bool flash = sc.training.attention == Attention::FLASH;
   // FlashAttention: the two score matmuls counted as the model convention counts them, executed
   // at half (causal), reading Q, K, V and writing O (backward: also dO, writing dQ, dK, dV).
-  const double qkvo_bytes = E * x.tokens * (2.0 * x.q + 2.0 * x.kv * x.d) / x.t;
+  const double qkvo_bytes = E * x.tokens * (2.0 * x.q / x.t + 2.0 * x.kv * x.d);
   Op flash_fwd;
   flash_fwd.name = "flash_attention";
   flash_fwd.cls = OpClass::FLASH_ATTENTION;
@@ -169,7 +170,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   tp_in(f, x, "tp_attn_in", false);
   f.push_back(qkv);
   // Context parallel: gather every rank's keys and values (the whole sequence's) over cp.
-  const double kv_bytes = E * x.b * x.s_kv * 2.0 * x.kv * x.d / x.t;
+  const double kv_bytes = E * x.b * x.s_kv * 2.0 * x.kv * x.d;
   const bool cp = sc.plan.cp > 1;
   const bool ring = cp && sc.plan.cp_comm == ParallelPlan::CpComm::P2P;
   auto around_the_ring = [&](Op op) {
@@ -244,7 +245,10 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   tp_in(b, x, "tp_attn_in_bwd", true);
   b.push_back(mem("norm1_bwd", 1.5 * norm_bytes));
 
-  if (sc.plan.tp_comm_overlap && x.sp) {
+  // Without sequence parallelism (XLA's collective matmul on a torus, ops.hpp) the all-reduces
+  // after the row-parallel GEMMs are pipelined with them, and the backward's beside the weight
+  // gradients; the names of the other collectives match no op.
+  if (sc.plan.tp_comm_overlap && x.t > 1) {
     const int64_t tp = sc.plan.tp;
     auto overlap = [](std::vector<Op>& ops, const char* coll, const char* gemm, int64_t chunks) {
       for (Op& op : ops)

@@ -31,6 +31,11 @@
 // and fc2's input-gradient GEMMs); the backward's reduce-scatters of the QKV and fc1 input
 // gradients run in bulk beside those layers' weight-gradient GEMMs (TE's ub_split_ag/ub_split_rs,
 // ub_bulk_wgrad). The GEMMs keep their unsplit time, and the communication's SM use is not charged.
+// On a torus the runtime is XLA's (ScaleUp::overlaps_tp_without_sp): without sequence parallelism
+// the all-reduces after the projection and fc2 are pipelined in tp pieces with those GEMMs, and
+// the backward's after the QKV and fc1 input gradients run beside their weight gradients -- the
+// same pieces as the reduce-scatters above (an all-reduce carries a reduce-scatter's traffic and
+// an all-gather's, and the decomposition hides both: Wang et al., ASPLOS 2023).
 // Context parallelism: each GPU holds s/cp queries (two chunks of 2cp, the causal load balancing
 // Megatron-Core and Llama 3 use) that attend to all s keys. With cp_comm "all_gather" (Llama 3)
 // the other ranks' keys and values are gathered over the cp group before attention and their

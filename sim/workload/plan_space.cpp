@@ -41,7 +41,7 @@ std::vector<PlanChoice> plan_space(const Scenario& s) {
   std::vector<PlanChoice> out;
   const std::vector<Precision> precision = precisions(s);
   for (int64_t tp : divisors(s.cluster.domain_gpus())) {  // tensor parallel inside NVLink
-    if (m.heads % tp != 0 || m.kv_heads % tp != 0 || m.ffn_hidden % tp != 0) continue;
+    if (m.heads % tp != 0 || !m.kv_shardable(tp) || m.ffn_hidden % tp != 0) continue;
     if (s.cluster.gpus % tp != 0) continue;
     for (int64_t cp : cp_degrees(s, s.cluster.gpus / tp)) {
       for (int64_t pp : divisors(s.cluster.gpus / (tp * cp))) {

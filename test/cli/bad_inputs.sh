@@ -315,8 +315,10 @@ case("placement-missing-gpu", "/parallelism/placement", "7 GPUs listed for the p
 # 12 heads divide hidden 6144 but not tp 8.
 case("tp-not-dividing-heads", "/parallelism/tp", "8 does not divide heads=12",
      all_of(put("model.heads", 12), put("model.kv_heads", 12)))
-# 4 KV heads (GQA) divide the 64 heads but not tp 8.
-case("tp-not-dividing-kv-heads", "/parallelism/tp", "8 does not divide kv_heads=4", put("model.kv_heads", 4))
+# 12 KV heads (GQA) divide the 48 heads, but tp 8 neither divides 12 (each rank its share) nor is
+# a multiple of it (each rank one whole head, replicated: 4 KV heads at tp 8 run).
+case("tp-not-dividing-kv-heads", "/parallelism/tp", "8 neither divides nor is a multiple of kv_heads=12",
+     all_of(put("model.heads", 48), put("model.kv_heads", 12)))
 case("ep-on-dense-model", "/parallelism/ep", "does not divide dp*cp=1", put("parallelism.ep", 2))
 case("batch-not-divisible", "/training/micro_batch", "global_batch=6 is not divisible by dp*micro_batch=4",
      put("training.global_batch", 6))

@@ -14,22 +14,12 @@ repo=${2:?usage: validation.sh TRAINSIM REPO}
 source "$(dirname "$0")/lib/tally.bash"
 table="$repo/../shared/validation/published-a100.json"
 
-if ! "$trainsim" validate "$table" >"$work/out" 2>"$work/err"; then
-  fail "trainsim validate" "$(cat "$work/err")"
-  echo "$passed passed, $failed failed"
-  exit 1
-fi
-python3 - "$work/out" "$table" <<'PY' >"$work/checks" 2>&1
-import json, re, sys
-out = open(sys.argv[1]).read().splitlines()
-published = {r["name"]: r["published"]["step_time_s"] for r in json.load(open(sys.argv[2]))["runs"]}
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-rows = {}
-for line in out:
-    m = re.match(r"^(\S+)\s+(\S+)\s+([\d.]+)s\s+([\d.]+)s\s", line)
-    if m and m.group(1) in published:
-        rows[m.group(1)] = (m.group(2), float(m.group(4)))
+source "$(dirname "$0")/lib/validation.bash"
+validate_and_check "$table" <<'PY'
+import re, sys
+from validation_rows import check, read
+out, runs, rows = read(sys.argv[1], sys.argv[2])
+published = {name: r["published"]["step_time_s"] for name, r in runs.items()}
 check(len(rows) == len(published) == 18, f"all 18 rows printed ({len(rows)})")
 groups = {}
 for name, (group, predicted) in rows.items():
@@ -43,9 +33,6 @@ for group, errs in sorted(groups.items()):
     check(mape <= 10.0, f"{group}: MAPE {mape:.1f} % (at most 10 %)")
 check(sorted(groups) == ["korthikanti-2022-table5", "narayanan-2021-table1"], f"both groups present ({sorted(groups)})")
 PY
-while IFS= read -r line; do
-  case "$line" in "ok   "*) pass "${line#ok   }" ;; *) fail "${line#FAIL }" "(above)" ;; esac
-done <"$work/checks"
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -262,9 +262,10 @@ void check_plan_space(const Scenario& s, const std::string& text) {
   bool own = false;
   for (const auto& c : space) {
     check(c.tp * c.pp * c.dp * c.cp == s.cluster.gpus, "a searched plan does not use every GPU", text);
-    check(s.model.heads % c.tp == 0 && s.model.kv_heads % c.tp == 0 && c.pp <= s.model.layers &&
-              s.training.global_batch % c.dp == 0 && s.training.seq_len % (c.cp > 1 ? 2 * c.cp : 1) == 0 &&
-              (c.dp * c.cp) % s.plan.ep == 0,
+    // K/V heads: tp shards them (divides them) or gives each rank a whole one (a multiple of them).
+    const bool kv = s.model.kv_heads % c.tp == 0 || c.tp % s.model.kv_heads == 0;
+    check(s.model.heads % c.tp == 0 && kv && c.pp <= s.model.layers && s.training.global_batch % c.dp == 0 &&
+              s.training.seq_len % (c.cp > 1 ? 2 * c.cp : 1) == 0 && (c.dp * c.cp) % s.plan.ep == 0,
           "a searched plan breaks a divisibility rule", text);
     own = own || (c.tp == s.plan.tp && c.cp == s.plan.cp && c.pp == s.plan.pp && c.dp == s.plan.dp &&
                   c.sequence_parallel == (s.plan.sequence_parallel && s.plan.tp > 1) &&

@@ -226,7 +226,14 @@ TEST_CASE("rejections name the file and the JSON path", "[scenario]") {
       {{{"model.heads", "4"}, {"parallelism.tp", "8"}, {"parallelism.pp", "1"}, {"parallelism.dp", "1"}},
        "/parallelism/tp",
        "8 does not divide heads=4"},
-      {{{"model.kv_heads", "1"}}, "/parallelism/tp", "2 does not divide kv_heads=1"},
+      // tp 4 neither divides 6 KV heads (a share each) nor is a multiple of them (a whole head each).
+      {{{"model.hidden", "1536"},
+        {"model.heads", "24"},
+        {"model.kv_heads", "6"},
+        {"parallelism.tp", "4"},
+        {"parallelism.dp", "1"}},
+       "/parallelism/tp",
+       "4 neither divides nor is a multiple of kv_heads=6"},
       {{{"model.kv_heads", "3"}}, "/model/kv_heads", "3 does not divide heads=16"},  // model.cpp: whole GQA groups
       {{{"model.heads", "6"}}, "/model/heads", "hidden=1024 is not divisible by heads=6"},  // model.cpp
       {{{"model.activation", "relu"}}, "/model/activation", "'relu' is not known"},
