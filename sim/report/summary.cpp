@@ -102,7 +102,7 @@ std::string summary_text(const ParamReader& r, bool colour) {
                      format_bytes(Bytes(m.number("capacity_bytes"))), fits ? st.good("fits") : st.bad("DOES NOT FIT"));
   if (auto n = r.find("network"))
     out += fmt::format(
-        "  network     ${:.0f} scale-out capex, {:.1f} kW ({:.0f} switch ports, {:.0f} transceivers, {:.0f} "
+        "  network     ${:.0f} capex, {:.1f} kW ({:.0f} switch ports, {:.0f} transceivers, {:.0f} "
         "OCS ports)\n",
         n->number("capex_usd"), n->number("power_w") / 1e3, n->number("switch_ports"), n->number("transceivers"),
         n->number("ocs_ports"));

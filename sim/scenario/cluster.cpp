@@ -51,6 +51,22 @@ static void parse_torus(const ParamReader& up, int64_t node_gpus, ClusterSpec& c
     if (c.scale_up.twisted && !twistable(c.scale_up.dims))
       t->fail("a " + shape + " torus cannot be twisted", "k x k x 2k or k x 2k x 2k (TPU v4's twisted shapes)");
   }
+  if (auto cube = up.find("cube")) {
+    if (!cube->is_array() || cube->size() != d.size())
+      cube->fail("is not one extent per dimension of dims " + shape, "a list as long as dims, e.g. [4, 4, 4]");
+    for (size_t i = 0; i < cube->size(); ++i) {
+      c.scale_up.cube.push_back((*cube)[i].as_count(1, MAX_GPUS));
+      if (c.scale_up.dims[i] % c.scale_up.cube.back() != 0)
+        (*cube)[i].fail(std::to_string(c.scale_up.cube.back()) + " does not divide the dimension's " +
+                            std::to_string(c.scale_up.dims[i]) + " chips",
+                        "a divisor of dims[" + std::to_string(i) + "]");
+    }
+  }
+  if (auto o = up.find("ocs")) {
+    c.scale_up.ocs = o->as_bool();
+    if (c.scale_up.ocs && c.scale_up.cube.empty())
+      o->fail("needs the cubes whose faces the switches join", "a \"cube\" beside it, e.g. [4, 4, 4]");
+  }
   c.scale_up.domain_gpus = slice;
   c.scale_up.nvls = false;
 }
@@ -71,15 +87,17 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   if (c.gpus < c.gpus_per_node) c.gpus_per_node = c.gpus;
 
   auto up = r.at("scale_up");
-  up.expect_keys({"kind", "bandwidth", "latency", "nvls", "domain_gpus", "dims", "twisted"});
+  up.expect_keys({"kind", "bandwidth", "latency", "nvls", "domain_gpus", "dims", "twisted", "cube", "ocs"});
   c.scale_up.kind = up.at("kind").as_choice(names_of(scale_up_kinds()));
-  const bool torus = c.scale_up.kind == "torus";
-  for (const char* key : {"dims", "twisted"})
-    if (!torus && up.has(key))
+  const bool torus = c.scale_up.chip_grid();
+  for (const char* key : {"dims", "twisted", "cube", "ocs"})
+    if ((!torus || (!c.scale_up.wraps() && std::string(key) == "twisted")) && up.has(key))
       up.at(key).fail(std::string("applies to a torus only, not to scale_up.kind '") + c.scale_up.kind + "'",
                       std::string("no '") + key + "', or kind \"torus\"");
   if (torus && up.has("domain_gpus"))
-    up.at("domain_gpus").fail("a torus's domain is its dims' product", "no domain_gpus with kind \"torus\"");
+    up.at("domain_gpus")
+        .fail("a " + c.scale_up.kind + "'s domain is its dims' product",
+              "no domain_gpus with kind \"" + c.scale_up.kind + "\"");
   c.scale_up.bandwidth = up.at("bandwidth").as_bandwidth();
   if (auto l = up.find("latency")) c.scale_up.latency = l->as_seconds();
   if (auto v = up.find("nvls")) c.scale_up.nvls = v->as_bool();
@@ -166,7 +184,10 @@ const std::vector<TopologyKind>& scale_up_kinds() {
   static const std::vector<TopologyKind> kinds = {
       {"nvswitch",
        "NVLink domains through NVSwitch: one per node (DGX/HGX A100, H100, B200) or domain_gpus (GB200 NVL72)"},
-      {"torus", "1-3 dimensional tori of dims chips on their neighbours' links, twisted if asked (TPU v4 ICI)"}};
+      {"torus", "1-3 dimensional tori of dims chips on their neighbours' links, twisted if asked (TPU v4 ICI)"},
+      {"mesh",
+       "1-3 dimensional meshes of dims chips: a torus without wrap-around links (a slice of a static torus, no "
+       "optical switch to close its rings)"}};
   return kinds;
 }
 

@@ -39,18 +39,26 @@ struct ScaleUp {
   Seconds latency;
   int64_t domain_gpus = 0;  // GPUs per NVLink domain, whole nodes; 0: a node's (ClusterSpec::domain_gpus)
   bool nvls = true;         // use NVLink SHARP where the device has it (false: NCCL_NVLS_ENABLE=0)
-  // kind "torus": each torus's chips along each of its 1 to 3 dimensions (their product is the
-  // domain: a slice; the cluster is whole slices), and whether it is twisted (k x k x 2k or
-  // k x 2k x 2k, sim/topology/torus.hpp). `bandwidth` is then one ICI link's, each direction.
+  // kind "torus" or "mesh" (a torus without wrap-around links): each slice's chips along each of
+  // its 1 to 3 dimensions (their product is the domain: a slice; the cluster is whole slices), and
+  // whether a torus is twisted (k x k x 2k or k x 2k x 2k, sim/topology/torus.hpp). `bandwidth`
+  // is then one ICI link's, each direction.
   std::vector<int64_t> dims;
   bool twisted = false;
+  // Its electrical cubes (per dimension a divisor of dims; empty: not priced), and whether the
+  // links between them run through optical circuit switches (sim/topology/network_cost.hpp).
+  std::vector<int64_t> cube;
+  bool ocs = false;
 
   // Whether tensor-parallel communication can overlap its GEMMs without sequence parallelism: on
   // a torus the runtime is XLA's, whose collective matmul decomposes a layer's tensor-parallel
   // collectives into pieces pipelined with the dependent einsum (Wang et al., ASPLOS 2023,
   // "Overlap Communication with Dependent Computation via Decomposition", on TPU v4); Transformer
   // Engine's userbuffers (NVLink) need sequence parallelism.
-  bool overlaps_tp_without_sp() const { return kind == "torus"; }
+  bool overlaps_tp_without_sp() const { return chip_grid(); }
+  // Whether the domains are grids of chips on their neighbours' links (kinds "torus" and "mesh").
+  bool chip_grid() const { return kind == "torus" || kind == "mesh"; }
+  bool wraps() const { return kind == "torus"; }
 };
 
 struct ScaleOut {

@@ -57,18 +57,19 @@ void ocs(Network& net, const ClusterSpec& c) {
   net.ocs.push_back(net.other_end(net.up_link(net.nic.front()), net.nic.front()));
 }
 
-// One torus of scale_up.dims chips per domain, one after another (ClusterSpec::parse checked that
-// they tile the cluster).
+// One torus (or mesh) of scale_up.dims chips per domain, one after another (ClusterSpec::parse
+// checked that they tile the cluster).
 void torus(Network& net, const ClusterSpec& c) {
   net.gpu.clear();
   for (int64_t t = 0; t < c.gpus / c.domain_gpus(); ++t)
-    build_torus(net, {c.scale_up.dims, c.scale_up.twisted, c.scale_up.bandwidth, c.scale_up.latency});
+    build_torus(net, {c.scale_up.dims, c.scale_up.twisted, c.scale_up.bandwidth, c.scale_up.latency, c.scale_up.wraps(),
+                      c.scale_up.cube, c.scale_up.ocs});
   net.nic_of_gpu.assign(net.gpu.size(), -1);
 }
 
 using Builder = std::function<void(Network&, const ClusterSpec&)>;
 const std::map<std::string, Builder>& scale_up_builders() {
-  static const std::map<std::string, Builder> m = {{"nvswitch", nvswitch}, {"torus", torus}};
+  static const std::map<std::string, Builder> m = {{"nvswitch", nvswitch}, {"torus", torus}, {"mesh", torus}};
   return m;
 }
 const std::map<std::string, Builder>& scale_out_builders() {

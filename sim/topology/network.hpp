@@ -41,6 +41,10 @@ struct Link {
 struct TorusLayout {
   std::vector<int64_t> dims;
   bool twisted = false;
+  bool wrap = true;           // false: a mesh
+  std::vector<int64_t> cube;  // its electrical blocks (TorusShape::cube), empty: one
+  bool ocs = false;           // links between blocks run through an optical circuit switch
+  BytesPerSecond link_bandwidth;
   int64_t first_gpu = 0;
   std::vector<int64_t> router;  // per chip, its router vertex
   std::vector<std::array<int64_t, 6>> hop;

@@ -5,9 +5,14 @@
 //   at each end, as many as its bandwidth needs;
 // - a NIC's link to an optical circuit switch: an OCS port and the NIC's transceiver (the switch
 //   steers light: no transceiver of its own).
-// A link of bandwidth B counts as B / port_bandwidth ports. GPUs' links (to their NVSwitch, their
-// router on a torus, their NIC) and the links between a torus's routers are the scale-up domain,
-// the same whatever the scale-out, and are not counted; nor are the NICs.
+// - a torus's (or mesh's) optical links, those between its electrical cubes (TorusShape::cube): a
+//   transceiver at each end, and through an optical circuit switch an OCS port at each end too.
+//   Each chip has one + link per dimension of extent > 1, of which 1 / cube extent crosses a cube
+//   face (the wrap-around too: TPU v4 closes a cube's own rings through its OCS). A mesh is
+//   priced the same, as a slice of the static torus it is carved from (its face links lead to the
+//   slices beside it).
+// A link of bandwidth B counts as B / port_bandwidth ports. Copper -- GPUs' links to their NVSwitch,
+// their router or their NIC, a torus's links inside a cube -- and the NICs are not counted.
 #pragma once
 
 #include "sim/scenario/costs.hpp"

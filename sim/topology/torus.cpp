@@ -1,6 +1,7 @@
 #include "sim/topology/torus.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -26,10 +27,21 @@ void build_torus(Network& net, const TorusShape& shape) {
     chips *= d;
   }
   if (shape.twisted && !twistable(dims)) throw std::invalid_argument("a twisted torus is k x k x 2k or k x 2k x 2k");
+  if (shape.twisted && !shape.wrap) throw std::invalid_argument("a mesh has no wrap-around links to twist");
   const int64_t k = *std::min_element(dims.begin(), dims.end());
   TorusLayout layout;
   layout.dims = dims;
   layout.twisted = shape.twisted;
+  layout.wrap = shape.wrap;
+  layout.cube = shape.cube;
+  layout.ocs = shape.ocs;
+  layout.link_bandwidth = shape.link_bandwidth;
+  if (!shape.cube.empty() && shape.cube.size() != dims.size())
+    throw std::invalid_argument("a torus's cube has one extent per dimension");
+  for (size_t i = 0; i < shape.cube.size(); ++i)
+    if (shape.cube[i] < 1 || dims[i] % shape.cube[i] != 0)
+      throw std::invalid_argument("a torus's cube extents divide its dimensions");
+  if (shape.ocs && shape.cube.empty()) throw std::invalid_argument("an optical circuit switch joins cubes");
   layout.first_gpu = static_cast<int64_t>(net.gpu.size());
   layout.hop.assign(static_cast<size_t>(chips), {-1, -1, -1, -1, -1, -1});
   std::vector<int64_t>& router = layout.router;
@@ -48,12 +60,12 @@ void build_torus(Network& net, const TorusShape& shape) {
     return c;
   };
   // Each chip links to its + neighbour in every dimension; the plain wrap-around link of a
-  // dimension of 2 is the same pair as its + link, so it is left out.
+  // dimension of 2 is the same pair as its + link, so it is left out, and a mesh has none.
   for (int64_t c = 0; c < chips; ++c) {
     const std::vector<int64_t> at = torus_coords(dims, c);
     for (size_t i = 0; i < dims.size(); ++i) {
       const bool seam = shape.twisted && at[i] == dims[i] - 1 && dims[i] == k;  // the +k mod 2k seam
-      if (dims[i] == 1 || (dims[i] == 2 && at[i] == 1 && !seam)) continue;
+      if (dims[i] == 1 || (dims[i] == 2 && at[i] == 1 && !seam) || (!shape.wrap && at[i] == dims[i] - 1)) continue;
       std::vector<int64_t> next = at;
       next[i] = (at[i] + 1) % dims[i];
       if (seam)
@@ -67,11 +79,12 @@ void build_torus(Network& net, const TorusShape& shape) {
     }
   }
   // A plain ring of two: each chip's one link is both of its neighbours'.
-  for (auto& h : layout.hop)
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (h[2 * i] < 0) h[2 * i] = h[2 * i + 1];
-      if (h[2 * i + 1] < 0) h[2 * i + 1] = h[2 * i];
-    }
+  if (shape.wrap)
+    for (auto& h : layout.hop)
+      for (size_t i = 0; i < dims.size(); ++i) {
+        if (h[2 * i] < 0) h[2 * i] = h[2 * i + 1];
+        if (h[2 * i + 1] < 0) h[2 * i + 1] = h[2 * i];
+      }
   net.tori.push_back(std::move(layout));
 }
 
@@ -137,8 +150,9 @@ void torus_route(const Network& net, const TorusLayout& t, int64_t from, int64_t
     for (int64_t h = 0, hops = walk_hops(shorts[s], best_walk[s]); h < hops; ++h) step(shorts[s], best_walk[s] >= 2);
   for (size_t j : longs) {
     const int64_t d = ((dest[j] - at[j]) % dims[j] + dims[j]) % dims[j];
-    const bool minus = dims[j] - d < d;
-    for (int64_t h = 0, hops = minus ? dims[j] - d : d; h < hops; ++h) step(j, minus);
+    const bool minus = t.wrap ? dims[j] - d < d : dest[j] < at[j];
+    for (int64_t h = 0, hops = t.wrap ? (minus ? dims[j] - d : d) : std::abs(dest[j] - at[j]); h < hops; ++h)
+      step(j, minus);
   }
 }
 

@@ -30,12 +30,20 @@ struct TorusShape {
   bool twisted = false;
   BytesPerSecond link_bandwidth;  // per ICI link per direction
   Seconds latency;                // per link
+  // false: a mesh, no wrap-around links (a slice carved from a static torus with no optical
+  // switch to close its rings: TPU v4's "3D mesh" slices; Jouppi et al., ISCA 2023 §2).
+  bool wrap = true;
+  // The electrical blocks it is built of (TPU v4: 4x4x4 cubes of chips on copper), per dimension
+  // a divisor of dims; empty: one block. Links between blocks are optical, through an optical
+  // circuit switch when `ocs` (TPU v4's 48 OCSes joining its 64 cubes' faces), else fibre.
+  std::vector<int64_t> cube{};
+  bool ocs = false;
 };
 
 // Adds the chips (appended to Network::gpu, in row-major order of their coordinates, the first
 // dimension slowest), their routers and links, and the torus's layout (Network::tori);
 // std::invalid_argument on a shape with no dimension, more than three, one below 1, or a twist the
-// shape does not admit. Several tori may be built into one network, one after another.
+// shape does not admit (or a twisted mesh). Several tori may be built into one network, one after another.
 void build_torus(Network& net, const TorusShape& shape);
 
 // One hop of a route: the link and whether it is crossed from its end a to its end b.
@@ -50,7 +58,8 @@ struct TorusHop {
 // dimensions are walked first, each the + or - way and across its seam once or not at all (a
 // whole way round where that is what lines the long dimensions up), the walks taken that give the
 // fewest hops overall (ties: in that order, the first dimension first); then the long ones. Every
-// route is a shortest path (tests: against a breadth-first search on TPU v4's twisted shapes).
+// route is a shortest path (tests: against a breadth-first search on TPU v4's twisted shapes). On
+// a mesh each dimension is walked the one way there is.
 // Appends to `out` (cleared first); empty when from == to.
 void torus_route(const Network& net, const TorusLayout& t, int64_t from, int64_t to, std::vector<TorusHop>& out);
 

@@ -180,6 +180,14 @@ case("dims-on-nvswitch", "/cluster/scale_up/dims", "applies to a torus only",
      put("cluster.scale_up.dims", [2, 2, 2]))
 case("torus-domain-gpus", "/cluster/scale_up/domain_gpus", "a torus's domain is its dims' product",
      all_of(torus([2, 2, 2]), put("cluster.scale_up.domain_gpus", 8)))
+case("torus-cube-not-dividing", "/cluster/scale_up/cube/2", "4 does not divide the dimension's 2 chips",
+     all_of(torus([2, 2, 2]), put("cluster.scale_up.cube", [2, 2, 4])))
+case("torus-cube-wrong-length", "/cluster/scale_up/cube", "is not one extent per dimension of dims 2x2x2",
+     all_of(torus([2, 2, 2]), put("cluster.scale_up.cube", [2, 2])))
+case("torus-ocs-without-cube", "/cluster/scale_up/ocs", "needs the cubes whose faces the switches join",
+     all_of(torus([2, 2, 2]), put("cluster.scale_up.ocs", True)))
+case("mesh-twisted", "/cluster/scale_up/twisted", "applies to a torus only, not to scale_up.kind 'mesh'",
+     all_of(torus([2, 2, 2]), put("cluster.scale_up.kind", "mesh"), put("cluster.scale_up.twisted", False)))
 case("torus-forced-ring", "/parallelism/collective_algorithms/all_reduce",
      "'ring' cannot run the all-reduce over 8 GPUs on 1 node(s): inside a torus only torus runs the all-reduce",
      all_of(torus([2, 2, 2]), put("parallelism.collective_algorithms", {"all_reduce": "ring"})))

@@ -232,6 +232,21 @@ Input scenario(Draw& d, uint64_t hash) {
   }
   if (d.flag()) model["head_dim"] = std::to_string(d.pick<int64_t>({1, 64, 256}));
   if (d.flag()) cluster["gpu"] = quoted("tpu-v4");
+  // Then meshes and tori of cubes through optical switches (cubes that may not divide the dims or
+  // match their count, a twisted mesh, switches without cubes: refused).
+  if (d.flag()) {
+    std::string dims, cube;
+    const int64_t n = d.in(1, 3);
+    for (int64_t i = 0; i < n; ++i) dims += (i ? ", " : "") + std::to_string(d.pick<int64_t>({1, 2, 4, 8, gpus}));
+    for (int64_t i = 0, m = d.in(n - 1, n); i < m; ++i)
+      cube += (i ? ", " : "") + std::to_string(d.pick<int64_t>({1, 2, 4}));
+    std::string up = std::string(R"({"kind": ")") + (d.flag() ? "mesh" : "torus") +
+                     R"(", "bandwidth": "45 GB/s", "latency": "1 us", "dims": [)" + dims + "]";
+    if (d.flag()) up += ", \"twisted\": " + std::string(d.flag() ? "true" : "false");
+    if (d.flag()) up += ", \"cube\": [" + cube + "]";
+    if (d.flag()) up += ", \"ocs\": " + std::string(d.flag() ? "true" : "false");
+    cluster["scale_up"] = up + "}";
+  }
   input.text = R"({"kind": "scenario", "name": "fuzz", "seed": 1, "model": )" + object(model) +
                ", \"cluster\": " + object(cluster) + ", \"parallelism\": " + object(plan) +
                ", \"training\": " + object(training) + "}";

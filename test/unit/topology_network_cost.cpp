@@ -1,9 +1,10 @@
-// The scale-out network's parts (sim/topology/network_cost.hpp) counted against closed forms: a
+// The network's parts (sim/topology/network_cost.hpp) counted against closed forms: a
 // fat-tree of n NICs at the cost table's port rate has n NIC ports plus, at full bisection, every
 // leaf's uplink as wide as its NICs (2n more ports), 4n transceivers; above oversubscribed pods each
 // pod's uplink adds 2 x its NICs / ratio ports and as many transceivers; an optical circuit switch
-// has one port and one transceiver per NIC and no electrical port. The scale-up domain (NVSwitch,
-// a torus's ICI) is not counted. Prices are the table's, summed.
+// has one port and one transceiver per NIC and no electrical port; a torus's links between its
+// cubes are optical (2 transceivers, and 2 OCS ports through a switch). Copper (NVSwitch, a torus's
+// links inside a cube) is not counted. Prices are the table's, summed.
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -73,7 +74,35 @@ TEST_CASE("an optical circuit switch has a port and a transceiver per NIC, no el
   CHECK(c.usd == Approx(n * (500 + 900)));
 }
 
-TEST_CASE("a torus's links are its chips' own: only the scale-out is counted", "[topology]") {
+TEST_CASE("a torus's optical links cross its cube faces: 2 transceivers each, and 2 OCS ports through a switch",
+          "[topology]") {
+  // 16 nodes of 8 = 128 chips in a 4 x 4 x 8 torus of 4 x 4 x 4 cubes at 400 Gb/s per link: each
+  // chip has one + link per dimension, 1/4 of them crossing a cube face, so 3/4 optical links per
+  // chip (the wrap-around too), 96 links, 192 transceivers; through OCSes, 192 OCS ports. A mesh
+  // of the same shape is priced as the static torus it is carved from: the same.
+  const std::string fat_tree = R"({"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "400 Gb/s"})";
+  const NetworkCost base = cost_of(16, fat_tree);
+  const double links = 128 * 3.0 / 4;
+  for (const char* kind : {"torus", "mesh"})
+    for (bool ocs : {false, true}) {
+      const std::string up = std::string(R"({"kind": ")") + kind +
+                             R"(", "dims": [4, 4, 8], "cube": [4, 4, 4], "bandwidth": "400 Gb/s", "ocs": )" +
+                             (ocs ? "true" : "false") + "}";
+      const NetworkCost c = cost_of(16, fat_tree, up);
+      INFO(kind << (ocs ? " through OCSes" : " on fibre"));
+      CHECK(c.switch_ports == Approx(base.switch_ports));
+      CHECK(c.transceivers == Approx(base.transceivers + 2 * links));
+      CHECK(c.ocs_ports == Approx(ocs ? 2 * links : 0.0));
+      CHECK(c.usd == Approx(base.usd + 2 * links * 900 + (ocs ? 2 * links * 500 : 0.0)));
+    }
+  // Cubes of 2 x 4 x 4 on the same links at half the rate: 1/2 + 1/4 + 1/4 optical links per chip,
+  // each half a port.
+  const NetworkCost halves =
+      cost_of(16, fat_tree, R"({"kind": "torus", "dims": [4, 4, 8], "cube": [2, 4, 4], "bandwidth": "200 Gb/s"})");
+  CHECK(halves.transceivers == Approx(base.transceivers + 2 * 128 * 1.0 * 0.5));
+}
+
+TEST_CASE("a torus without cubes is one block of copper: only the scale-out is counted", "[topology]") {
   const NetworkCost torus = cost_of(16, R"({"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "400 Gb/s"})",
                                     R"({"kind": "torus", "dims": [4, 4, 8], "bandwidth": "45 GB/s"})");
   const NetworkCost nvswitch = cost_of(16, R"({"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "400 Gb/s"})");

@@ -3,6 +3,7 @@
 // twisted torus against the all-to-all speedups its paper publishes.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
@@ -135,6 +136,19 @@ int64_t walk(const Network& net, const TorusLayout& t, int64_t from, const std::
   return at;
 }
 
+// f(a, b, a's coordinates, b's, the route from a to b) for every pair of chips of net's first torus.
+template <class F>
+void for_each_route(const Network& net, F&& f) {
+  const TorusLayout& t = net.tori.front();
+  std::vector<TorusHop> hops;
+  const auto chips = static_cast<int64_t>(t.router.size());
+  for (int64_t a = 0; a < chips; ++a)
+    for (int64_t b = 0; b < chips; ++b) {
+      torus_route(net, t, a, b, hops);
+      f(a, b, torus_coords(t.dims, a), torus_coords(t.dims, b), hops);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("torus routes run dimension by dimension the shorter way round, as many hops as the ring distances",
@@ -144,32 +158,26 @@ TEST_CASE("torus routes run dimension by dimension the shorter way round, as man
   for (const std::vector<int64_t>& dims : {std::vector<int64_t>{4, 4, 4}, {3, 5}, {2, 6}, {8}, {2, 2, 2}}) {
     const Network net = torus(dims);
     const TorusLayout& t = net.tori.front();
-    int64_t chips = 1;
-    for (int64_t k : dims) chips *= k;
-    std::vector<TorusHop> hops;
-    for (int64_t a = 0; a < chips; ++a)
-      for (int64_t b = 0; b < chips; ++b) {
-        torus_route(net, t, a, b, hops);
-        const auto ca = torus_coords(dims, a), cb = torus_coords(dims, b);
-        int64_t distance = 0;
-        for (size_t i = 0; i < dims.size(); ++i) {
-          const int64_t d = ((cb[i] - ca[i]) % dims[i] + dims[i]) % dims[i];
-          distance += std::min(d, dims[i] - d);
-        }
-        INFO("dims " << dims.size() << "-d, chips " << a << " -> " << b);
-        CHECK(static_cast<int64_t>(hops.size()) == distance);
-        CHECK(walk(net, t, a, hops) == t.router[static_cast<size_t>(b)]);
-        // Dimension-ordered: the dimension a hop moves along never goes back to an earlier one.
-        int64_t last = -1;
-        for (const TorusHop& h : hops) {
-          const Link& l = net.links()[static_cast<size_t>(h.link)];
-          const auto x = torus_coords(dims, (l.a - 1) / 2), y = torus_coords(dims, (l.b - 1) / 2);
-          int64_t moved = 0;
-          while (x[static_cast<size_t>(moved)] == y[static_cast<size_t>(moved)]) ++moved;
-          CHECK(moved >= last);
-          last = moved;
-        }
+    for_each_route(net, [&](int64_t a, int64_t b, const auto& ca, const auto& cb, const auto& hops) {
+      int64_t distance = 0;
+      for (size_t i = 0; i < dims.size(); ++i) {
+        const int64_t d = ((cb[i] - ca[i]) % dims[i] + dims[i]) % dims[i];
+        distance += std::min(d, dims[i] - d);
       }
+      INFO("dims " << dims.size() << "-d, chips " << a << " -> " << b);
+      CHECK(static_cast<int64_t>(hops.size()) == distance);
+      CHECK(walk(net, t, a, hops) == t.router[static_cast<size_t>(b)]);
+      // Dimension-ordered: the dimension a hop moves along never goes back to an earlier one.
+      int64_t last = -1;
+      for (const TorusHop& h : hops) {
+        const Link& l = net.links()[static_cast<size_t>(h.link)];
+        const auto x = torus_coords(dims, (l.a - 1) / 2), y = torus_coords(dims, (l.b - 1) / 2);
+        int64_t moved = 0;
+        while (x[static_cast<size_t>(moved)] == y[static_cast<size_t>(moved)]) ++moved;
+        CHECK(moved >= last);
+        last = moved;
+      }
+    });
   }
 }
 
@@ -205,4 +213,29 @@ TEST_CASE("a group that is a grid of torus coordinates keeps its shape; any othe
   CHECK(torus_group_dims(t, strided) == std::vector<int64_t>{2, 1, 2});
   CHECK(torus_group_dims(t, shuffled) == std::vector<int64_t>{4});  // not row-major: a ring in rank order
   CHECK(torus_group_dims(t, {chip(0, 0, 0), chip(1, 1, 1)}) == std::vector<int64_t>{2});  // a diagonal
+}
+
+TEST_CASE("a mesh is a torus without wrap-around links: its routes walk each dimension straight", "[topology]") {
+  // Links: (k_d - 1) per line of dimension d, N / k_d lines. Routes: the Manhattan distance, every
+  // hop on a link of the mesh, and as many hops as a breadth-first search finds.
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{4, 4, 4}, {3, 5}, {2, 6}, {8}, {2, 2, 2}}) {
+    Network net;
+    build_torus(net, {dims, false, kLink, Seconds(1e-6), false});
+    const TorusLayout& t = net.tori.front();
+    int64_t chips = 1, links = 0;
+    for (int64_t k : dims) chips *= k;
+    for (int64_t k : dims) links += (k - 1) * (chips / k);
+    CHECK(ici_links(net) == links);
+    for_each_route(net, [&](int64_t a, int64_t b, const auto& ca, const auto& cb, const auto& hops) {
+      int64_t distance = 0;
+      for (size_t i = 0; i < dims.size(); ++i) distance += std::abs(cb[i] - ca[i]);
+      INFO("mesh of " << dims.size() << " dimensions, chips " << a << " -> " << b);
+      CHECK(static_cast<int64_t>(hops.size()) == distance);
+      CHECK(walk(net, t, a, hops) == t.router[static_cast<size_t>(b)]);
+      const auto bfs = net.search_route(net.gpu[static_cast<size_t>(a)], net.gpu[static_cast<size_t>(b)]);
+      CHECK(distance == (a == b ? 0 : static_cast<int64_t>(bfs.size()) - 2));
+    });
+  }
+  Network net;
+  CHECK_THROWS_AS(build_torus(net, {{4, 4, 8}, true, kLink, Seconds(0), false}), std::invalid_argument);
 }

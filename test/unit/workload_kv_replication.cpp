@@ -19,7 +19,7 @@ Scenario palm_like(int64_t tp, int64_t kv_heads, bool overlap) {
   const std::string text = fill(R"({"kind": "scenario", "name": "kv",
     "model": {"name": "mqa", "layers": 2, "hidden": 1536, "heads": 48, "head_dim": 64, "kv_heads": {kv},
               "ffn_hidden": 6144, "vocab": 32000, "activation": "swiglu", "norm": "rmsnorm"},
-    "cluster": {"from": "tpu-v4-pod", "gpus": 48, "scale_up": {"kind": "torus", "dims": [4, 12],
+    "cluster": {"from": "tpu-v4-pod", "gpus": 48, "scale_up": {"kind": "torus", "dims": [4, 12], "cube": [4, 4],
                 "bandwidth": "45 GB/s", "latency": "1 us"}},
     "parallelism": {"tp": {tp}, "pp": 1, "dp": {dp}, "tp_comm_overlap": {o}},
     "training": {"seq_len": 2048, "global_batch": {dp}, "micro_batch": 1, "attention": "unfused"}})",

@@ -25,9 +25,9 @@ namespace {
 const BytesPerSecond kLink(45e9);
 const Bytes kBuffer(1 << 30);
 
-double idle_time(const std::vector<int64_t>& dims, const std::vector<TorusPhase>& phases) {
+double idle_time(const std::vector<int64_t>& dims, const std::vector<TorusPhase>& phases, bool wrap = true) {
   Network net;
-  build_torus(net, {dims, false, kLink, Seconds(0)});
+  build_torus(net, {dims, false, kLink, Seconds(0), wrap});
   double total = 0;
   for (const TorusPhase& phase : phases) {
     std::map<std::pair<int64_t, int>, double> load;  // (link, direction) -> bytes
@@ -125,4 +125,18 @@ TEST_CASE("as one operation a torus collective keeps every link busy: the bandwi
   CHECK(t < closed_form(CollectiveKind::ALL_REDUCE, dims));
   CHECK(torus_steps(CollectiveKind::ALL_REDUCE, dims) == 2 * (3 + 7));
   CHECK(torus_steps(CollectiveKind::ALL_GATHER, {4, 1, 2}) == 3 + 1);
+}
+
+TEST_CASE("on a mesh a ring's closing flow crosses the whole line: a one-dimensional collective takes twice as long",
+          "[workload]") {
+  // A line of k >= 3 chips: each direction of every link carries the ring's own flow and a piece
+  // of the closing flow running back along the line, so each phase takes twice its torus time,
+  // (k - 1)/k x S / B. A line of two is its torus (one link either way).
+  for (int64_t k : {3, 4, 8})
+    for (CollectiveKind kind : {CollectiveKind::ALL_REDUCE, CollectiveKind::REDUCE_SCATTER}) {
+      INFO(to_string(kind) << " on " << k);
+      CHECK(idle_time({k}, torus_collective(kind, {k}, kBuffer), false) == Approx(2 * closed_form(kind, {k})));
+    }
+  CHECK(idle_time({2}, torus_collective(CollectiveKind::ALL_REDUCE, {2}, kBuffer), false) ==
+        Approx(closed_form(CollectiveKind::ALL_REDUCE, {2})));
 }
