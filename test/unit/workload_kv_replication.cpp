@@ -68,7 +68,8 @@ TEST_CASE("a multi-query layer at tp 12: the QKV GEMM makes a twelfth of the que
   CHECK(qkv.shape.m == Approx(2048));
   CHECK(qkv.shape.k == Approx(1536));
   // Sharded K/V (kv_heads 48 at tp 12): four K and four V heads per rank.
-  const Op& mha = find(layer_ops(palm_like(12, 48, false), 1).forward, "qkv");
+  const PassOps sharded = layer_ops(palm_like(12, 48, false), 1);
+  const Op& mha = find(sharded.forward, "qkv");
   CHECK(mha.shape.n == Approx(3.0 * 48 * 64 / 12));
 }
 
