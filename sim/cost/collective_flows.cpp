@@ -1,6 +1,7 @@
 #include "sim/cost/collective_flows.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "sim/core/error.hpp"
 #include "sim/cost/torus_collective.hpp"
@@ -27,16 +28,28 @@ size_t members_in(const std::vector<std::vector<int64_t>>& by_node) {
   return n;
 }
 
-// NCCL's ring channels (collective_flows.hpp, RING).
-void ring_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_rank, std::vector<MemberFlow>& out) {
-  const int64_t channels = by_node.size() > 1 ? nccl_channels(static_cast<int64_t>(by_node.front().size())) : 1;
+// NCCL's ring channels (collective_flows.hpp, RING), over the strides' rings when given.
+void ring_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_rank, const std::vector<int64_t>& strides,
+                std::vector<MemberFlow>& out) {
+  const auto nodes = static_cast<int64_t>(by_node.size());
+  int64_t channels = nodes > 1 ? nccl_channels(static_cast<int64_t>(by_node.front().size())) : 1;
+  const auto k = static_cast<int64_t>(strides.size());
+  const bool strided = nodes > 1 && k > 0;
+  if (strided) channels = std::lcm(channels, 2 * k) <= 64 ? std::lcm(channels, 2 * k) : 2 * k;
   if (per_rank.value <= 0) return;
   const Bytes bytes(per_rank.value / double(channels));
   std::vector<int64_t> ring;
   for (int64_t ch = 0; ch < channels; ++ch) {
     ring.clear();
-    for (const auto& nd : by_node)
+    for (int64_t j = 0; j < nodes; ++j) {
+      int64_t at = j;
+      if (strided) {
+        const int64_t step = strides[static_cast<size_t>((ch / 2) % k)] * j % nodes;
+        at = ch % 2 == 0 ? step : (nodes - step) % nodes;
+      }
+      const auto& nd = by_node[static_cast<size_t>(at)];
       for (size_t i = 0; i < nd.size(); ++i) ring.push_back(nd[(i + static_cast<size_t>(ch)) % nd.size()]);
+    }
     for (size_t i = 0; i < ring.size(); ++i) out.push_back({ring[i], ring[(i + 1) % ring.size()], bytes});
   }
 }
@@ -113,14 +126,15 @@ int64_t dtree_max_edges(int64_t n) {
 
 std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, CollectiveKind kind,
                                          const std::vector<std::vector<int64_t>>& by_node, Bytes buffer,
-                                         const CollectiveConstants& c, const std::vector<int64_t>& torus_dims) {
+                                         const CollectiveConstants& c, const std::vector<int64_t>& torus_dims,
+                                         const std::vector<int64_t>& ring_strides) {
   std::vector<MemberFlow> out;
   const auto n = static_cast<int64_t>(members_in(by_node));
   if (n < 2) return out;
   SIM_ASSERT(choice.bandwidth_factor > 0, "a collective choice needs a positive bandwidth factor");
   const double scale = 1.0 / choice.bandwidth_factor;
   if (choice.algo == CollectiveAlgo::RING) {
-    ring_flows(by_node, ring_cost(kind, buffer, n).bytes_per_rank * scale, out);
+    ring_flows(by_node, ring_cost(kind, buffer, n).bytes_per_rank * scale, ring_strides, out);
     return out;
   }
   const size_t ppn = by_node.front().size();

@@ -16,6 +16,12 @@
 //              Channel ch takes each node's members rotated by ch (member[(i+ch) % size]) node
 //              after node; every hop of it sends ring_cost(kind, buffer, n).bytes_per_rank /
 //              channels. Channel by channel, hop by hop (the engine's ring_flows).
+//              On a direct-connect network whose circuits join the group's nodes in rings of
+//              strides s_1 .. s_k (`ring_strides`, over the nodes in by_node's order: node j to
+//              node j + s mod nodes), the channels are a multiple of 2k (the least common one of
+//              the members per node and 2k, else 2k) and channel c visits the nodes s_(c/2 mod k)
+//              apart, forward for even c, backward for odd: TopoOpt's all-reduce split over all
+//              of its rings, both ways round each.
 //   NVLS       a ring of flows inside the node, each buffer * scale_up_efficiency / nvls_efficiency:
 //              every GPU's NVLink port carries the buffer once up and once down.
 //   TREE       NCCL's double binary tree over the nodes (src/graph/trees.cc ncclGetDtree: tree 1
@@ -63,7 +69,8 @@ struct MemberFlow {
 
 std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, CollectiveKind kind,
                                          const std::vector<std::vector<int64_t>>& by_node, Bytes buffer,
-                                         const CollectiveConstants& c, const std::vector<int64_t>& torus_dims = {});
+                                         const CollectiveConstants& c, const std::vector<int64_t>& torus_dims = {},
+                                         const std::vector<int64_t>& ring_strides = {});
 
 // NCCL's double binary tree over n nodes (src/graph/trees.cc ncclGetDtree): node k's parent in
 // tree 0 and tree 1, -1 for a root.

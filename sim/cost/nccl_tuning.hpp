@@ -75,6 +75,10 @@ struct GroupShape {
   // counts the tori): that shape. Only the torus algorithm then runs all-reduce, all-gather and
   // reduce-scatter; scale_up_bandwidth is one ICI link's. Empty elsewhere.
   std::vector<int64_t> torus_dims;
+  // A group whose nodes circuits of a direct-connect network join in rings (sim/topology/direct.hpp):
+  // the rings' strides over its nodes in order (collective_flows.hpp, RING). The ring then runs
+  // it, as TopoOpt's NCCL does. Empty elsewhere.
+  std::vector<int64_t> ring_strides{};
 };
 
 struct CollectiveChoice {

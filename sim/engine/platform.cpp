@@ -14,21 +14,22 @@ namespace sg4 = simgrid::s4u;
 namespace sim {
 namespace {
 
-// A star zone whose routes between the GPU ends of one torus also run along the torus hops
-// between their routers (Fabric::hops), inserted between the sender's climb and the receiver's.
+// A star zone whose routes also run along the hops between two ends' climbs (Fabric::end_hops:
+// between the routers of one torus, or the circuits between the nodes of a direct-connect
+// network), inserted between the sender's climb and the receiver's.
 class FabricZone : public simgrid::kernel::routing::StarZone {
  public:
   FabricZone(const Fabric& fabric, const std::vector<sg4::Link*>& links)
       : StarZone("cluster"), fabric_(fabric), links_(links) {}
-  void add_gpu(const simgrid::kernel::routing::NetPoint* point, int64_t gpu) { gpu_.emplace(point, gpu); }
+  void add_end(const simgrid::kernel::routing::NetPoint* point, int64_t end) { end_.emplace(point, end); }
 
   void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* route, double* latency) override {
     const size_t before = route->link_list_.size();  // SimGrid may pass a route begun by its caller
     StarZone::get_local_route(src, dst, route, latency);
-    const auto a = gpu_.find(src), b = gpu_.find(dst);
-    if (a == gpu_.end() || b == gpu_.end()) return;
-    const auto& hops = fabric_.hops(a->second, b->second);
+    const auto a = end_.find(src), b = end_.find(dst);
+    if (a == end_.end() || b == end_.end()) return;
+    const auto& hops = fabric_.end_hops(a->second, b->second);
     if (hops.empty()) return;
     std::vector<simgrid::kernel::resource::StandardLinkImpl*> middle;
     for (const TorusHop& h : hops) {
@@ -44,7 +45,7 @@ class FabricZone : public simgrid::kernel::routing::StarZone {
  private:
   const Fabric& fabric_;
   const std::vector<sg4::Link*>& links_;  // per network link, once created
-  std::unordered_map<const simgrid::kernel::routing::NetPoint*, int64_t> gpu_;
+  std::unordered_map<const simgrid::kernel::routing::NetPoint*, int64_t> end_;
 };
 
 }  // namespace
@@ -79,8 +80,8 @@ Platform::Platform(const ClusterSpec& c, const Placement& place, const StepFault
     for (int64_t l : fabric_.climb(e)) route.emplace_back(link(l), sg4::LinkInRoute::Direction::UP);
     zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, route, true);
     end_.push_back(h);
+    star->add_end(h->get_netpoint(), e);
     if (gpu) {
-      star->add_gpu(h->get_netpoint(), e);
       double& cls = class_slowdown[static_cast<size_t>(place.coord(e).pp)];
       cls = std::max(cls, slow);
     }
@@ -88,11 +89,14 @@ Platform::Platform(const ClusterSpec& c, const Placement& place, const StepFault
   for (int64_t r = 0; r < pipeline_ranks; ++r)
     class_.push_back(zone->create_host("class-" + std::to_string(r), 1e12 / class_slowdown[static_cast<size_t>(r)]));
   control_ = zone->create_host("control", 1e12);
-  // Every torus link a route may take, created before the zone is sealed.
+  // Every torus link and circuit a route may take, created before the zone is sealed.
   for (const TorusLayout& t : net.tori)
     for (const auto& hop : t.hop)
       for (int64_t l : hop)
         if (l >= 0) link(l);
+  for (int64_t r : net.direct.router)
+    for (const auto& [w, l] : net.adjacent(r))
+      if (net.vertices()[static_cast<size_t>(w)].kind == VertexKind::SWITCH) link(l);
   for (int64_t n = 0; n < static_cast<int64_t>(net.nic.size()); ++n) nic_link_.push_back(link(fabric_.nic_port(n)));
   zone->seal();
 }

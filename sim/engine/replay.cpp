@@ -81,6 +81,14 @@ struct Replay {
   std::vector<double> lag_;
   sg4::SemaphorePtr never_ = sg4::Semaphore::create(0);  // what a stalled actor waits on
   FoldedNicPenalty nic_penalty;
+  // A folded class's pipeline transfer carries its members' (CommPlan::class_share), per pair of
+  // pipeline ranks.
+  std::map<std::pair<int64_t, int64_t>, double> class_shares_;
+  double class_share(int64_t from_pp, int64_t to_pp) {
+    auto [it, fresh] = class_shares_.try_emplace({from_pp, to_pp}, 1.0);
+    if (fresh) it->second = comm.class_share(from_pp, to_pp);
+    return it->second;
+  }
   // An optical circuit switch that changes circuits between the pipeline's transfers and the
   // gradient reduction (CommPlan::reconfiguration): transfers that leave a domain wait for the
   // pipeline's circuits (ready `reconfig` after the step starts); once the last of them, of
@@ -408,9 +416,7 @@ struct Replay {
     int64_t src = place.gpu(from), dst = place.gpu(me);
     double share = 1.0;
     bool out = !place.same_domain(src, dst);  // leaves NVLink, through the NICs
-    if (out && !opt.full_fidelity)
-      share = double(std::max(place.class_peers_on_nic(from.pp, src), place.class_peers_on_nic(me.pp, dst))) *
-              nic_penalty(from_pp, me.pp);
+    if (out && !opt.full_fidelity) share = class_share(from_pp, me.pp) * nic_penalty(from_pp, me.pp);
     const auto ends = plat.endpoints(src, dst);  // a pair, not a structured binding: lambdas capture it (C++17)
     SIM_ASSERT(!watch.armed() || (ends.first->is_on() && ends.second->is_on()),
                "a transfer from or to a failed GPU was started");  // SimGrid would abort

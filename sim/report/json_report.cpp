@@ -12,6 +12,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/run/run.hpp"
+#include "sim/scenario/circuits.hpp"
 #include "sim/workload/comm_costs.hpp"
 
 namespace sim {
@@ -120,6 +121,15 @@ std::string report_json(const RunResult& r) {
   j["seed"] = s.seed;
   j["model"] = s.model.name;
   j["cluster"] = {{"gpus", s.cluster.gpus}, {"device", s.cluster.device.name}};
+  if (!s.cluster.scale_out.circuits.empty()) {  // a direct-connect network's, as designed or given
+    const auto& o = s.cluster.scale_out;
+    const auto used = ports_used(s.cluster.nodes(), o.circuits);
+    j["cluster"]["circuits"] = {{"count", o.circuits.size()},
+                                {"ring_strides", o.ring_strides},
+                                {"designed", o.circuits_designed()},
+                                {"most_ports_used", *std::max_element(used.begin(), used.end())},
+                                {"ports_per_node", o.nics_per_node}};
+  }
   j["plan"] = {{"tp", s.plan.tp},
                {"pp", s.plan.pp},
                {"dp", s.plan.dp},

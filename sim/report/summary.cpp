@@ -106,6 +106,16 @@ std::string summary_text(const ParamReader& r, bool colour) {
         "OCS ports)\n",
         n->number("capex_usd"), n->number("power_w") / 1e3, n->number("switch_ports"), n->number("transceivers"),
         n->number("ocs_ports"));
+  if (auto c = cluster.find("circuits")) {
+    std::string strides;
+    const ParamReader list = c->at("ring_strides");
+    for (size_t i = 0; i < list.size(); ++i) strides += (i ? ", " : "") + fmt::format("{:.0f}", list[i].as_number());
+    out +=
+        fmt::format("  circuits    {:.0f} between nodes, {} ({:.0f} of {:.0f} ports per node){}\n", c->number("count"),
+                    strides.empty() ? std::string("no reduction rings") : "reduction rings of strides " + strides,
+                    c->number("most_ports_used"), c->number("ports_per_node"),
+                    c->boolean("designed") ? ", designed for the plan" : "");
+  }
   const double step = step_s > 0 ? step_s : 1.0;
   auto row = [&](const char* name, const char* key) {
     const double v = b.number(key);

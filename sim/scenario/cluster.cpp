@@ -5,11 +5,15 @@
 #include <vector>
 
 #include "sim/core/params.hpp"
+#include "sim/scenario/circuits.hpp"
 #include "sim/scenario/torus_shape.hpp"
 
 namespace sim {
 
 constexpr int64_t MAX_GPUS = 1 << 20;  // beyond this no simulation here fits in memory or time
+// A direct-connect network's routes are tabled per ordered pair of nodes (sim/topology/direct.hpp):
+// 1,024 nodes take 4 MB.
+constexpr int64_t MAX_DIRECT_NODES = 1024;
 
 static std::vector<std::string> names_of(const std::vector<TopologyKind>& kinds) {
   std::vector<std::string> out;
@@ -71,6 +75,50 @@ static void parse_torus(const ParamReader& up, int64_t node_gpus, ClusterSpec& c
   c.scale_up.nvls = false;
 }
 
+// A direct-connect network: nodes (each its own NVLink domain) whose ports carry circuits to each
+// other; the user's strides, or none (designed for the plan when it is planned).
+static void parse_direct(const ParamReader& out, int64_t node_gpus, ClusterSpec& c) {
+  const int64_t nodes = c.nodes(), ports = c.scale_out.nics_per_node;
+  if (c.scale_up.kind != "nvswitch" || c.domain_gpus() != std::min(node_gpus, c.gpus))
+    out.at("kind").fail("joins nodes that are each one NVLink domain; scale_up is " + c.scale_up.kind +
+                            (c.scale_up.kind == "nvswitch" ? " of " + std::to_string(c.domain_gpus()) + " GPUs" : ""),
+                        "scale_up.kind \"nvswitch\" without domain_gpus, or another scale_out.kind");
+  if (nodes > MAX_DIRECT_NODES)
+    out.at("kind").fail(std::to_string(nodes) + " nodes are more than a direct-connect network here may join (" +
+                            std::to_string(MAX_DIRECT_NODES) + ": its routes are tabled per pair of nodes)",
+                        "at most " + std::to_string(MAX_DIRECT_NODES) + " nodes, or a fat-tree");
+  if (nodes > 1 && ports < 2)
+    out.at("nics_per_node")
+        .fail("gives each node " + std::to_string(ports) +
+                  " port; its circuits need at least 2 (one to the node "
+                  "before it in a ring, one to the node after)",
+              "nics_per_node >= 2");
+  const auto st = out.find("strides");
+  if (!st) {
+    // Until the plan's design replaces them (sim/workload/circuit_design.hpp): rings over all nodes.
+    c.scale_out.ring_strides = totient_strides(nodes, ports / 2);
+    c.scale_out.circuits = stride_circuits(nodes, c.scale_out.ring_strides);
+    return;
+  }
+  if (!st->is_array() || st->size() < 1)
+    st->fail("is not a list of strides", "strides s in [1, nodes), e.g. [1, 3]: node i joins i + s and i - s");
+  if (nodes < 2) st->fail("needs two nodes or more; the cluster has one", "no strides");
+  for (size_t i = 0; i < st->size(); ++i) c.scale_out.strides.push_back((*st)[i].as_count(1, nodes - 1));
+  int64_t common = nodes;  // the nodes fall into this many rings apart
+  for (int64_t x : c.scale_out.strides) common = std::gcd(common, x);
+  if (common != 1)
+    st->fail("leave the " + std::to_string(nodes) + " nodes in " + std::to_string(common) +
+                 " groups no circuit joins (every stride shares the factor " + std::to_string(common) + ")",
+             "strides one of which, at least, is coprime with the node count (e.g. 1)");
+  const auto needed = 2 * static_cast<int64_t>(c.scale_out.strides.size());
+  if (needed > ports)
+    st->fail(std::to_string(c.scale_out.strides.size()) + " strides take " + std::to_string(needed) +
+                 " ports of each node (two per stride); a node has " + std::to_string(ports) + " (nics_per_node)",
+             "at most " + std::to_string(ports / 2) + " strides, or more nics_per_node");
+  c.scale_out.circuits = stride_circuits(nodes, c.scale_out.strides);
+  c.scale_out.ring_strides = c.scale_out.strides;
+}
+
 ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir) {
   r.expect_keys({"kind", "name", "description", "source", "gpu", "gpus", "gpus_per_node", "scale_up", "scale_out",
                  "storage_bandwidth"});
@@ -120,18 +168,20 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
 
   auto out = r.at("scale_out");
   out.expect_keys({"kind", "nics_per_node", "nic_bandwidth", "oversubscription", "pod_gpus", "latency", "ports",
-                   "reconfiguration"});
+                   "reconfiguration", "strides"});
   c.scale_out.kind = out.at("kind").as_choice(names_of(scale_out_kinds()));
-  const bool ocs = c.scale_out.kind == "ocs";
-  // Each kind's own keys: the fat-tree's pods, the switch's ports and reconfiguration.
-  const std::vector<std::string> foreign = ocs ? std::vector<std::string>{"oversubscription", "pod_gpus"}
-                                               : std::vector<std::string>{"ports", "reconfiguration"};
-  for (const std::string& key : foreign) {
-    if (out.has(key))
-      out.at(key).fail(std::string("applies to ") + (ocs ? "a fat-tree" : "an optical circuit switch") +
-                           ", not to scale_out.kind '" + c.scale_out.kind + "'",
-                       std::string("no '") + key + "' here");
-  }
+  const bool ocs = c.scale_out.kind == "ocs", direct = c.scale_out.kind == "direct";
+  // Each kind's own keys: the fat-tree's pods, the switch's ports and reconfiguration, the
+  // direct-connect network's strides.
+  const std::vector<std::pair<std::string, std::string>> own = {{"oversubscription", "fat-tree"},
+                                                                {"pod_gpus", "fat-tree"},
+                                                                {"ports", "ocs"},
+                                                                {"reconfiguration", "ocs"},
+                                                                {"strides", "direct"}};
+  for (const auto& [key, kind] : own)
+    if (out.has(key) && kind != c.scale_out.kind)
+      out.at(key).fail("applies to scale_out.kind '" + kind + "', not to '" + c.scale_out.kind + "'",
+                       "no '" + key + "' here");
   c.scale_out.nics_per_node = out.count("nics_per_node", 1, 64);
   c.scale_out.nic_bandwidth = out.at("nic_bandwidth").as_bandwidth();
   if (auto o = out.find("oversubscription")) {
@@ -168,6 +218,7 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
           std::to_string(nics) + " NICs need a port each; the switch has " + std::to_string(c.scale_out.ports),
           "at least nodes x nics_per_node ports");
   }
+  if (direct) parse_direct(out, node_gpus, c);
   // Llama 3's 2 TB/s sustained over 16,384 GPUs (reliability.md A1, B3), per GPU.
   constexpr double STORAGE_BYTES_PER_S_PER_GPU = 2e12 / 16384;
   c.storage_bandwidth = r.has("storage_bandwidth") ? r.at("storage_bandwidth").as_bandwidth()
@@ -196,7 +247,10 @@ const std::vector<TopologyKind>& scale_out_kinds() {
       {"fat-tree", "rail-optimised fat-tree of NICs, full bisection inside a pod, oversubscription above it"},
       {"ocs",
        "optical circuit switch joining every NIC's port by circuits set per phase of the step (pipeline sends, then "
-       "the gradient reduction), dark for `reconfiguration` at each change (TopoOpt / mFabric style)"}};
+       "the gradient reduction), dark for `reconfiguration` at each change (mFabric style)"},
+      {"direct",
+       "direct-connect nodes: each node's ports carry circuits to other nodes, set once for the job and designed "
+       "with its parallelism plan (TopoOpt), traffic between unjoined nodes forwarded by the nodes between"}};
   return kinds;
 }
 

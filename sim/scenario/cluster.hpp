@@ -14,6 +14,7 @@
 // NVLink and which GPUs NCCL counts as one node.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,19 @@ struct ScaleOut {
   // (sim/workload/comm_plan.hpp, CommPlan::reconfiguration).
   int64_t ports = 0;
   Seconds reconfiguration;
+  // kind "direct": no switch; each node's nics_per_node ports (at least two) carry circuits to
+  // other nodes' ports, set once for the job (a patch panel or an OCS that stays put: TopoOpt,
+  // Wang et al., NSDI 2023), each a link at nic_bandwidth; traffic between nodes without one hops
+  // through the nodes between (host forwarding). `circuits` lists them as node pairs, one entry
+  // per circuit. Given `strides` (the user's), node i's circuits go to i + s and i - s mod nodes
+  // for each stride s (TopoOpt's TotientPerms rings over all nodes, two ports per stride);
+  // without, they are designed for the job's plan (sim/workload/circuit_design.hpp) when it is
+  // planned. `ring_strides`: the strides the design's rings take over each all-reduce group's
+  // nodes, in the group's order (the collectives' channels run one stride each, both ways).
+  std::vector<int64_t> strides{};
+  std::vector<std::array<int64_t, 2>> circuits{};
+  std::vector<int64_t> ring_strides{};
+  bool circuits_designed() const { return kind == "direct" && strides.empty(); }
 };
 
 struct ClusterSpec {

@@ -7,6 +7,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/scenario/cluster.hpp"
+#include "sim/topology/direct.hpp"
 #include "sim/topology/fat_tree.hpp"
 #include "sim/topology/nvswitch.hpp"
 #include "sim/topology/torus.hpp"
@@ -57,6 +58,12 @@ void ocs(Network& net, const ClusterSpec& c) {
   net.ocs.push_back(net.other_end(net.up_link(net.nic.front()), net.nic.front()));
 }
 
+// Nodes joined by circuits (the plan's design or the user's strides: ClusterSpec::parse).
+void direct(Network& net, const ClusterSpec& c) {
+  build_direct(net, {c.nodes(), c.gpus_per_node, c.scale_out.nics_per_node, c.scale_out.nic_bandwidth,
+                     c.scale_out.latency, c.scale_out.circuits});
+}
+
 // One torus (or mesh) of scale_up.dims chips per domain, one after another (ClusterSpec::parse
 // checked that they tile the cluster).
 void torus(Network& net, const ClusterSpec& c) {
@@ -73,7 +80,7 @@ const std::map<std::string, Builder>& scale_up_builders() {
   return m;
 }
 const std::map<std::string, Builder>& scale_out_builders() {
-  static const std::map<std::string, Builder> m = {{"fat-tree", fat_tree}, {"ocs", ocs}};
+  static const std::map<std::string, Builder> m = {{"fat-tree", fat_tree}, {"ocs", ocs}, {"direct", direct}};
   return m;
 }
 

@@ -11,17 +11,18 @@
 
 #include "sim/scenario/cluster.hpp"
 #include "sim/topology/builders.hpp"
+#include "sim/topology/direct.hpp"
 
 namespace sim {
 
 std::shared_ptr<const Fabric> Fabric::of(const ClusterSpec& c) {
   // Everything the network and the capacities are built from.
   const auto& k = c.device.collectives;
-  const auto key = std::make_tuple(c.gpus, c.gpus_per_node, c.domain_gpus(), c.scale_up.kind,
-                                   c.scale_up.bandwidth.value, c.scale_up.latency.value, c.scale_out.kind,
-                                   c.scale_out.nics_per_node, c.scale_out.nic_bandwidth.value,
-                                   c.scale_out.oversubscription, c.scale_out.pod_gpus, c.scale_out.latency.value,
-                                   k.scale_up_efficiency, k.scale_out_efficiency, c.scale_up.dims, c.scale_up.twisted);
+  const auto key = std::make_tuple(
+      c.gpus, c.gpus_per_node, c.domain_gpus(), c.scale_up.kind, c.scale_up.bandwidth.value, c.scale_up.latency.value,
+      c.scale_out.kind, c.scale_out.nics_per_node, c.scale_out.nic_bandwidth.value, c.scale_out.oversubscription,
+      c.scale_out.pod_gpus, c.scale_out.latency.value, k.scale_up_efficiency, k.scale_out_efficiency, c.scale_up.dims,
+      c.scale_up.twisted, c.scale_out.circuits);
   static std::mutex mutex;
   static std::optional<std::decay_t<decltype(key)>> last_key;
   static std::shared_ptr<const Fabric> last;
@@ -91,6 +92,14 @@ Fabric::Fabric(const ClusterSpec& c) : net_(build_network(c)) {
     const int64_t nic = g < net_.nic_of_gpu.size() ? net_.nic_of_gpu[g] : -1;
     gpu_nic_.push_back(nic < 0 ? -1 : nic_index[static_cast<size_t>(nic)]);
   }
+  // A direct-connect network's NIC ends: each NIC's port into its node's router (tier 1).
+  end_node_.assign(static_cast<size_t>(ends()), -1);
+  const auto& routers = net_.direct.router;
+  for (size_t n = 0; n < above_.size() && !routers.empty(); ++n) {
+    const auto at = std::lower_bound(routers.begin(), routers.end(), above_[n].at(1));
+    if (at == routers.end() || *at != above_[n][1]) throw std::logic_error("Fabric: a NIC on no node's router");
+    end_node_[static_cast<size_t>(nic_end_[n].at(1))] = at - routers.begin();
+  }
 }
 
 std::pair<int64_t, int64_t> Fabric::ends(int64_t a, int64_t b) const {
@@ -102,6 +111,8 @@ std::pair<int64_t, int64_t> Fabric::ends(int64_t a, int64_t b) const {
   if (ta >= 0 && ta == torus_[static_cast<size_t>(b)]) return {a, b};
   const int64_t na = gpu_nic_[static_cast<size_t>(a)], nb = gpu_nic_[static_cast<size_t>(b)];
   if (na < 0 || nb < 0) throw std::logic_error("Fabric: no route between GPUs of different domains");
+  if (!net_.direct.router.empty())  // from router to router along the circuits (end_hops)
+    return {nic_end_[static_cast<size_t>(na)].at(1), nic_end_[static_cast<size_t>(nb)].at(1)};
   int top = 0;
   if (tree_) {
     const auto &ua = above_[static_cast<size_t>(na)], &ub = above_[static_cast<size_t>(nb)];
@@ -122,13 +133,32 @@ std::pair<int64_t, int64_t> Fabric::ends(int64_t a, int64_t b) const {
 }
 
 const std::vector<TorusHop>& Fabric::hops(int64_t a, int64_t b) const {
+  if (a == b) return end_hops(a, a);
+  const auto [ea, eb] = ends(a, b);
+  return end_hops(ea, eb);
+}
+
+const std::vector<TorusHop>& Fabric::end_hops(int64_t ea, int64_t eb) const {
   thread_local std::vector<TorusHop> out;
   out.clear();
-  const int64_t t = torus_[static_cast<size_t>(a)];
-  if (t < 0 || t != torus_[static_cast<size_t>(b)] || a == b) return out;
-  const TorusLayout& layout = net_.tori[static_cast<size_t>(t)];
-  torus_route(net_, layout, a - layout.first_gpu, b - layout.first_gpu, out);
+  if (ea == eb) return out;
+  if (ea < gpus() && eb < gpus()) {
+    const int64_t t = torus_[static_cast<size_t>(ea)];
+    if (t < 0 || t != torus_[static_cast<size_t>(eb)]) return out;
+    const TorusLayout& layout = net_.tori[static_cast<size_t>(t)];
+    torus_route(net_, layout, ea - layout.first_gpu, eb - layout.first_gpu, out);
+    return out;
+  }
+  const int64_t u = end_node_[static_cast<size_t>(ea)], v = end_node_[static_cast<size_t>(eb)];
+  if (u >= 0 && v >= 0 && u != v) direct_route(net_, u, v, out);
   return out;
+}
+
+bool Fabric::joined(int64_t u, int64_t v) const {
+  const DirectLayout& d = net_.direct;
+  if (u == v || u < 0 || v < 0 || u >= d.nodes || v >= d.nodes) return false;
+  const int64_t l = d.next_hop(u, v);
+  return l >= 0 && net_.other_end(l, d.router[static_cast<size_t>(u)]) == d.router[static_cast<size_t>(v)];
 }
 
 }  // namespace sim

@@ -65,12 +65,17 @@ class Fabric {
   void for_each_link(int64_t a, int64_t b, F&& f) const {  // f(directed id, link) along a -> b
     const auto [ea, eb] = ends(a, b);
     for (int64_t l : climb(ea)) f(up(l), l);
-    for (const TorusHop& h : hops(a, b)) f(h.a_to_b ? up(h.link) : down(h.link), h.link);
+    for (const TorusHop& h : end_hops(ea, eb)) f(h.a_to_b ? up(h.link) : down(h.link), h.link);
     for (auto it = climb(eb).rbegin(); it != climb(eb).rend(); ++it) f(down(*it), *it);
   }
-  // The torus hops between the ends' climbs of a transfer from GPU a to GPU b: empty unless both
-  // sit in one torus. Valid until the next call on this thread.
+  // The hops between the ends' climbs of a transfer from GPU a to GPU b: along the torus when both
+  // sit in one, along the circuits when they sit in different nodes of a direct-connect network,
+  // else none. Valid until the next call on this thread.
   const std::vector<TorusHop>& hops(int64_t a, int64_t b) const;
+  // The same between two ends (what ends() gives for a transfer).
+  const std::vector<TorusHop>& end_hops(int64_t ea, int64_t eb) const;
+  // Whether circuits of a direct-connect network join nodes u and v (adjacent routers).
+  bool joined(int64_t u, int64_t v) const;
   // The torus GPU g sits in (an index into network().tori), -1 for none.
   int64_t torus_of(int64_t g) const { return torus_[static_cast<size_t>(g)]; }
 
@@ -83,6 +88,7 @@ class Fabric {
   std::vector<int64_t> nic_port_;
   std::vector<int64_t> domain_, gpu_nic_;  // per GPU: its scale-up switch, its NIC's index (-1: none)
   std::vector<int64_t> torus_;             // per GPU: its torus (-1: none)
+  std::vector<int64_t> end_node_;          // per end: its node on a direct-connect network (-1: none)
   bool tree_ = true;                       // every NIC climbs a single chain (else ends() searches)
   std::vector<double> capacity_;
 };

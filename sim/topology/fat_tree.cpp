@@ -7,6 +7,20 @@
 
 namespace sim {
 
+int64_t add_node_nic(Network& net, int64_t node, int64_t rail, int64_t gpus_per_node, int64_t nics_per_node,
+                     BytesPerSecond bandwidth, int64_t up, Seconds latency) {
+  const int64_t nic = net.add_vertex(VertexKind::NIC, 0);
+  net.nic.push_back(nic);
+  net.add_link(nic, up, bandwidth, latency);
+  for (int64_t i = 0; i < gpus_per_node; ++i)
+    if (rail_of(i, gpus_per_node, nics_per_node) == rail) {
+      const int64_t g = node * gpus_per_node + i;
+      net.nic_of_gpu[static_cast<size_t>(g)] = nic;
+      net.add_link(net.gpu[static_cast<size_t>(g)], nic, bandwidth, Seconds(0));
+    }
+  return nic;
+}
+
 void build_fat_tree(Network& net, const FatTreeShape& s) {
   const int64_t pod_nodes = s.pod_nodes > 0 ? std::min(s.pod_nodes, s.nodes) : s.nodes;
   const int64_t pods = s.nodes < 1 || pod_nodes < 1 ? 0 : (s.nodes + pod_nodes - 1) / pod_nodes;
@@ -36,16 +50,8 @@ void build_fat_tree(Network& net, const FatTreeShape& s) {
       }
       for (int64_t n = p * pod_nodes + k * s.leaf_nodes; n < p * pod_nodes + (k + 1) * s.leaf_nodes; ++n)
         for (int64_t r = 0; r < s.nics_per_node; ++r) {
-          const int64_t nic = net.add_vertex(VertexKind::NIC, 0);
-          net.nic.push_back(nic);
-          net.add_link(nic, leaf[static_cast<size_t>(s.rail_optimised ? r : 0)], bw, s.latency);
-          // The node's GPUs that send through this NIC (placement.hpp).
-          for (int64_t i = 0; i < s.gpus_per_node; ++i)
-            if (rail_of(i, s.gpus_per_node, s.nics_per_node) == r) {
-              const int64_t g = n * s.gpus_per_node + i;
-              net.nic_of_gpu[static_cast<size_t>(g)] = nic;
-              net.add_link(net.gpu[static_cast<size_t>(g)], nic, bw, Seconds(0));
-            }
+          add_node_nic(net, n, r, s.gpus_per_node, s.nics_per_node, bw,
+                       leaf[static_cast<size_t>(s.rail_optimised ? r : 0)], s.latency);
         }
     }
   }

@@ -43,4 +43,10 @@ struct FatTreeShape {
 // and fills Network::nic_of_gpu; std::invalid_argument on a shape that does not tile.
 void build_fat_tree(Network& net, const FatTreeShape& shape);
 
+// Node n's NIC of rail r: a NIC vertex (appended to Network::nic) linked to vertex `up` (its port,
+// `bandwidth` with `latency`), then to the node's GPUs that send through it (placement.hpp,
+// rail_of; Network::nic_of_gpu set for them) at `bandwidth`.
+int64_t add_node_nic(Network& net, int64_t node, int64_t rail, int64_t gpus_per_node, int64_t nics_per_node,
+                     BytesPerSecond bandwidth, int64_t up, Seconds latency);
+
 }  // namespace sim

@@ -50,6 +50,16 @@ struct TorusLayout {
   std::vector<std::array<int64_t, 6>> hop;
 };
 
+// A direct-connect network as build_direct (direct.hpp) lays it out: per node its router (the host
+// forwarding between its NICs' ports, tier 1), and per ordered pair of nodes (u, v) the circuit
+// link u's traffic toward v leaves on (-1 for u == v): the first hop of a fewest-hop route.
+struct DirectLayout {
+  int64_t nodes = 0;
+  std::vector<int64_t> router;
+  std::vector<int32_t> next;  // nodes x nodes, row u
+  int64_t next_hop(int64_t u, int64_t v) const { return next[static_cast<size_t>(u * nodes + v)]; }
+};
+
 class Network {
  public:
   int64_t add_vertex(VertexKind kind, int tier);
@@ -67,6 +77,8 @@ class Network {
   std::vector<TorusLayout> tori;
   // The switches that are optical circuit switches (builders.cpp, "ocs").
   std::vector<int64_t> ocs;
+  // The direct-connect network, if the scale-out network is one (direct.hpp); nodes 0 without.
+  DirectLayout direct;
 
   // The link from vertex v (not a GPU) to the one switch above it; -1 at the top, -2 when v has
   // several (not a tree).

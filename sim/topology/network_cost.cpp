@@ -5,6 +5,9 @@ namespace sim {
 NetworkCost network_cost(const Network& net, const CostTable& costs) {
   std::vector<bool> ocs(net.vertices().size(), false);
   for (int64_t v : net.ocs) ocs[static_cast<size_t>(v)] = true;
+  // A direct-connect network's NIC ports plug into the patch panel or OCS that sets its circuits:
+  // priced as ports of an OCS, which its routers (the hosts' forwarding) stand for here.
+  for (int64_t v : net.direct.router) ocs[static_cast<size_t>(v)] = true;
   const auto kind = [&](int64_t v) { return net.vertices()[static_cast<size_t>(v)].kind; };
   const std::vector<bool> scale_up = net.scale_up_links();
   NetworkCost c;
@@ -15,7 +18,9 @@ NetworkCost network_cost(const Network& net, const CostTable& costs) {
     const bool nic = kind(l.a) == VertexKind::NIC || kind(l.b) == VertexKind::NIC;
     const bool circuit = ocs[static_cast<size_t>(l.a)] || ocs[static_cast<size_t>(l.b)];
     if (circuit) {
-      if (!nic) continue;  // an OCS has no uplink: the tree builder's spine above it is not built
+      // An OCS has no uplink (the tree builder's spine above it is not built); a circuit between
+      // two nodes is the light between their NICs' ports.
+      if (!nic) continue;
       c.ocs_ports += ports;
       c.transceivers += ports;
     } else {

@@ -4,7 +4,8 @@
 // - a link between two electrical switches (a leaf's uplink, a pod's): a port and a transceiver
 //   at each end, as many as its bandwidth needs;
 // - a NIC's link to an optical circuit switch: an OCS port and the NIC's transceiver (the switch
-//   steers light: no transceiver of its own).
+//   steers light: no transceiver of its own); a direct-connect network's NIC ports the same (the
+//   patch panel or switch its circuits run through, priced as an OCS), its circuits nothing more.
 // - a torus's (or mesh's) optical links, those between its electrical cubes (TorusShape::cube): a
 //   transceiver at each end, and through an optical circuit switch an OCS port at each end too.
 //   Each chip has one + link per dimension of extent > 1, of which 1 / cube extent crosses a cube

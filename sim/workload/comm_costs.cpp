@@ -66,16 +66,10 @@ CollectiveAlgo CommCosts::group_all_reduce_algo(CommGroup group, Bytes buffer) c
 CollectiveAlgo CommCosts::dp_all_reduce_algo(int64_t rank, Bytes buffer) const { return dp_choice(rank, buffer).algo; }
 
 Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
-  const auto& pl = s_.plan;
   const int64_t a = place_.gpu({0, 0, from_rank, 0}), b = place_.gpu({0, 0, to_rank, 0});
   const double per_byte = memoised(memo_->p2p_per_byte, std::make_pair(from_rank, to_rank), [&] {
     constexpr double kProbe = 1 << 20;  // bytes per member; the time scales with them
-    std::vector<GpuFlow> flows;
-    for (int64_t d = 0; d < pl.dp; ++d)
-      for (int64_t c = 0; c < pl.cp; ++c)
-        for (int64_t t = 0; t < pl.tp; ++t)
-          flows.push_back({place_.gpu({t, c, from_rank, d}), place_.gpu({t, c, to_rank, d}), Bytes(kProbe)});
-    return plan_.transfer_time(flows).value / kProbe;
+    return plan_.transfer_time(plan_.class_transfers(from_rank, to_rank, Bytes(kProbe))).value / kProbe;
   });
   return plan_.send_latency(a, b) + Seconds(bytes.value * per_byte);
 }

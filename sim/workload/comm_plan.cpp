@@ -1,6 +1,7 @@
 #include "sim/workload/comm_plan.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 #include "sim/core/error.hpp"
@@ -71,6 +72,16 @@ GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std:
     }
     g.torus_dims = dims;
   }
+  if (even && nodes.size() > 1 && !c.scale_out.ring_strides.empty()) {
+    // Direct-connect circuits: the design's strides whose rings over these nodes are all circuits.
+    const auto m = static_cast<int64_t>(nodes.size());
+    const auto node = [&](int64_t k) { return place_.node(nodes[static_cast<size_t>(k % m)].front()); };
+    for (int64_t s : c.scale_out.ring_strides) {
+      bool ring = s < m && std::gcd(s, m) == 1;
+      for (int64_t k = 0; ring && k < m; ++k) ring = fabric_.joined(node(k), node(k + s));
+      if (ring) g.ring_strides.push_back(s);
+    }
+  }
   if (by_node) {
     // Member indices grouped by node, in ring order.
     by_node->clear();
@@ -86,7 +97,8 @@ GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std:
 CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const {
   bool even = true;
   const GroupShape g = shape(members, nullptr, even);
-  const auto key = std::make_tuple(static_cast<int>(kind), g.ranks, g.nodes, even, buffer.value, g.torus_dims);
+  const auto key = std::make_tuple(static_cast<int>(kind), g.ranks, g.nodes, even, buffer.value, g.torus_dims,
+                                   g.ring_strides.empty());
   auto it = choices_.find(key);
   if (it == choices_.end()) {  // stored only once chosen: a refusal leaves no entry behind
     const auto forced = s_.plan.algorithms.find(kind);
@@ -97,7 +109,7 @@ CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t
                        std::string("'") + to_string(*algo) + "' cannot run a group of " + std::to_string(g.ranks) +
                            " GPUs spread unevenly over nodes (the placement)",
                        "ring or \"auto\"");
-    if (!even) algo = CollectiveAlgo::RING;
+    if (!even || (!algo && !g.ring_strides.empty())) algo = CollectiveAlgo::RING;
     if (algo)
       if (auto why = cannot_run(*algo, kind, g))
         throw InputError(s_.file, forced_path(kind),
@@ -116,7 +128,9 @@ CommOp CommPlan::collective(CollectiveKind kind, const std::vector<int64_t>& mem
   std::vector<std::vector<int64_t>> by_node;
   bool even = true;
   const GroupShape g = shape(members, &by_node, even);
-  for (const auto& f : collective_flows(op.choice, kind, by_node, buffer, s_.cluster.device.collectives, g.torus_dims))
+  for (const auto& f :
+       collective_flows(op.choice, kind, by_node, buffer, s_.cluster.device.collectives, g.torus_dims,
+                        op.choice.algo == CollectiveAlgo::RING ? g.ring_strides : std::vector<int64_t>{}))
     op.flows.push_back({members[static_cast<size_t>(f.from)], members[static_cast<size_t>(f.to)], f.bytes});
   return op;
 }
@@ -125,6 +139,22 @@ Seconds CommPlan::send_latency(int64_t a, int64_t b) const {
   const auto& k = s_.cluster.device.collectives;
   const bool out = fabric_.ends(a, b).first >= fabric_.gpus();  // leaves the scale-up domain
   return k.base_latency + (out ? k.scale_out_step_latency : k.scale_up_step_latency);
+}
+
+std::vector<GpuFlow> CommPlan::class_transfers(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
+  const auto& pl = s_.plan;
+  std::vector<GpuFlow> flows;
+  for (int64_t d = 0; d < pl.dp; ++d)
+    for (int64_t c = 0; c < pl.cp; ++c)
+      for (int64_t t = 0; t < pl.tp; ++t)
+        flows.push_back({place_.gpu({t, c, from_rank, d}), place_.gpu({t, c, to_rank, d}), bytes});
+  return flows;
+}
+
+double CommPlan::class_share(int64_t from_rank, int64_t to_rank) const {
+  const Bytes probe(1 << 20);
+  const double alone = transfer_time({class_transfers(from_rank, to_rank, probe).front()}).value;
+  return alone > 0 ? transfer_time(class_transfers(from_rank, to_rank, probe)).value / alone : 1.0;
 }
 
 bool CommPlan::leaves_domain(const CommOp& op) const {

@@ -7,7 +7,9 @@
 // A group's tier follows from where its members sit: `nodes` counts the nodes they occupy, and
 // NCCL's model and flows take that shape. Groups with unequal members per node (possible with an
 // explicit placement) run the ring, priced as if every member had a node of its own. A group inside
-// one torus takes its shape there (torus_group_dims) and runs the torus algorithm.
+// one torus takes its shape there (torus_group_dims) and runs the torus algorithm. A group whose
+// nodes a direct-connect network's circuits join in rings (ScaleOut::ring_strides, each checked
+// against the fabric) runs the ring over them.
 #pragma once
 
 #include <array>
@@ -61,6 +63,14 @@ class CommPlan {
   // directed link's load over its capacity.
   Seconds transfer_time(const std::vector<GpuFlow>& flows) const;
 
+  // Every rank class member's pipeline transfer from rank `from_rank` to `to_rank` (all tp, cp and
+  // dp indices), `bytes` each: what moves at once when the class sends.
+  std::vector<GpuFlow> class_transfers(int64_t from_rank, int64_t to_rank, Bytes bytes) const;
+  // How many times longer the class's transfers take on an idle network than its representative's
+  // ({0, 0, from_rank, 0}) alone: the factor by which a folded engine, which sends the
+  // representative's alone, scales its bytes (the members behind one NIC, or on one circuit).
+  double class_share(int64_t from_rank, int64_t to_rank) const;
+
   // Whether any of `op`'s flows leaves the scale-up domain (routes through a NIC): such a tensor-
   // or context-parallel collective shares the network, and the engine runs it live.
   bool leaves_domain(const CommOp& op) const;
@@ -87,7 +97,8 @@ class CommPlan {
   const Scenario& s_;
   const Placement& place_;
   const Fabric& fabric_;
-  mutable std::map<std::tuple<int, int64_t, int64_t, bool, double, std::vector<int64_t>>, CollectiveChoice> choices_;
+  mutable std::map<std::tuple<int, int64_t, int64_t, bool, double, std::vector<int64_t>, bool>, CollectiveChoice>
+      choices_;
   mutable std::vector<double> load_;  // transfer_time's per directed link, kept zeroed
 };
 

@@ -8,6 +8,7 @@
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/placement.hpp"
+#include "sim/workload/circuit_design.hpp"
 #include "sim/workload/comm_costs.hpp"
 #include "sim/workload/estimate.hpp"
 #include "sim/workload/step_program.hpp"
@@ -79,6 +80,7 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     int64_t m = 0, tasks = 0;
   };
   check_tp_comm_overlap(s);
+  if (s.cluster.scale_out.circuits_designed()) design_circuits(s);
   std::vector<StageLayout> layouts;
   std::vector<Candidate> build;
   int64_t tried = 0, planned_tasks = 0;

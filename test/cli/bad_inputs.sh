@@ -199,10 +199,22 @@ case("ocs-reconfiguration-no-unit", "/cluster/scale_out/reconfiguration",
 case("ocs-reconfiguration-number", "/cluster/scale_out/reconfiguration", "is number", ocs(reconfiguration=0.01))
 case("ocs-without-reconfiguration", "/cluster/scale_out/reconfiguration", "missing required key",
      all_of(ocs(), drop("cluster.scale_out.reconfiguration")))
-case("ocs-oversubscription", "/cluster/scale_out/oversubscription", "applies to a fat-tree, not to scale_out.kind 'ocs'",
+case("ocs-oversubscription", "/cluster/scale_out/oversubscription", "applies to scale_out.kind 'fat-tree', not to 'ocs'",
      ocs(oversubscription=2))
-case("fat-tree-ports", "/cluster/scale_out/ports", "applies to an optical circuit switch",
+case("fat-tree-ports", "/cluster/scale_out/ports", "applies to scale_out.kind 'ocs', not to 'fat-tree'",
      put("cluster.scale_out.ports", 64))
+direct = lambda **extra: all_of(put("cluster.gpus", 32), put("cluster.scale_out", dict(
+    {"kind": "direct", "nics_per_node": 4, "nic_bandwidth": "200 Gb/s"}, **extra)))
+case("direct-strides-over-ports", "/cluster/scale_out/strides",
+     "3 strides take 6 ports of each node (two per stride); a node has 4 (nics_per_node)", direct(strides=[1, 1, 1]))
+case("direct-stride-out-of-range", "/cluster/scale_out/strides/0", "is out of range", direct(strides=[0]))
+case("direct-strides-disconnected", "/cluster/scale_out/strides", "leave the 4 nodes in 2 groups no circuit joins",
+     direct(strides=[2]))
+case("direct-one-port", "/cluster/scale_out/nics_per_node", "its circuits need at least 2", direct(nics_per_node=1))
+case("direct-strides-on-fat-tree", "/cluster/scale_out/strides", "applies to scale_out.kind 'direct', not to 'fat-tree'",
+     put("cluster.scale_out.strides", [1]))
+case("direct-on-torus", "/cluster/scale_out/kind", "joins nodes that are each one NVLink domain; scale_up is torus",
+     all_of(direct(), torus([2, 2, 2])))
 case("nvls-not-bool", "/cluster/scale_up/nvls", "is string (expected true or false)",
      put("cluster.scale_up.nvls", "yes"))
 case("zero-bandwidth", "/cluster/scale_up/bandwidth", "'0 GB/s' is not positive",

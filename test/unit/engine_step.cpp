@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <iomanip>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "sim/core/params.hpp"
@@ -153,6 +154,34 @@ TEST_CASE("engine and estimate route a torus alike: pipeline sends four hops rou
   const EngineResult r = simulate_step(s, p);
   INFO("engine " << r.step.value << " s, estimate " << estimate << " s");
   CHECK(r.step.value == Approx(estimate).epsilon(0.02));
+}
+
+TEST_CASE("engine and estimate route a direct-connect network alike: forwarded sends, stride rings", "[engine]") {
+  // Nodes of 4 GPUs whose 4 ports carry the user's stride-3 ring over 8 nodes: neighbouring
+  // pipeline stages (a node each, tp 4 pp 8, one microbatch) are 3 circuits apart (1 = 3 x 3 mod
+  // 8), forwarded by the two nodes between; and dp 32 over the same nodes, whose ring runs 2
+  // channels over the stride, both ways. The estimate prices the transfers on the fabric's routes; the engine's
+  // SimGrid routes must be the same circuits for the two to agree.
+  const char* out = R"({"kind": "direct", "nics_per_node": 4, "nic_bandwidth": "200 Gb/s", "latency": "1 us",
+                        "strides": [3]})";
+  for (const auto& [tp, pp, dp] : {std::tuple<int64_t, int64_t, int64_t>{4, 8, 1}, {1, 1, 32}}) {
+    Setup u;
+    u.model = "gpt-1.7b";
+    u.tp = tp;
+    u.pp = pp;
+    u.dp = dp;
+    u.global_batch = dp;  // one microbatch: the sends run one at a time
+    u.gpus_per_node = 4;
+    u.nics_per_node = 4;
+    u.scale_out = out;
+    const Scenario s = scenario(u);
+    const Pipeline p = build(s);
+    const double estimate = estimate_step(s, p, CommCosts(s)).step.value;
+    const EngineResult r = simulate_step(s, p);
+    INFO("tp " << tp << " pp " << pp << " dp " << dp << ": engine " << r.step.value << " s, estimate " << estimate
+               << " s");
+    CHECK(r.step.value == Approx(estimate).epsilon(0.02));
+  }
 }
 
 TEST_CASE("folded rank classes agree with full fidelity within 1% up to 256 GPUs", "[engine]") {
