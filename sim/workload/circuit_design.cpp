@@ -104,12 +104,9 @@ bool connected(int64_t n, const std::vector<Circuit>& circuits) {
 
 }  // namespace
 
-void design_circuits(Scenario& s) {
-  ScaleOut& out = s.cluster.scale_out;
-  const int64_t n = s.cluster.nodes(), ports = out.nics_per_node;
-  out.circuits.clear();
-  out.ring_strides.clear();
-  if (n < 2) return;
+std::vector<CircuitDesign> circuit_designs(const Scenario& s) {
+  const int64_t n = s.cluster.nodes(), ports = s.cluster.scale_out.nics_per_node;
+  if (n < 2) return {CircuitDesign{}};
   const Placement place(s.cluster, s.plan);
   int64_t groups_per_node = 0;
   bool fits = true;
@@ -131,30 +128,47 @@ void design_circuits(Scenario& s) {
     neighbours = std::max({neighbours, ++partners[pair.first], ++partners[pair.second]});
   }
 
+  // The splits (k_dp, k_mp), the balanced one first.
   const bool dp = !rings.empty() && fits, model = !pairs.empty();
-  int64_t k_dp = 0, k_mp = 0;
-  if (dp && !model) k_dp = ports / 2;
-  if (model && !dp) k_mp = ports / neighbours;
+  std::vector<std::pair<int64_t, int64_t>> splits;
+  if (dp && !model) splits.emplace_back(ports / 2, 0);
+  if (model && !dp && ports >= neighbours) splits.emplace_back(0, ports / neighbours);
   if (dp && model) {
-    double best = std::numeric_limits<double>::infinity();
-    for (int64_t a = ports / 2; a >= 1; --a)
-      for (int64_t b = 1; 2 * a + neighbours * b <= ports; ++b) {
-        const double t = std::max(v_dp / (2.0 * double(a)), v_mp / double(b));
-        if (t < best) best = t, k_dp = a, k_mp = b;
-      }
-  }
-  if (k_dp > 0)
-    for (const auto& ring : rings) {
-      const std::vector<int64_t> strides = totient_strides(static_cast<int64_t>(ring.size()), k_dp);
-      if (out.ring_strides.empty()) out.ring_strides = strides;
-      for (const Circuit& c : ring_circuits(ring, strides)) out.circuits.push_back(c);
+    std::vector<std::pair<double, std::pair<int64_t, int64_t>>> ranked;
+    for (int64_t a = ports / 2; a >= 1; --a) {
+      const int64_t b = (ports - 2 * a) / neighbours;  // the rest of the ports to the pairs
+      if (b >= 1) ranked.push_back({std::max(v_dp / (2.0 * double(a)), v_mp / double(b)), {a, b}});
     }
-  for (const auto& [pair, bytes] : pairs)
-    for (int64_t j = 0; j < k_mp; ++j) out.circuits.push_back({pair.first, pair.second});
-  if (out.circuits.empty() || !connected(n, out.circuits)) {
-    out.ring_strides = totient_strides(n, ports / 2);
-    out.circuits = stride_circuits(n, out.ring_strides);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& r : ranked) splits.push_back(r.second);
   }
+  std::vector<CircuitDesign> out;
+  for (const auto& [k_dp, k_mp] : splits) {
+    CircuitDesign d{{}, {}, k_dp, k_mp};
+    if (k_dp > 0)
+      for (const auto& ring : rings) {
+        const std::vector<int64_t> strides = totient_strides(static_cast<int64_t>(ring.size()), k_dp);
+        if (d.ring_strides.empty()) d.ring_strides = strides;
+        for (const Circuit& c : ring_circuits(ring, strides)) d.circuits.push_back(c);
+      }
+    for (const auto& [pair, bytes] : pairs)
+      for (int64_t j = 0; j < k_mp; ++j) d.circuits.push_back({pair.first, pair.second});
+    if (!d.circuits.empty() && connected(n, d.circuits)) out.push_back(std::move(d));
+  }
+  if (out.empty()) {  // rings over all nodes
+    CircuitDesign d;
+    d.ring_strides = totient_strides(n, ports / 2);
+    d.circuits = stride_circuits(n, d.ring_strides);
+    out.push_back(std::move(d));
+  }
+  return out;
 }
+
+void apply_design(Scenario& s, const CircuitDesign& d) {
+  s.cluster.scale_out.circuits = d.circuits;
+  s.cluster.scale_out.ring_strides = d.ring_strides;
+}
+
+void design_circuits(Scenario& s) { apply_design(s, circuit_designs(s).front()); }
 
 }  // namespace sim

@@ -136,6 +136,26 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
                          std::to_string(MAX_PLANNED_TASKS),
                      "a fixed micro_batch or virtual_stages, or fewer microbatches per step");
   }
+  // A direct-connect network designed with the plan: of its designs (circuit_design.hpp), the one
+  // whose estimated step is the shortest for the first candidate that fits (ties: the earlier).
+  if (s.cluster.scale_out.circuits_designed() && !build.empty()) {
+    const std::vector<CircuitDesign> designs = circuit_designs(s);
+    size_t chosen = 0;
+    if (designs.size() > 1) {
+      const Candidate& c = build.front();
+      const StepProgram steps = build_step_program(c.trial, layouts[c.layout], c.trial.training.micro_batch.value, cm);
+      double fastest = std::numeric_limits<double>::infinity();
+      for (size_t i = 0; i < designs.size(); ++i) {
+        deadline.check();
+        Scenario trial = c.trial;
+        apply_design(trial, designs[i]);
+        const double step = estimate_step(steps, CommCosts(trial)).step.value;
+        if (step < fastest) fastest = step, chosen = i;
+      }
+    }
+    apply_design(s, designs[chosen]);
+    for (Candidate& c : build) apply_design(c.trial, designs[chosen]);
+  }
   // The programs in the order of their lower bounds (pipeline.hpp, step_lower_bound), so that the
   // first ones built set a step time that the bounds of the rest can rarely beat; a candidate is
   // built only if its bound could beat the best so far (a tie with an earlier candidate loses, as

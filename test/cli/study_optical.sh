@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The optical study (scripts/study-optical, configs/studies/optical/) on a small study of its own
-# (a 64-chip job; a fat-tree, a static mesh and an OCS torus; budgets of half and once the
-# torus's capex), checked against invariants: every point prices to its budget (capex per chip =
-# budget x the reference's at its own bandwidths: equal cost, recomputed here from the CSV), the
-# reference runs unscaled at budget 1, more budget never slows a network down, the same study gives
-# the same CSV; the shipped study's header is the committed results'; `scripts/plot cost` draws
-# the same bytes twice; bad usage is one line and exit 2.
+# (a 64-chip job; a fat-tree, a direct-connect network, a static mesh and an OCS torus; budgets of
+# half and once the torus's capex), checked against invariants: every point prices to its budget
+# (capex per chip = budget x the reference's at its own bandwidths: equal cost, recomputed here
+# from the CSV), the reference runs unscaled at budget 1, more budget never slows a network down,
+# the same study gives the same CSV; the shipped study's header is the committed results';
+# `scripts/plot cost` draws the same bytes twice; bad usage is one line and exit 2.
 # Usage: bash study_optical.sh TRAINSIM REPO
 set -u
 trainsim=${1:?usage: study_optical.sh TRAINSIM REPO}
@@ -29,6 +29,9 @@ study = {"kind": "study", "scenario": "job.json", "reference": "torus", "budgets
              {"label": "fat-tree", "scale": ["scale_out.nic_bandwidth"],
               "cluster": dict(chips, scale_up={"kind": "nvswitch", "bandwidth": "90 GB/s"},
                               scale_out={"kind": "fat-tree", "nics_per_node": 4, "nic_bandwidth": "400 Gb/s"})},
+             {"label": "direct", "scale": ["scale_out.nic_bandwidth"],
+              "cluster": dict(chips, scale_up={"kind": "nvswitch", "bandwidth": "90 GB/s"},
+                              scale_out={"kind": "direct", "nics_per_node": 4, "nic_bandwidth": "400 Gb/s"})},
              {"label": "mesh", "scale": ["scale_up.bandwidth", "scale_out.nic_bandwidth"], "cluster": torus("mesh")},
              {"label": "torus", "scale": ["scale_up.bandwidth", "scale_out.nic_bandwidth"],
               "cluster": torus("torus", ocs=True)}]}
@@ -54,7 +57,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 def check(name, good):
     print(("ok   " if good else "FAIL ") + name)
-check("six points, all ok", len(rows) == 6 and all(r["status"] == "ok" for r in rows))
+check("eight points, all ok", len(rows) == 8 and all(r["status"] == "ok" for r in rows))
 ref = next(r for r in rows if r["network"] == "torus" and float(r["budget"]) == 1)
 check("the reference runs unscaled at budget 1", float(ref["scale"]) == 1)
 for r in rows:

@@ -247,6 +247,20 @@ Input scenario(Draw& d, uint64_t hash) {
     if (d.flag()) up += ", \"ocs\": " + std::string(d.flag() ? "true" : "false");
     cluster["scale_up"] = up + "}";
   }
+  // Then direct-connect networks, designed with the plan or on the user's strides (strides that
+  // exceed the ports, lie out of range or leave nodes apart, one port per node: refused).
+  if (d.flag()) {
+    Section direct{{"kind", quoted("direct")},
+                   {"nics_per_node", scale_out["nics_per_node"]},
+                   {"nic_bandwidth", scale_out["nic_bandwidth"]},
+                   {"latency", quoted("1 us")}};
+    if (d.flag()) {
+      std::string strides;
+      for (int64_t i = 0, n = d.in(1, 4); i < n; ++i) strides += (i ? ", " : "") + std::to_string(d.in(0, 9));
+      direct["strides"] = "[" + strides + "]";
+    }
+    cluster["scale_out"] = object(direct);
+  }
   input.text = R"({"kind": "scenario", "name": "fuzz", "seed": 1, "model": )" + object(model) +
                ", \"cluster\": " + object(cluster) + ", \"parallelism\": " + object(plan) +
                ", \"training\": " + object(training) + "}";

@@ -11,12 +11,17 @@
 #include <map>
 #include <string>
 
+#include "sim/cost/compute_model.hpp"
 #include "sim/scenario/circuits.hpp"
 #include "sim/topology/direct.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
 #include "sim/workload/circuit_design.hpp"
+#include "sim/workload/comm_costs.hpp"
 #include "sim/workload/comm_plan.hpp"
+#include "sim/workload/estimate.hpp"
+#include "sim/workload/pipeline.hpp"
+#include "sim/workload/planner.hpp"
 #include "sim/workload/ring_channels.hpp"
 #include "test/unit/engine_scenario.hpp"
 
@@ -27,6 +32,8 @@ namespace {
 
 constexpr const char* kDirect =
     R"({"kind": "direct", "nics_per_node": 4, "nic_bandwidth": "200 Gb/s", "latency": "1 us"})";
+constexpr const char* kDirect8 =
+    R"({"kind": "direct", "nics_per_node": 8, "nic_bandwidth": "200 Gb/s", "latency": "1 us"})";
 
 Setup on_direct(int64_t tp, int64_t pp, int64_t dp, const char* scale_out = kDirect, int64_t gpus_per_node = 4) {
   Setup u;
@@ -85,13 +92,12 @@ TEST_CASE("direct-connect design: ports within budget, every node reached, neigh
   struct Plan {
     int64_t tp, pp, dp;
   };
-  const std::string eight = R"({"kind": "direct", "nics_per_node": 8, "nic_bandwidth": "200 Gb/s", "latency": "1 us"})";
   for (int64_t gpn : {4, 8})
     for (const Plan& p : {Plan{1, 1, 64}, Plan{1, 2, 32}, Plan{1, 4, 16}, Plan{4, 2, 8}, Plan{2, 4, 8}, Plan{4, 4, 4},
                           Plan{4, 16, 1}, Plan{8, 1, 8}}) {
       INFO("tp " << p.tp << " pp " << p.pp << " dp " << p.dp);
       INFO(gpn << " GPUs and ports per node");
-      Scenario s = engine_test::scenario(on_direct(p.tp, p.pp, p.dp, gpn == 4 ? kDirect : eight.c_str(), gpn));
+      Scenario s = engine_test::scenario(on_direct(p.tp, p.pp, p.dp, gpn == 4 ? kDirect : kDirect8, gpn));
       design_circuits(s);
       const int64_t n = s.cluster.nodes();
       for (int64_t used : ports_used(n, s.cluster.scale_out.circuits)) CHECK(used <= s.cluster.scale_out.nics_per_node);
@@ -141,4 +147,27 @@ TEST_CASE("direct-connect design: the pipeline's neighbours get their own circui
   CHECK(send_time(s) == Approx(std::max(4 * X.value / (double(c) * B), X.value / B)).epsilon(1e-9));
   CHECK(c == 2);
   CHECK(send_time(blind) == Approx(2 * send_time(s)).epsilon(1e-9));
+}
+
+TEST_CASE("the planner keeps the design whose estimated step is the shortest", "[workload]") {
+  // tp 8 pp 4 dp 2 on 8 nodes of 8 GPUs and 8 ports: the reduction's rings and the pipeline's pairs
+  // share the ports, so there are several designs; every one, estimated on the plan the planner
+  // resolved, is no faster than the one it kept.
+  Setup u = on_direct(8, 4, 2, kDirect8, 8);
+  u.global_batch = 16;
+  Scenario s = engine_test::scenario(u);
+  ComputeModel cm(s.cluster.device, s.training.precision);
+  const ResolvedPlan plan = resolve_plan(s, cm);
+  const auto designs = circuit_designs(s);
+  REQUIRE(designs.size() > 1);  // the reduction and the pipeline both cross nodes
+  const double kept = estimate_step(s, *plan.pipeline, CommCosts(s)).step.value;
+  bool found = false;
+  for (const CircuitDesign& d : designs) {
+    Scenario t = s;
+    apply_design(t, d);
+    found = found || (d.circuits == s.cluster.scale_out.circuits);
+    INFO("k_dp " << d.reduction_strides << ", k_mp " << d.pair_circuits);
+    CHECK(kept <= estimate_step(t, *plan.pipeline, CommCosts(t)).step.value * (1 + 1e-12));
+  }
+  CHECK(found);
 }
