@@ -26,11 +26,13 @@ Scenario plain(const Scenario& s) {
 }
 
 // A variant on fewer GPUs keeps the dimension order; an explicit GPU list, which names the
-// healthy plan's ranks, falls back to the identity.
+// healthy plan's ranks, falls back to the identity; a direct-connect network's circuits join the
+// nodes left.
 void set_gpus(Scenario& v) {
   const int64_t gpus = v.plan.tp * v.plan.cp * v.plan.pp * v.plan.dp;
   if (gpus != v.cluster.gpus) v.plan.gpu_of_rank.clear();
   v.cluster.gpus = gpus;
+  v.cluster.reset_circuits();  // a direct-connect network's, for the nodes left
 }
 
 // A placement other than the default: units of the fewest whole stages (a divisor of pp) such that

@@ -94,12 +94,7 @@ static void parse_direct(const ParamReader& out, int64_t node_gpus, ClusterSpec&
                   "before it in a ring, one to the node after)",
               "nics_per_node >= 2");
   const auto st = out.find("strides");
-  if (!st) {
-    // Until the plan's design replaces them (sim/workload/circuit_design.hpp): rings over all nodes.
-    c.scale_out.ring_strides = totient_strides(nodes, ports / 2);
-    c.scale_out.circuits = stride_circuits(nodes, c.scale_out.ring_strides);
-    return;
-  }
+  if (!st) return c.reset_circuits();
   if (!st->is_array() || st->size() < 1)
     st->fail("is not a list of strides", "strides s in [1, nodes), e.g. [1, 3]: node i joins i + s and i - s");
   if (nodes < 2) st->fail("needs two nodes or more; the cluster has one", "no strides");
@@ -115,8 +110,7 @@ static void parse_direct(const ParamReader& out, int64_t node_gpus, ClusterSpec&
     st->fail(std::to_string(c.scale_out.strides.size()) + " strides take " + std::to_string(needed) +
                  " ports of each node (two per stride); a node has " + std::to_string(ports) + " (nics_per_node)",
              "at most " + std::to_string(ports / 2) + " strides, or more nics_per_node");
-  c.scale_out.circuits = stride_circuits(nodes, c.scale_out.strides);
-  c.scale_out.ring_strides = c.scale_out.strides;
+  c.reset_circuits();
 }
 
 ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir) {
@@ -224,6 +218,23 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   c.storage_bandwidth = r.has("storage_bandwidth") ? r.at("storage_bandwidth").as_bandwidth()
                                                    : BytesPerSecond(STORAGE_BYTES_PER_S_PER_GPU * c.gpus);
   return c;
+}
+
+void ClusterSpec::reset_circuits() {
+  ScaleOut& o = scale_out;
+  o.circuits.clear();
+  o.ring_strides.clear();
+  const int64_t n = nodes();
+  if (o.kind != "direct" || n < 2) return;
+  int64_t common = n;
+  for (int64_t s : o.strides)
+    if (s % n != 0) {
+      o.ring_strides.push_back(s % n);
+      common = std::gcd(common, s % n);
+    }
+  if (common != 1) o.ring_strides = totient_strides(n, static_cast<int64_t>(o.strides.size()));
+  if (o.ring_strides.empty()) o.ring_strides = totient_strides(n, o.nics_per_node / 2);
+  o.circuits = stride_circuits(n, o.ring_strides);
 }
 
 int64_t ClusterSpec::domain_gpus() const {

@@ -104,6 +104,12 @@ struct ClusterSpec {
   // GPUs per NVLink domain: scale_up.domain_gpus (0: a node's), at most the cluster. A variant on
   // fewer GPUs that whole domains do not tile (degraded plans) keeps the largest that do.
   int64_t domain_gpus() const;
+  // Sets a direct-connect network's circuits and ring strides for the nodes the cluster has now:
+  // rings of the user's strides (each taken mod the nodes; when what is left no longer joins them
+  // all, as on a variant with fewer nodes, those of totient_strides), or until the planner designs
+  // them for a plan, TotientPerms rings over all nodes, two ports per stride. Nothing for another
+  // kind.
+  void reset_circuits();
   // Whether all-reduces inside an NVLink domain run as NVLS (the device supports it and it is not
   // disabled).
   bool nvls() const { return scale_up.nvls && device.collectives.nvls_efficiency > 0; }

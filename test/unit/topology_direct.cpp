@@ -7,8 +7,12 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <numeric>
+#include <string>
+#include <utility>
 
+#include "sim/core/params.hpp"
 #include "sim/scenario/circuits.hpp"
+#include "sim/scenario/cluster.hpp"
 #include "sim/topology/direct.hpp"
 #include "sim/topology/network_cost.hpp"
 #include "sim/topology/nvswitch.hpp"
@@ -116,4 +120,28 @@ TEST_CASE("direct-connect: a node with more circuits than ports, or a circuit to
   Network self;
   build_nvswitch(self, {8, 4, BytesPerSecond(300e9), Seconds(0)});
   CHECK_THROWS_AS(build_direct(self, {2, 4, 4, BytesPerSecond(B), Seconds(0), {{0, 0}}}), std::invalid_argument);
+}
+
+TEST_CASE("direct-connect circuits follow the cluster to fewer nodes: the strides that still join them all",
+          "[topology]") {
+  // 8 nodes of 4 GPUs, the user's stride 3. On 7 nodes 3 is still coprime: its ring stays. On 6
+  // nodes it would split them into 3 rings of 2: TotientPerms' stride 1 replaces it (as many
+  // strides, so as many ports). Every node reaches every other either way.
+  const std::string text = R"({"gpu": "a100-sxm-80gb", "gpus": 32, "gpus_per_node": 4,
+    "scale_up": {"kind": "nvswitch", "bandwidth": "300 GB/s"},
+    "scale_out": {"kind": "direct", "nics_per_node": 4, "nic_bandwidth": "200 Gb/s", "strides": [3]}})";
+  ClusterSpec c = ClusterSpec::parse(ParamReader::from_text(text, "test"), TRAINSIM_SOURCE_DIR);
+  CHECK(c.scale_out.ring_strides == std::vector<int64_t>{3});
+  for (const auto& [nodes, strides] : {std::pair<int64_t, std::vector<int64_t>>{7, {3}}, {6, {1}}, {2, {1}}}) {
+    INFO(nodes << " nodes");
+    c.gpus = 4 * nodes;
+    c.reset_circuits();
+    CHECK(c.scale_out.ring_strides == strides);
+    Network net;
+    build_nvswitch(net, {c.gpus, 4, BytesPerSecond(300e9), Seconds(0)});
+    build_direct(net, {nodes, 4, 4, BytesPerSecond(B), Seconds(0), c.scale_out.circuits});
+    std::vector<TorusHop> route;
+    for (int64_t a = 0; a < nodes; ++a)
+      for (int64_t b = 0; b < nodes; ++b) CHECK_NOTHROW(direct_route(net, a, b, route));
+  }
 }
