@@ -16,13 +16,14 @@
 namespace sim {
 
 std::shared_ptr<const Fabric> Fabric::of(const ClusterSpec& c) {
-  // Everything the network and the capacities are built from.
+  // Everything the network (its layouts too: a torus's cubes, which its cost reads) and the
+  // capacities are built from.
   const auto& k = c.device.collectives;
   const auto key = std::make_tuple(
       c.gpus, c.gpus_per_node, c.domain_gpus(), c.scale_up.kind, c.scale_up.bandwidth.value, c.scale_up.latency.value,
       c.scale_out.kind, c.scale_out.nics_per_node, c.scale_out.nic_bandwidth.value, c.scale_out.oversubscription,
       c.scale_out.pod_gpus, c.scale_out.latency.value, k.scale_up_efficiency, k.scale_out_efficiency, c.scale_up.dims,
-      c.scale_up.twisted, c.scale_out.circuits);
+      c.scale_up.twisted, c.scale_up.cube, c.scale_up.ocs, c.scale_out.circuits);
   static std::mutex mutex;
   static std::optional<std::decay_t<decltype(key)>> last_key;
   static std::shared_ptr<const Fabric> last;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/scenario/torus_shape.hpp"
 
 namespace sim {
 
@@ -39,12 +40,7 @@ struct Link {
 // d, its links to the + neighbour (hop[2d]) and the - neighbour (hop[2d + 1]); -1 where the
 // dimension has size 1. A dimension of 2 has one link, both neighbours'.
 struct TorusLayout {
-  std::vector<int64_t> dims;
-  bool twisted = false;
-  bool wrap = true;           // false: a mesh
-  std::vector<int64_t> cube;  // its electrical blocks (TorusShape::cube), empty: one
-  bool ocs = false;           // links between blocks run through an optical circuit switch
-  BytesPerSecond link_bandwidth;
+  TorusShape shape;
   int64_t first_gpu = 0;
   std::vector<int64_t> router;  // per chip, its router vertex
   std::vector<std::array<int64_t, 6>> hop;

@@ -29,14 +29,14 @@ NetworkCost network_cost(const Network& net, const CostTable& costs) {
     }
   }
   for (const TorusLayout& t : net.tori) {
-    if (t.cube.empty()) continue;
+    if (t.shape.cube.empty()) continue;
     double per_chip = 0;  // optical links
-    for (size_t d = 0; d < t.dims.size(); ++d)
-      if (t.dims[d] > 1) per_chip += 1.0 / static_cast<double>(t.cube[d]);
+    for (size_t d = 0; d < t.shape.dims.size(); ++d)
+      if (t.shape.dims[d] > 1) per_chip += 1.0 / static_cast<double>(t.shape.cube[d]);
     const double ports =
-        per_chip * static_cast<double>(t.router.size()) * t.link_bandwidth.value / costs.port_bandwidth.value;
+        per_chip * static_cast<double>(t.router.size()) * t.shape.link_bandwidth.value / costs.port_bandwidth.value;
     c.transceivers += 2 * ports;
-    if (t.ocs) c.ocs_ports += 2 * ports;
+    if (t.shape.ocs) c.ocs_ports += 2 * ports;
   }
   c.usd = c.switch_ports * costs.switch_port.usd + c.transceivers * costs.transceiver.usd +
           c.ocs_ports * costs.ocs_port.usd;

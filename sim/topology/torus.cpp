@@ -30,12 +30,7 @@ void build_torus(Network& net, const TorusShape& shape) {
   if (shape.twisted && !shape.wrap) throw std::invalid_argument("a mesh has no wrap-around links to twist");
   const int64_t k = *std::min_element(dims.begin(), dims.end());
   TorusLayout layout;
-  layout.dims = dims;
-  layout.twisted = shape.twisted;
-  layout.wrap = shape.wrap;
-  layout.cube = shape.cube;
-  layout.ocs = shape.ocs;
-  layout.link_bandwidth = shape.link_bandwidth;
+  layout.shape = shape;
   if (!shape.cube.empty() && shape.cube.size() != dims.size())
     throw std::invalid_argument("a torus's cube has one extent per dimension");
   for (size_t i = 0; i < shape.cube.size(); ++i)
@@ -91,13 +86,13 @@ void build_torus(Network& net, const TorusShape& shape) {
 void torus_route(const Network& net, const TorusLayout& t, int64_t from, int64_t to, std::vector<TorusHop>& out) {
   out.clear();
   if (from == to) return;
-  const auto& dims = t.dims;
+  const auto& dims = t.shape.dims;
   const size_t n = dims.size();
   const int64_t k = *std::min_element(dims.begin(), dims.end());
   std::vector<int64_t> at = torus_coords(dims, from);
   const std::vector<int64_t> dest = torus_coords(dims, to);
   std::vector<size_t> shorts, longs;  // on a twisted torus the short dimensions cross the seam
-  for (size_t i = 0; i < n; ++i) (t.twisted && dims[i] == k ? shorts : longs).push_back(i);
+  for (size_t i = 0; i < n; ++i) (t.shape.twisted && dims[i] == k ? shorts : longs).push_back(i);
   // The long dimensions' hops once the seam has shifted them by `shift`.
   const auto long_hops = [&](int64_t shift) {
     int64_t h = 0;
@@ -141,7 +136,7 @@ void torus_route(const Network& net, const TorusLayout& t, int64_t from, int64_t
     out.push_back({l, net.links()[static_cast<size_t>(l)].a == t.router[static_cast<size_t>(chip)]});
     const bool seam = minus ? at[i] == 0 : at[i] == dims[i] - 1;
     at[i] = (at[i] + (minus ? dims[i] - 1 : 1)) % dims[i];
-    if (t.twisted && seam && dims[i] == k)
+    if (t.shape.twisted && seam && dims[i] == k)
       for (size_t j : longs) at[j] = (at[j] + k) % dims[j];
     chip = 0;
     for (size_t j = 0; j < n; ++j) chip = chip * dims[j] + at[j];
@@ -150,18 +145,18 @@ void torus_route(const Network& net, const TorusLayout& t, int64_t from, int64_t
     for (int64_t h = 0, hops = walk_hops(shorts[s], best_walk[s]); h < hops; ++h) step(shorts[s], best_walk[s] >= 2);
   for (size_t j : longs) {
     const int64_t d = ((dest[j] - at[j]) % dims[j] + dims[j]) % dims[j];
-    const bool minus = t.wrap ? dims[j] - d < d : dest[j] < at[j];
-    for (int64_t h = 0, hops = t.wrap ? (minus ? dims[j] - d : d) : std::abs(dest[j] - at[j]); h < hops; ++h)
+    const bool minus = t.shape.wrap ? dims[j] - d < d : dest[j] < at[j];
+    for (int64_t h = 0, hops = t.shape.wrap ? (minus ? dims[j] - d : d) : std::abs(dest[j] - at[j]); h < hops; ++h)
       step(j, minus);
   }
 }
 
 std::vector<int64_t> torus_group_dims(const TorusLayout& t, const std::vector<int64_t>& chips) {
   const int64_t members = static_cast<int64_t>(chips.size());
-  const size_t n = t.dims.size();
+  const size_t n = t.shape.dims.size();
   std::vector<std::vector<int64_t>> values(n);  // per dimension, the members' coordinates, sorted
   for (int64_t c : chips) {
-    const auto at = torus_coords(t.dims, c);
+    const auto at = torus_coords(t.shape.dims, c);
     for (size_t i = 0; i < n; ++i) values[i].push_back(at[i]);
   }
   std::vector<int64_t> dims;
@@ -174,7 +169,7 @@ std::vector<int64_t> torus_group_dims(const TorusLayout& t, const std::vector<in
   }
   if (product != members) return {members};
   for (int64_t m = 0; m < members; ++m) {
-    const auto at = torus_coords(t.dims, chips[static_cast<size_t>(m)]);
+    const auto at = torus_coords(t.shape.dims, chips[static_cast<size_t>(m)]);
     int64_t index = 0;
     for (size_t i = 0; i < n; ++i)
       index = index * dims[i] + (std::lower_bound(values[i].begin(), values[i].end(), at[i]) - values[i].begin());

@@ -19,29 +19,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/core/units.hpp"
 #include "sim/scenario/torus_shape.hpp"
 #include "sim/topology/network.hpp"
 
 namespace sim {
 
-struct TorusShape {
-  std::vector<int64_t> dims;  // chips along each dimension, 1 to 3 of them, each >= 1
-  bool twisted = false;
-  BytesPerSecond link_bandwidth;  // per ICI link per direction
-  Seconds latency;                // per link
-  // false: a mesh, no wrap-around links (a slice carved from a static torus with no optical
-  // switch to close its rings: TPU v4's "3D mesh" slices; Jouppi et al., ISCA 2023 §2).
-  bool wrap = true;
-  // The electrical blocks it is built of (TPU v4: 4x4x4 cubes of chips on copper), per dimension
-  // a divisor of dims; empty: one block. Links between blocks are optical, through an optical
-  // circuit switch when `ocs` (TPU v4's 48 OCSes joining its 64 cubes' faces), else fibre.
-  std::vector<int64_t> cube{};
-  bool ocs = false;
-};
-
-// Adds the chips (appended to Network::gpu, in row-major order of their coordinates, the first
-// dimension slowest), their routers and links, and the torus's layout (Network::tori);
+// Adds the chips of a torus of `shape` (sim/scenario/torus_shape.hpp; appended to Network::gpu, in
+// row-major order of their coordinates, the first dimension slowest), their routers and links, and
+// the torus's layout (Network::tori, which keeps the shape);
 // std::invalid_argument on a shape with no dimension, more than three, one below 1, or a twist the
 // shape does not admit (or a twisted mesh). Several tori may be built into one network, one after another.
 void build_torus(Network& net, const TorusShape& shape);

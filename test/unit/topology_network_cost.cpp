@@ -12,6 +12,7 @@
 #include "sim/scenario/cluster.hpp"
 #include "sim/scenario/costs.hpp"
 #include "sim/topology/builders.hpp"
+#include "sim/topology/fabric.hpp"
 #include "sim/topology/network_cost.hpp"
 
 using namespace sim;
@@ -119,4 +120,27 @@ TEST_CASE("the shipped cost table parses and prices every part", "[topology]") {
     CHECK(p.watts > 0);
   }
   CHECK_FALSE(load_costs("/nonexistent").has_value());
+}
+
+TEST_CASE("the shared fabric of a torus follows its cubes and switches, which its price reads", "[topology]") {
+  // Fabric::of keeps the last fabric built; a cluster that differs only in its cubes or its optical
+  // switches must not be priced on the other's layout (network_cost reads the layout's shape).
+  const auto cluster = [](const std::string& cube, bool ocs) {
+    const std::string text = R"({"gpu": "tpu-v4", "gpus": 64, "gpus_per_node": 4,
+      "scale_up": {"kind": "torus", "dims": [4, 4, 4], "bandwidth": "45 GB/s", "cube": )" +
+                             cube + ", \"ocs\": " + (ocs ? "true" : "false") + R"(},
+      "scale_out": {"kind": "fat-tree", "nics_per_node": 1, "nic_bandwidth": "200 Gb/s"}})";
+    return ClusterSpec::parse(ParamReader::from_text(text, "test"), TRAINSIM_SOURCE_DIR);
+  };
+  const auto layout_shape = [&](const ClusterSpec& c) {
+    const Network& n = Fabric::of(c)->network();
+    REQUIRE(n.tori.size() == 1);
+    return n.tori.front().shape;
+  };
+  const TorusShape big = layout_shape(cluster("[4, 4, 4]", true));
+  CHECK(big.cube == std::vector<int64_t>{4, 4, 4});
+  CHECK(big.ocs);
+  const TorusShape small = layout_shape(cluster("[2, 2, 2]", false));
+  CHECK(small.cube == std::vector<int64_t>{2, 2, 2});
+  CHECK_FALSE(small.ocs);
 }

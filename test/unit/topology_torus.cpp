@@ -145,7 +145,7 @@ void for_each_route(const Network& net, F&& f) {
   for (int64_t a = 0; a < chips; ++a)
     for (int64_t b = 0; b < chips; ++b) {
       torus_route(net, t, a, b, hops);
-      f(a, b, torus_coords(t.dims, a), torus_coords(t.dims, b), hops);
+      f(a, b, torus_coords(t.shape.dims, a), torus_coords(t.shape.dims, b), hops);
     }
 }
 
