@@ -35,7 +35,10 @@ void ring_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_rank
   int64_t channels = nodes > 1 ? nccl_channels(static_cast<int64_t>(by_node.front().size())) : 1;
   const auto k = static_cast<int64_t>(strides.size());
   const bool strided = nodes > 1 && k > 0;
-  if (strided) channels = std::lcm(channels, 2 * k) <= 64 ? std::lcm(channels, 2 * k) : 2 * k;
+  if (strided) {
+    const int64_t both = std::lcm(channels, 2 * k);
+    channels = both <= 64 ? both : 2 * k;
+  }
   if (per_rank.value <= 0) return;
   const Bytes bytes(per_rank.value / double(channels));
   std::vector<int64_t> ring;

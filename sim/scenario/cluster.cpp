@@ -232,8 +232,9 @@ void ClusterSpec::reset_circuits() {
       o.ring_strides.push_back(s % n);
       common = std::gcd(common, s % n);
     }
-  if (common != 1) o.ring_strides = totient_strides(n, static_cast<int64_t>(o.strides.size()));
-  if (o.ring_strides.empty()) o.ring_strides = totient_strides(n, o.nics_per_node / 2);
+  if (common != 1)  // no strides, or none that join every node: as many (or the ports') TotientPerms rings
+    o.ring_strides =
+        totient_strides(n, o.strides.empty() ? o.nics_per_node / 2 : static_cast<int64_t>(o.strides.size()));
   o.circuits = stride_circuits(n, o.ring_strides);
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <limits>
 #include <map>
 #include <utility>
 #include <vector>
@@ -15,6 +14,14 @@
 namespace sim {
 namespace {
 
+// The nodes `gpus` sit on, in order of first appearance.
+std::vector<int64_t> nodes_of(const Placement& place, const std::vector<int64_t>& gpus) {
+  std::vector<int64_t> seq;
+  for (int64_t gpu : gpus)
+    if (std::find(seq.begin(), seq.end(), place.node(gpu)) == seq.end()) seq.push_back(place.node(gpu));
+  return seq;
+}
+
 // The distinct node sequences (rank order, first appearance) of the gradient-reduction groups that
 // span nodes; empty when two of them share a node in different orders (then no rings of theirs fit).
 std::vector<std::vector<int64_t>> reduction_rings(const Scenario& s, const Placement& place, int64_t& groups_per_node,
@@ -25,9 +32,7 @@ std::vector<std::vector<int64_t>> reduction_rings(const Scenario& s, const Place
   fits = true;
   for (int64_t r = 0; r < s.plan.pp; ++r)
     for (int64_t g = 0; g < grad_groups(s.plan); ++g) {
-      std::vector<int64_t> seq;
-      for (int64_t gpu : dp_group(s.plan, place, r, g))
-        if (std::find(seq.begin(), seq.end(), place.node(gpu)) == seq.end()) seq.push_back(place.node(gpu));
+      const std::vector<int64_t> seq = nodes_of(place, dp_group(s.plan, place, r, g));
       if (seq.size() < 2) continue;
       for (int64_t v : seq) ++groups_on[v];
       const int64_t at = ring_of[static_cast<size_t>(seq.front())];
@@ -74,9 +79,8 @@ std::map<std::pair<int64_t, int64_t>, double> model_pairs(const Scenario& s, con
           const int64_t a = place.node(place.gpu({t, c, r, d})), b = place.node(place.gpu({t, c, (r + 1) % p.pp, d}));
           if (a != b) pairs[std::minmax(a, b)] += boundary;
         }
-        std::vector<int64_t> seq;  // the tensor-parallel group's nodes, in rank order
-        for (int64_t gpu : model_group(p, place, CommGroup::TP, {0, c, r, d}))
-          if (std::find(seq.begin(), seq.end(), place.node(gpu)) == seq.end()) seq.push_back(place.node(gpu));
+        // The tensor-parallel group's nodes, in rank order.
+        const std::vector<int64_t> seq = nodes_of(place, model_group(p, place, CommGroup::TP, {0, c, r, d}));
         for (size_t i = 0; seq.size() > 1 && i < (seq.size() == 2 ? 1 : seq.size()); ++i)
           pairs[std::minmax(seq[i], seq[(i + 1) % seq.size()])] += tp_ring;
       }
@@ -155,11 +159,10 @@ std::vector<CircuitDesign> circuit_designs(const Scenario& s) {
       for (int64_t j = 0; j < k_mp; ++j) d.circuits.push_back({pair.first, pair.second});
     if (!d.circuits.empty() && connected(n, d.circuits)) out.push_back(std::move(d));
   }
-  if (out.empty()) {  // rings over all nodes
-    CircuitDesign d;
-    d.ring_strides = totient_strides(n, ports / 2);
-    d.circuits = stride_circuits(n, d.ring_strides);
-    out.push_back(std::move(d));
+  if (out.empty()) {  // rings over all nodes, what a cluster gets without a plan
+    ClusterSpec all = s.cluster;
+    all.reset_circuits();
+    out.push_back({all.scale_out.circuits, all.scale_out.ring_strides, 0, 0});
   }
   return out;
 }

@@ -129,8 +129,7 @@ CommOp CommPlan::collective(CollectiveKind kind, const std::vector<int64_t>& mem
   bool even = true;
   const GroupShape g = shape(members, &by_node, even);
   for (const auto& f :
-       collective_flows(op.choice, kind, by_node, buffer, s_.cluster.device.collectives, g.torus_dims,
-                        op.choice.algo == CollectiveAlgo::RING ? g.ring_strides : std::vector<int64_t>{}))
+       collective_flows(op.choice, kind, by_node, buffer, s_.cluster.device.collectives, g.torus_dims, g.ring_strides))
     op.flows.push_back({members[static_cast<size_t>(f.from)], members[static_cast<size_t>(f.to)], f.bytes});
   return op;
 }
@@ -152,9 +151,9 @@ std::vector<GpuFlow> CommPlan::class_transfers(int64_t from_rank, int64_t to_ran
 }
 
 double CommPlan::class_share(int64_t from_rank, int64_t to_rank) const {
-  const Bytes probe(1 << 20);
-  const double alone = transfer_time({class_transfers(from_rank, to_rank, probe).front()}).value;
-  return alone > 0 ? transfer_time(class_transfers(from_rank, to_rank, probe)).value / alone : 1.0;
+  const std::vector<GpuFlow> all = class_transfers(from_rank, to_rank, Bytes(1 << 20));
+  const double alone = transfer_time({all.front()}).value;
+  return alone > 0 ? transfer_time(all).value / alone : 1.0;
 }
 
 bool CommPlan::leaves_domain(const CommOp& op) const {

@@ -80,7 +80,11 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     int64_t m = 0, tasks = 0;
   };
   check_tp_comm_overlap(s);
-  if (s.cluster.scale_out.circuits_designed()) design_circuits(s);
+  // A direct-connect network designed with the plan: its designs (circuit_design.hpp), the first
+  // applied until the estimate chooses among them (below).
+  const std::vector<CircuitDesign> designs =
+      s.cluster.scale_out.circuits_designed() ? circuit_designs(s) : std::vector<CircuitDesign>{};
+  if (!designs.empty()) apply_design(s, designs.front());
   std::vector<StageLayout> layouts;
   std::vector<Candidate> build;
   int64_t tried = 0, planned_tasks = 0;
@@ -136,22 +140,20 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
                          std::to_string(MAX_PLANNED_TASKS),
                      "a fixed micro_batch or virtual_stages, or fewer microbatches per step");
   }
-  // A direct-connect network designed with the plan: of its designs (circuit_design.hpp), the one
-  // whose estimated step is the shortest for the first candidate that fits (ties: the earlier).
-  if (s.cluster.scale_out.circuits_designed() && !build.empty()) {
-    const std::vector<CircuitDesign> designs = circuit_designs(s);
+  // Of the designs, the one whose estimated step is the shortest for the first candidate that fits
+  // (ties: the earlier).
+  if (designs.size() > 1 && !build.empty()) {
+    const Candidate& first = build.front();
+    const StepProgram steps =
+        build_step_program(first.trial, layouts[first.layout], first.trial.training.micro_batch.value, cm);
     size_t chosen = 0;
-    if (designs.size() > 1) {
-      const Candidate& c = build.front();
-      const StepProgram steps = build_step_program(c.trial, layouts[c.layout], c.trial.training.micro_batch.value, cm);
-      double fastest = std::numeric_limits<double>::infinity();
-      for (size_t i = 0; i < designs.size(); ++i) {
-        deadline.check();
-        Scenario trial = c.trial;
-        apply_design(trial, designs[i]);
-        const double step = estimate_step(steps, CommCosts(trial)).step.value;
-        if (step < fastest) fastest = step, chosen = i;
-      }
+    double fastest = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < designs.size(); ++i) {
+      deadline.check();
+      Scenario trial = first.trial;
+      apply_design(trial, designs[i]);
+      const double step = estimate_step(steps, CommCosts(trial)).step.value;
+      if (step < fastest) fastest = step, chosen = i;
     }
     apply_design(s, designs[chosen]);
     for (Candidate& c : build) apply_design(c.trial, designs[chosen]);
