@@ -1,6 +1,9 @@
 #include "sim/scenario/cluster.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <vector>
 
@@ -27,7 +30,28 @@ static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir
     auto [what, expected] = unknown_device(at.as_string(), data_dir);
     at.fail(what, expected);
   }
-  return DeviceSpec::parse(ParamReader::load_file(path));
+  // Parsed once per file and process (search, sweeps, validation and fuzzing parse one profile for
+  // many scenarios), again should the file change.
+  std::error_code ec;
+  const auto written = std::filesystem::last_write_time(path, ec);
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return DeviceSpec::parse(ParamReader::load_file(path));  // load_file says what is wrong
+  struct Parsed {
+    std::filesystem::file_time_type written;
+    std::uintmax_t size;
+    DeviceSpec device;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, Parsed> parsed;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = parsed.find(path);
+    if (it != parsed.end() && it->second.written == written && it->second.size == size) return it->second.device;
+  }
+  DeviceSpec d = DeviceSpec::parse(ParamReader::load_file(path));
+  std::lock_guard<std::mutex> lock(mutex);
+  parsed.insert_or_assign(path, Parsed{written, size, d});
+  return d;
 }
 
 // A torus's shape: dims whose product, a slice, is whole nodes (hosts) and tiles the cluster.

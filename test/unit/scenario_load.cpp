@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -184,6 +185,30 @@ TEST_CASE("model and cluster by relative path, by name, and by name with overrid
   auto f = sim::load_scenario(from, {}, DATA);
   CHECK(f.model.layers == 8);
   CHECK(f.model.hidden == 12288);  // models/gpt3-175b.json
+}
+
+TEST_CASE("a device file read once per process is read again when it changes", "[scenario]") {
+  // sim/scenario/cluster.cpp keeps each parsed profile for the scenarios after (search, sweeps,
+  // validation); an edited file must not be answered from that copy.
+  TempDir dir;
+  std::ifstream in(DATA + "/topologies/devices/a100-sxm-80gb.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string name = "\"name\": \"a100-sxm-80gb\"";
+  REQUIRE(text.find(name) != std::string::npos);
+  dir.write("dev.json", text);
+  auto path = dir.write("s.json", R"({
+    "model": {"layers": 4, "hidden": 1024, "heads": 16, "ffn_hidden": 4096, "vocab": 32000, "activation": "swiglu"},
+    "cluster": {"gpu": "dev.json", "gpus": 8, "gpus_per_node": 8,
+                "scale_up": {"kind": "nvswitch", "bandwidth": "300 GB/s"},
+                "scale_out": {"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "200 Gb/s"}},
+    "parallelism": {"tp": 2, "pp": 2, "dp": 2},
+    "training": {"seq_len": 1024, "global_batch": 16}})");
+  CHECK(sim::load_scenario(path, {}, DATA).cluster.device.name == "a100-sxm-80gb");
+  CHECK(sim::load_scenario(path, {}, DATA).cluster.device.name == "a100-sxm-80gb");
+  std::string edited = text;
+  edited.replace(edited.find(name), name.size(), "\"name\": \"a100-edited\"");
+  dir.write("dev.json", edited);
+  CHECK(sim::load_scenario(path, {}, DATA).cluster.device.name == "a100-edited");
 }
 
 TEST_CASE("set overrides apply before parsing", "[scenario]") {
