@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # topologies/devices/h100-96gb-hbm2e-500w.json, the H100 of torchtitan's benchmarks (Meta Grand
 # Teton hosts), is h100-sxm with what torchtitan's 'Hardware' section states changed and nothing else:
-#  - capacity: "96GB HBM2e" read as 96e9 bytes; bandwidth: "2.4 TB/sec" = 2400 GB/s (the quotes
-#    are re-read here from the profile's own source strings);
+#  - capacity: the total memory torchtitan logs on those GPUs ("CUDA capacity: NVIDIA H100 with
+#    95.00GiB memory"), which a step log's reserved memory over its percentage confirms;
+#    bandwidth: "2.4 TB/sec" = 2400 GB/s (the quotes are re-read here from the profile's own
+#    source strings);
 #  - the memory ramp keeps the H200's measured ramp time: half_bytes = t_half x eta x 2400 GB/s with
 #    t_half = half / (eta x bandwidth) of h200-sxm, within 0.5 %;
 #  - every other number equals h100-sxm's (same GH100 die, NVLink4 node, 400 Gb/s per GPU), and the
@@ -57,7 +59,16 @@ check(set(all_leaves) == set(dict(leaves(base))), "the same entries as h100-sxm"
 cap = d["hbm"]["capacity"]
 m = re.search(r"'Each H100 GPU is equipped with (\d+)GB HBM2e'", cap["source"])
 check(m is not None and "torchtitan" in cap["source"], "capacity quotes torchtitan's Hardware section")
-check(val(cap) == "96 GB" and m and int(m.group(1)) * 1e9 == 96e9, f"capacity {val(cap)} = {m and m.group(1)}GB read as 96e9 B")
+logged = re.search(r"'CUDA capacity: NVIDIA H100 with ([\d.]+)GiB memory'", cap["source"])
+check(logged is not None and val(cap) == logged.group(1) + " GiB", f"capacity {val(cap)} = the total memory torchtitan logs")
+step = re.search(r"'memory: ([\d.]+)GiB\(([\d.]+)%\)' = ([\d.]+) GiB", cap["source"])
+check(step is not None and abs(float(step.group(1)) / (float(step.group(2)) / 100) - num(cap)) < 0.01,
+      f"a step log's reserved GiB over its percentage gives the capacity ({step and step.group(3)} GiB)")
+# A run that ran fits: the table's largest published peak (82.4 GiB, 8B FSDP on 8 GPUs, the
+# allocator's reserved peak) is under it, which 96 GB read as decimal (89.41 GiB) also holds but
+# which the capacity must; and no more than the 96 GB read as binary is usable.
+check(m is not None and 82.4 <= num(cap) <= int(m.group(1)),
+      f"published 82.4 GiB peak fits in {val(cap)}, at most {m and m.group(1)} GiB")
 bw = d["hbm"]["bandwidth"]
 m = re.search(r"with ([\d.]+) TB/sec peak memory bandwidth", bw["source"])
 check(m is not None and abs(float(m.group(1)) * 1000 - num(bw)) < 1e-9 and val(bw).endswith("GB/s"),
