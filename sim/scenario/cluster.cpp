@@ -32,10 +32,10 @@ static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir
   }
   // Parsed once per file and process (search, sweeps, validation and fuzzing parse one profile for
   // many scenarios), again should the file change.
-  std::error_code ec;
-  const auto written = std::filesystem::last_write_time(path, ec);
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return DeviceSpec::parse(ParamReader::load_file(path));  // load_file says what is wrong
+  std::error_code time_error, size_error;
+  const auto written = std::filesystem::last_write_time(path, time_error);
+  const auto size = std::filesystem::file_size(path, size_error);
+  if (time_error || size_error) return DeviceSpec::parse(ParamReader::load_file(path));  // it says what is wrong
   struct Parsed {
     std::filesystem::file_time_type written;
     std::uintmax_t size;
