@@ -40,15 +40,18 @@ CheckResult check_profile(const Measurements& m, const DeviceSpec& d) {
   }
   for (const auto& a : m.attention) {
     Precision p = precision_from_string(a.dtype);
-    if (d.flash_attention.eta_max <= 0 || !d.dense_peak.count(p)) {
-      skip("attention: the profile has no flash_attention curve");
+    // Each record against its kernel's curve; the suite's own kernels and unknown implementations
+    // against FlashAttention's.
+    const Attention kind = attention_measured_by(a.impl_name).value_or(Attention::FLASH);
+    if (!d.attention_curve(kind) || !d.dense_peak.count(p)) {
+      skip(fmt::format("attention: the profile has no {} curve", attention_kernel(kind).profile_key));
       continue;
     }
     ComputeModel cm(d, p);
     std::string impl = a.impl_name.empty() ? "" : a.impl_name + " ";
     r.predictions.push_back({"attention " + impl + to_string(a.pass) + (a.causal ? " causal" : ""),
                              fmt::format("b{:.0f} h{:.0f} s{:.0f} d{:.0f}", a.batch, a.heads, a.seq_len, a.head_dim),
-                             a.at, a.time, cm.flash_attention(a.flops(), a.min_bytes(), a.seq_len)});
+                             a.at, a.time, cm.fused_attention(kind, a.flops(), a.min_bytes(), a.seq_len)});
   }
   for (const auto& c : m.collectives) {
     if (m.scale_up_bandwidth.value <= 0) {

@@ -1,6 +1,7 @@
 #include "sim/calibrate/fit.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -147,7 +148,7 @@ void fit_gemm(const Measurements& m, Calibration& cal, bool fp8) {
   check_efficiency(m, target, fp8 ? "FP8 GEMMs" : "GEMMs");
 }
 
-void fit_attention_curve(const std::vector<const AttentionMeasurement*>& usable, FlopsPerSecond peak,
+void fit_attention_curve(const std::vector<const AttentionMeasurement*>& usable, FlopsPerSecond peak, Attention kind,
                          Calibration& cal) {
   bool any_fwd_bwd = false;
   for (const auto* a : usable) any_fwd_bwd = any_fwd_bwd || a->pass == AttentionPass::FWD_BWD;
@@ -157,36 +158,51 @@ void fit_attention_curve(const std::vector<const AttentionMeasurement*>& usable,
     x.push_back(a->seq_len);
     y.push_back(a->time.value * peak.value * a->seq_len / a->flops().value);
   }
-  SaturatingCurve base = cal.device.flash_attention.eta_max > 0 ? cal.device.flash_attention : SaturatingCurve{1, 0};
-  cal.device.flash_attention = fit_curve(x, y, base, "half_seq_len", cal.attention);
-  if (!any_fwd_bwd) add_note(cal.attention, "no fwd_bwd records: fitted on fwd and bwd together");
+  const SaturatingCurve* known = cal.device.attention_curve(kind);
+  const SaturatingCurve base = known && known->eta_max > 0 ? *known : SaturatingCurve{1, 0};
+  ParameterFit& fit = cal.attention[kind];
+  cal.device.attention[kind] = fit_curve(x, y, base, "half_seq_len", fit);
+  if (!any_fwd_bwd) add_note(fit, "no fwd_bwd records: fitted on fwd and bwd together");
 }
 
 void fit_attention(const Measurements& m, const FitOptions& opt, Calibration& cal) {
-  std::vector<const AttentionMeasurement*> usable;
+  std::map<Attention, std::vector<const AttentionMeasurement*>> usable;
   size_t suite_kernels = 0;
-  std::map<std::string, size_t> left_out;
+  std::map<std::string, size_t> left_out, unknown;
   for (const auto& a : m.attention) {
+    // A record that names no implementation is FlashAttention, as published files before the
+    // registry wrote them.
+    const auto kind = a.impl_name.empty() ? std::optional(Attention::FLASH) : attention_measured_by(a.impl_name);
     if (a.impl_name == kSuiteAttentionImpl)
       ++suite_kernels;
     else if (opt.excludes(a.impl_name))
       ++left_out[a.impl_name];
+    else if (!kind)
+      ++unknown[a.impl_name];
     else
-      usable.push_back(&a);
+      usable[*kind].push_back(&a);
   }
   auto peak = cal.device.dense_peak.find(Precision::BF16);
-  if (usable.empty() || peak == cal.device.dense_peak.end()) {
-    cal.attention.note = suite_kernels + left_out.size() == 0
-                             ? "no attention measured: kept from the base profile"
-                             : "no FlashAttention measured: kept from the base profile";
-  } else {
-    fit_attention_curve(usable, peak->second, cal);
-    check_efficiency(m, cal.device.flash_attention, "attention kernels");
+  for (const auto& k : attention_kernels()) {
+    if (!fused(k.kind)) continue;
+    ParameterFit& fit = cal.attention[k.kind];
+    auto records = usable.find(k.kind);
+    if (records == usable.end() || peak == cal.device.dense_peak.end()) {
+      fit.note = fmt::format("no {} attention measured: kept from the base profile", k.name);
+    } else {
+      fit_attention_curve(records->second, peak->second, k.kind, cal);
+      check_efficiency(m, cal.device.attention[k.kind], "attention kernels");
+      std::vector<std::string> impls;
+      for (const auto* a : records->second)
+        if (std::find(impls.begin(), impls.end(), a->impl_name) == impls.end()) impls.push_back(a->impl_name);
+      add_note(fit, fmt::format("{} records of {}", records->second.size(), fmt::join(impls, ", ")));
+    }
+    if (suite_kernels)
+      add_note(fit, fmt::format("{} records of the suite's own {} kernels left out (none of the registry's kernels)",
+                                suite_kernels, kSuiteAttentionImpl));
+    if (!unknown.empty()) add_note(fit, "left out, no kernel of the registry: " + left_out_list(unknown));
+    if (!left_out.empty()) add_note(fit, "left out by --exclude: " + left_out_list(left_out));
   }
-  if (suite_kernels)
-    add_note(cal.attention, fmt::format("{} records of the suite's own {} kernels left out (not FlashAttention)",
-                                        suite_kernels, kSuiteAttentionImpl));
-  if (!left_out.empty()) add_note(cal.attention, "left out by --exclude: " + left_out_list(left_out));
 }
 
 }  // namespace

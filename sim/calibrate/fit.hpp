@@ -21,6 +21,7 @@
 // (bandwidth) regime of every group.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -58,15 +59,18 @@ struct HostCopyFit {  // t = alpha + bytes / bandwidth
 
 struct Calibration {
   DeviceSpec device;  // the base profile with every fitted parameter replaced
-  ParameterFit gemm, gemm_fp8, memory, attention, collectives, nvls;
+  ParameterFit gemm, gemm_fp8, memory, collectives, nvls;
+  // One fit per fused attention kernel of the registry (attention_kernels.hpp), from the records of
+  // the implementations that measure it; every fused kernel has an entry, fitted or not.
+  std::map<Attention, ParameterFit> attention;
   std::vector<RegimeFit> regimes;
   std::vector<HostCopyFit> host_copies;
   std::vector<std::string> excluded;  // FitOptions::exclude, recorded in the fitted profile
 };
 
 // The suite's own attention kernels (sim/kernels, impl "trainsim-tiled") check
-// correctness at modest speed; they are not FlashAttention and never enter the
-// flash_attention fit (they are still checked).
+// correctness at modest speed; they are none of the registry's kernels and never enter an
+// attention fit (they are still checked, against the flash_attention curve).
 inline constexpr const char* kSuiteAttentionImpl = "trainsim-tiled";
 
 // An all-reduce measured with NVLink SHARP inside one node (algo "NVLS", not "NVLSTree"): what

@@ -60,13 +60,15 @@ std::string fitted_profile_json(const std::string& base_file, const Calibration&
     p["memory_ops"]["half_bytes"] =
         entry(fmt::format("{:.5g} MB", std::max(d.memory.x_half, 1.0) / 1e6), fit_source(form, c.memory, m));
   }
-  if (c.attention.fitted) {
-    const char* form =
-        "t = F / (P * eta_max * S/(S + S_half)) over attention "
-        "kernels (FA FLOP convention)";
-    p["flash_attention"]["efficiency_max"] = entry(sig(d.flash_attention.eta_max), fit_source(form, c.attention, m));
-    p["flash_attention"]["half_seq_len"] =
-        entry(std::max<int64_t>(1, std::llround(d.flash_attention.x_half)), fit_source(form, c.attention, m));
+  for (const auto& [kind, fit] : c.attention) {
+    if (!fit.fitted) continue;
+    const AttentionKernel& k = attention_kernel(kind);
+    const std::string form =
+        fmt::format("t = F / (P * eta_max * S/(S + S_half)) over {} attention kernels (FA FLOP convention)", k.name);
+    const SaturatingCurve& curve = d.attention.at(kind);
+    p[k.profile_key]["efficiency_max"] = entry(sig(curve.eta_max), fit_source(form.c_str(), fit, m));
+    p[k.profile_key]["half_seq_len"] =
+        entry(std::max<int64_t>(1, std::llround(curve.x_half)), fit_source(form.c_str(), fit, m));
   }
   if (c.collectives.fitted) {
     const char* form =

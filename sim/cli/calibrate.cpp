@@ -77,7 +77,12 @@ int calibrate(const CalibrateArgs& a) {
   print_curve("gemm", c.gemm, base.gemm, c.device.gemm, "GFLOP", 1e9);
   print_curve("gemm_fp8", c.gemm_fp8, base.gemm_fp8, c.device.gemm_fp8, "GFLOP", 1e9);
   print_curve("memory_ops", c.memory, base.memory, c.device.memory, "MB", 1e6);
-  print_curve("flash_attention", c.attention, base.flash_attention, c.device.flash_attention, "tokens", 1);
+  for (const auto& [kind, fit] : c.attention) {
+    const SaturatingCurve none{0, 0};
+    const SaturatingCurve* before = base.attention_curve(kind);
+    const SaturatingCurve* after = c.device.attention_curve(kind);
+    print_curve(attention_kernel(kind).profile_key, fit, before ? *before : none, after ? *after : none, "tokens", 1);
+  }
   if (c.collectives.fitted) {
     const auto &b = base.collectives, &k = c.device.collectives;
     std::printf(

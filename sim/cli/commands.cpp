@@ -68,6 +68,9 @@ int list() {
   std::vector<std::string> algorithms;
   for (const auto& a : collective_algorithms()) algorithms.push_back(fmt::format("{:<12} {}", a.name, a.description));
   print("collectives", algorithms);
+  std::vector<std::string> attention;
+  for (const auto& k : attention_kernels()) attention.push_back(fmt::format("{:<12} {}", k.name, k.description));
+  print("attention", attention);
   print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)",
                       "op           torchtitan's per-op selective checkpointing: every second matmul and every "
                       "non-matmul op",

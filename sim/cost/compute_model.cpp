@@ -22,13 +22,15 @@ Seconds ComputeModel::memory_op(Bytes bytes) const {
   return bytes / (device_.hbm_bandwidth * device_.memory.at(bytes.value));
 }
 
-Seconds ComputeModel::flash_attention(Flops flops, Bytes bytes, double seq_len) const {
-  return flash_attention(flops, bytes, seq_len, precision_);
+Seconds ComputeModel::fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len) const {
+  return fused_attention(kernel, flops, bytes, seq_len, precision_);
 }
 
-Seconds ComputeModel::flash_attention(Flops flops, Bytes bytes, double seq_len, Precision math) const {
-  SIM_ASSERT(device_.flash_attention.eta_max > 0, "flash attention checked against the device when loading");
-  return std::max(flops / (peak(math) * device_.flash_attention.at(seq_len)), memory_op(bytes));
+Seconds ComputeModel::fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len,
+                                      Precision math) const {
+  const SaturatingCurve* curve = device_.attention_curve(kernel);
+  SIM_ASSERT(curve && curve->eta_max > 0, "the attention kernel is checked against the device when loading");
+  return std::max(flops / (peak(math) * curve->at(seq_len)), memory_op(bytes));
 }
 
 double ComputeModel::wave_efficiency(const GemmShape& g) const {

@@ -35,9 +35,10 @@ class ComputeModel {
   Seconds gemm(const GemmShape& shape, Bytes bytes, Precision math) const;
   double wave_efficiency(const GemmShape& shape) const;
   Seconds memory_op(Bytes bytes) const;
-  // A fused attention kernel executing `flops` (FA convention) over keys of length `seq_len`.
-  Seconds flash_attention(Flops flops, Bytes bytes, double seq_len) const;
-  Seconds flash_attention(Flops flops, Bytes bytes, double seq_len, Precision math) const;
+  // Fused attention kernel `kernel` executing `flops` (FA convention) over keys of length `seq_len`,
+  // in the run's precision or in `math`.
+  Seconds fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len) const;
+  Seconds fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len, Precision math) const;
   FlopsPerSecond peak() const { return peak_; }
   FlopsPerSecond peak(Precision math) const;
   const DeviceSpec& device() const { return device_; }

@@ -21,8 +21,11 @@ Precision precision_from_string(const std::string& s) {
 }
 
 DeviceSpec DeviceSpec::parse(const ParamReader& r) {
-  r.expect_keys({"kind", "name", "description", "source", "peak", "hbm", "sms", "gemm", "gemm_fp8", "memory_ops",
-                 "collectives", "flash_attention", "calibration"});
+  std::vector<std::string> keys{"kind", "name", "description", "source",     "peak",        "hbm",
+                                "sms",  "gemm", "gemm_fp8",    "memory_ops", "collectives", "calibration"};
+  for (const auto& k : attention_kernels())
+    if (k.profile_key) keys.push_back(k.profile_key);
+  r.expect_keys(keys);
   if (auto k = r.find("kind")) k->as_choice({"device"});
   DeviceSpec d;
   d.name = r.string("name");
@@ -65,10 +68,14 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
   mem.expect_keys({"efficiency_max", "half_bytes"});
   d.memory.eta_max = mem.at("efficiency_max").as_fraction();
   d.memory.x_half = mem.at("half_bytes").as_bytes().value;
-  if (auto fa = r.find("flash_attention")) {
-    fa->expect_keys({"efficiency_max", "half_seq_len"});
-    d.flash_attention.eta_max = fa->at("efficiency_max").as_fraction();
-    d.flash_attention.x_half = static_cast<double>(fa->at("half_seq_len").as_count(1, 1 << 24));
+  for (const auto& k : attention_kernels()) {
+    if (!k.profile_key) continue;
+    if (auto fa = r.find(k.profile_key)) {
+      fa->expect_keys({"efficiency_max", "half_seq_len"});
+      SaturatingCurve& c = d.attention[k.kind];
+      c.eta_max = fa->at("efficiency_max").as_fraction();
+      c.x_half = static_cast<double>(fa->at("half_seq_len").as_count(1, 1 << 24));
+    }
   }
   auto c = r.at("collectives");
   c.expect_keys({"base_latency", "scale_up_step_latency", "scale_out_step_latency", "scale_up_efficiency",

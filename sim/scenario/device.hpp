@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/scenario/attention_kernels.hpp"
 
 namespace sim {
 
@@ -54,9 +55,10 @@ struct DeviceSpec {
   SaturatingCurve gemm_fp8{0.0, 0.0};
   SaturatingCurve memory;  // x = bytes moved by one memory-bound kernel
   CollectiveConstants collectives;
-  // FlashAttention forward+backward efficiency against the sequence length (FA FLOP convention:
-  // causal counts half); eta_max == 0 when the profile has no published figure.
-  SaturatingCurve flash_attention{0.0, 0.0};
+  // Each fused attention kernel's forward+backward efficiency against the sequence length (FA
+  // FLOP convention: causal counts half), under its registry key (attention_kernels.hpp); a kernel
+  // the profile has no figure for is absent.
+  std::map<Attention, SaturatingCurve> attention;
   int64_t sms = 0;
   // CTA tiles (rows x cols of the output) the GEMM library picks from; empty when its kernels do
   // not quantize into waves (persistent / stream-K kernels on Hopper and later).
@@ -65,6 +67,12 @@ struct DeviceSpec {
   // The curve of GEMMs whose math runs in `p`.
   const SaturatingCurve& gemm_curve(Precision p) const {
     return p == Precision::FP8 && gemm_fp8.eta_max > 0 ? gemm_fp8 : gemm;
+  }
+
+  // The curve that prices fused attention kernel `a`, or nullptr when the profile has none.
+  const SaturatingCurve* attention_curve(Attention a) const {
+    auto it = attention.find(a);
+    return it == attention.end() ? nullptr : &it->second;
   }
 
   static DeviceSpec parse(const ParamReader& r);

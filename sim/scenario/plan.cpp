@@ -200,8 +200,11 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
                   : s == "op"        ? Recompute::OP
                                      : Recompute::FULL;
   }
-  if (r.has("attention"))
-    t.attention = r.at("attention").as_choice({"unfused", "flash"}) == "flash" ? Attention::FLASH : Attention::UNFUSED;
+  if (r.has("attention")) {
+    std::vector<std::string> names;
+    for (const auto& k : attention_kernels()) names.push_back(k.name);
+    t.attention = *attention_from_name(r.at("attention").as_choice(names));
+  }
   if (r.has("precision")) {
     std::string s = r.at("precision").as_choice({"bf16", "fp16", "fp8"});
     t.precision = precision_from_string(s);

@@ -19,10 +19,6 @@ enum class Schedule { GPIPE, ONE_F_ONE_B, INTERLEAVED };
 // SELECTIVE: Korthikanti et al.'s attention-core recompute (Megatron-LM); OP: torchtitan's per-op
 // selective checkpointing (ops.hpp, "Recompute OP"); FULL: every layer from its input.
 enum class Recompute { NONE, SELECTIVE, OP, FULL };
-// How the attention core runs: Megatron-LM's unfused path (two batched GEMMs around a fused
-// softmax and a dropout, s x s scores in HBM; the published 2021-22 A100 runs) or a fused
-// FlashAttention kernel (Dao et al.), which never writes the scores.
-enum class Attention { UNFUSED, FLASH };
 const char* to_string(Schedule s);
 const char* to_string(Recompute r);
 

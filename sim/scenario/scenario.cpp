@@ -1,5 +1,7 @@
 #include "sim/scenario/scenario.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "sim/core/data_files.hpp"
@@ -146,17 +148,20 @@ void cross_check(const Scenario& s, const ParamReader& r) {
         .fail("device " + s.cluster.device.name +
                   " has no bf16 peak, and an fp8 run keeps attention and the output layer in bf16",
               "a device profile with both fp8 and bf16 peaks");
-  if (t.attention == Attention::FLASH && s.cluster.device.flash_attention.eta_max <= 0)
+  if (fused(t.attention) && !s.cluster.device.attention_curve(t.attention)) {
+    const AttentionKernel& k = attention_kernel(t.attention);
     tr.at("attention")
-        .fail("device " + s.cluster.device.name +
-                  " has no flash_attention efficiency in its profile (flash is the default attention)",
-              "\"attention\": \"unfused\", or a device profile with published FlashAttention figures");
+        .fail(fmt::format("device {} has no {} efficiency in its profile for the '{}' kernel{}", s.cluster.device.name,
+                          k.profile_key, k.name, t.attention == Attention::FLASH ? " (the default attention)" : ""),
+              "\"attention\": \"unfused\", another fused kernel the profile prices, or a device profile with "
+              "published figures for this one");
+  }
   // torchtitan's per-op checkpointing (recompute "op") saves SDPA's output and, with tensor
   // parallelism, the reduce-scatters' outputs of its sequence-parallel plan.
-  if (t.recompute == Recompute::OP && t.attention != Attention::FLASH)
+  if (t.recompute == Recompute::OP && !fused(t.attention))
     tr.at("recompute")
         .fail("'op' (torchtitan's per-op checkpointing) saves the fused attention kernel's output",
-              "\"attention\": \"flash\" with it, or another recompute");
+              "a fused attention (\"flash\" or \"cudnn\") with it, or another recompute");
   if (t.recompute == Recompute::OP && p.tp > 1 && !p.sequence_parallel)
     tr.at("recompute")
         .fail("'op' with tp > 1 follows torchtitan's tensor-parallel plan, which is sequence parallel",

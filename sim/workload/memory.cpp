@@ -109,7 +109,7 @@ Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
   const double kept = sp ? (whole + split) / t : whole + split / t;
   // Unfused attention keeps its s x s tensors: the softmax output (2), and with dropout its mask
   // (1) and output (2): Table 2's 5as/h, split over tp. FlashAttention keeps none.
-  const double scores = s.training.attention == Attention::FLASH ? 0.0 : (m.dropout ? 5.0 : 2.0) * a * seq / (h * t);
+  const double scores = fused(s.training.attention) ? 0.0 : (m.dropout ? 5.0 : 2.0) * a * seq / (h * t);
   switch (s.training.recompute) {
     case Recompute::NONE: return Bytes(sbh * (kept + scores));
     case Recompute::SELECTIVE: return Bytes(sbh * kept);

@@ -139,7 +139,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   Op fc1 = gemm("mlp_fc1", x.tokens, (swiglu ? 2.0 : 1.0) * ffn, x.h, 1.0, false, linear);
   Op fc2 = gemm("mlp_fc2", x.tokens, x.h, ffn, 1.0, false, linear);
 
-  const bool flash = sc.training.attention == Attention::FLASH;
+  const bool flash = fused(sc.training.attention);
   // FlashAttention: the two score matmuls counted as the model convention counts them, executed
   // at half (causal), reading Q, K, V and writing O (backward: also dO, writing dQ, dK, dV).
   const double qkvo_bytes = E * x.tokens * (2.0 * x.q / x.t + 2.0 * x.kv * x.d);
@@ -150,6 +150,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   flash_fwd.executed = flash_fwd.flops * 0.5;
   flash_fwd.bytes = Bytes(qkvo_bytes);
   flash_fwd.seq_len = x.s_kv;
+  flash_fwd.kernel = sc.training.attention;
   flash_fwd.attention_core = true;
   flash_fwd.precision = core;
   Op flash_bwd = flash_fwd;

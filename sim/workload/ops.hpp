@@ -62,11 +62,12 @@ enum class OpClass { GEMM, MEMORY, COLLECTIVE, FLASH_ATTENTION };
 struct Op {
   std::string name;
   OpClass cls = OpClass::GEMM;
-  Flops flops;         // matmul FLOPs, as the model-FLOPs convention counts them
-  Flops executed;      // FLASH_ATTENTION: what the kernel executes (causal skips half)
-  double seq_len = 0;  // FLASH_ATTENTION: keys per query
-  GemmShape shape;     // GEMM only
-  Bytes bytes;         // HBM traffic (kernels) or the collective's buffer
+  Flops flops;                          // matmul FLOPs, as the model-FLOPs convention counts them
+  Flops executed;                       // FLASH_ATTENTION: what the kernel executes (causal skips half)
+  double seq_len = 0;                   // FLASH_ATTENTION: keys per query
+  Attention kernel = Attention::FLASH;  // FLASH_ATTENTION: which fused kernel (attention_kernels.hpp)
+  GemmShape shape;                      // GEMM only
+  Bytes bytes;                          // HBM traffic (kernels) or the collective's buffer
   CollectiveKind collective = CollectiveKind::ALL_REDUCE;
   CommGroup group = CommGroup::TP;
   bool attention_core = false;            // recomputed under selective recompute

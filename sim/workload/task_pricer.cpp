@@ -21,7 +21,8 @@ struct Accumulator {
     switch (op.cls) {
       case OpClass::GEMM: return cm.gemm(op.shape, op.bytes, op.precision);
       case OpClass::MEMORY: return cm.memory_op(op.bytes);
-      case OpClass::FLASH_ATTENTION: return cm.flash_attention(op.executed, op.bytes, op.seq_len, op.precision);
+      case OpClass::FLASH_ATTENTION:
+        return cm.fused_attention(op.kernel, op.executed, op.bytes, op.seq_len, op.precision);
       case OpClass::COLLECTIVE: break;
     }
     return Seconds(0);

@@ -238,6 +238,11 @@ case("recompute-op-unfused", "/training/recompute", "saves the fused attention k
 case("recompute-op-tp-without-sp", "/training/recompute", "which is sequence parallel",
      all_of(put("training.recompute", "op"), put("training.attention", "flash"),
             put("parallelism.sequence_parallel", False)))
+# Attention kernels (sim/scenario/attention_kernels.hpp): a name outside the registry, and a kernel
+# the device profile has no curve for (the A100 profiles publish FlashAttention-2's only).
+case("unknown-attention", "/training/attention", "'flash3' is not known", put("training.attention", "flash3"))
+case("attention-without-curve", "/training/attention", "has no cudnn_attention efficiency",
+     put("training.attention", "cudnn"))
 case("unknown-recompute", "/training/recompute", "'partial' is not known", put("training.recompute", "partial"))
 case("unknown-schedule", "/parallelism/schedule", "'1f1bb' is not known (did you mean '1f1b'?)",
      put("parallelism.schedule", "1f1bb"))

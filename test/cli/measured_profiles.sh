@@ -3,8 +3,9 @@
 # (calibration/measured/nvidia-h200-2026-11-30.json) are exactly what those measurements give:
 #  - refitting them with the command the profile records (`trainsim calibrate ... --exclude ...`)
 #    reproduces every fitted number of topologies/devices/h200-sxm.json;
-#  - the fit describes the data: bf16 GEMMs (212 shapes) within 8 % on average, cuDNN attention
-#    forward+backward within 20 %, and the suite's norm-backward kernels, left out of the fit, are
+#  - the fit describes the data: bf16 GEMMs (212 shapes) within 8 % on average, cuDNN and
+#    FlashAttention-2 (SDPA's flash backend) forward+backward within 20 % each, on curves of their
+#    own (FlashAttention-2 below 0.7 of cuDNN's rate at 8k), and the suite's norm-backward kernels, left out of the fit, are
 #    the classes it misses (they run far below bandwidth; sim/kernels/README.md "Limits");
 #  - the premise of the A100 GEMM derivation holds on the H200: GEMMs inside a layer's forward
 #    run at the level they sustain alone (median in-layer / isolated time within 5 %;
@@ -12,8 +13,8 @@
 #  - the numbers carried to other GPUs follow their stated derivations, recomputed here: h100-sxm
 #    takes the H200 GEMM and attention curves and the memory ramp time; the A100 GEMM eta_max is
 #    the sustained 8192^3 figure (230 TFLOP/s) over the curve, F_half the H200 ramp time; b200's
-#    GEMM curves come the same way from published B200 GEMMs, its attention and memory curves
-#    from the H200's.
+#    GEMM curves come the same way from published B200 GEMMs, its cuDNN attention and memory
+#    curves from the H200's, and its FlashAttention curve is its cuDNN one (no sm_100 figure).
 #
 # Usage: bash measured_profiles.sh TRAINSIM REPO
 set -u
@@ -41,7 +42,8 @@ num = lambda e: float(str(val(e)).split()[0])
 dev = lambda name: json.load(open(f"topologies/devices/{name}.json"))
 refit, h200, h100 = json.load(open(sys.argv[1])), dev("h200-sxm"), dev("h100-sxm")
 for section, keys in {"gemm": ("efficiency_max", "half_flops"), "memory_ops": ("efficiency_max", "half_bytes"),
-                      "flash_attention": ("efficiency_max", "half_seq_len")}.items():
+                      "flash_attention": ("efficiency_max", "half_seq_len"),
+                      "cudnn_attention": ("efficiency_max", "half_seq_len")}.items():
     for k in keys:
         check(val(refit[section][k]) == val(h200[section][k]),
               f"h200-sxm {section}.{k} = refit ({val(h200[section][k])} vs {val(refit[section][k])})")
@@ -54,6 +56,12 @@ n, e = mean_abs("gemm bf16")
 check(n == 212 and e <= 0.08, f"bf16 GEMMs: {n} shapes, mean |error| {100 * e:.1f} % (at most 8 %)")
 n, e = mean_abs("attention torch-sdpa-cudnn fwd_bwd")
 check(n == 24 and e <= 0.20, f"cuDNN attention fwd+bwd: {n} runs, mean |error| {100 * e:.1f} % (at most 20 %)")
+n, e = mean_abs("attention torch-sdpa-flash fwd_bwd")
+check(n == 24 and e <= 0.20, f"FlashAttention-2 (SDPA flash) fwd+bwd: {n} runs, mean |error| {100 * e:.1f} % (at most 20 %)")
+# Each kernel has its own curve: at 8k, causal, head dim 128, FlashAttention-2 runs below cuDNN's rate.
+at = lambda d, key, s: num(d[key]["efficiency_max"]) * s / (s + num(d[key]["half_seq_len"]))
+check(at(refit, "flash_attention", 8192) < 0.7 * at(refit, "cudnn_attention", 8192),
+      f"FlashAttention-2 at 8k {at(refit, 'flash_attention', 8192):.3f} of peak, cuDNN {at(refit, 'cudnn_attention', 8192):.3f}")
 worst = max(rows, key=lambda r: abs(float(r["error"])) if r["class"].startswith("memory") else 0)
 check(worst["class"] in ("memory rmsnorm_bwd", "memory layernorm_bwd"),
       f"worst memory-bound class is a left-out norm backward ({worst['class']})")
@@ -76,7 +84,8 @@ check(len(errs) == 12 and sum(errs) / len(errs) <= 0.10,
 # h100-sxm: the same GH100 compute, so the same GEMM and attention curves; memory: the same
 # efficiency and ramp time t = half / (eta * bandwidth).
 for section, k in (("gemm", "efficiency_max"), ("gemm", "half_flops"), ("flash_attention", "efficiency_max"),
-                   ("flash_attention", "half_seq_len"), ("memory_ops", "efficiency_max")):
+                   ("flash_attention", "half_seq_len"), ("cudnn_attention", "efficiency_max"),
+                   ("cudnn_attention", "half_seq_len"), ("memory_ops", "efficiency_max")):
     check(val(h100[section][k]) == val(h200[section][k]), f"h100-sxm {section}.{k} = h200-sxm's")
 ramp = lambda d: num(d["memory_ops"]["half_bytes"]) * 1e6 / (num(d["memory_ops"]["efficiency_max"]) * num(d["hbm"]["bandwidth"]) * (1e12 if "TB" in val(d["hbm"]["bandwidth"]) else 1e9))
 check(abs(ramp(h100) / ramp(h200) - 1) < 0.005, f"h100-sxm memory ramp {ramp(h100) * 1e6:.2f} us = h200-sxm's {ramp(h200) * 1e6:.2f} us")
@@ -115,10 +124,13 @@ cube = [rate(r) for r in bf16 if r["m"] == r["n"] == r["k"] == 8192]
 h200_ratio, b200_ratio = cube[0] / max(rate(r) for r in bf16), 1420 / 1745.0
 check(len(cube) == 1 and abs(b200_ratio / h200_ratio - 1) < 0.02,
       f"8192^3 / best shape: B200 {b200_ratio:.3f} (two sources), H200 {h200_ratio:.3f} (measured)")
-for section, k in (("flash_attention", "efficiency_max"), ("flash_attention", "half_seq_len"), ("memory_ops", "efficiency_max")):
+for section, k in (("cudnn_attention", "efficiency_max"), ("cudnn_attention", "half_seq_len"), ("memory_ops", "efficiency_max")):
     check(val(b[section][k]) == val(h200[section][k]), f"b200 {section}.{k} = h200-sxm's")
+for k in ("efficiency_max", "half_seq_len"):  # no FlashAttention-2 figure on sm_100: cuDNN's curve, said so
+    check(val(b["flash_attention"][k]) == val(b["cudnn_attention"][k]) and "cudnn_attention" in b["flash_attention"][k]["source"],
+          f"b200 flash_attention.{k} = its cudnn_attention's, and says why")
 check(abs(ramp(b) / ramp(h200) - 1) < 0.005, f"b200 memory ramp {ramp(b) * 1e6:.2f} us = h200-sxm's")
-fa = b["flash_attention"]
+fa = b["cudnn_attention"]
 at8k = num(fa["efficiency_max"]) * 8192 / (8192 + num(fa["half_seq_len"]))
 fa4 = 3.5 / (1 / 1418.1 + 2.5 / 1208.6) / 2250
 check(fa4 / 1.3 <= at8k <= fa4, f"b200 attention at 8k {at8k:.3f} between FlashAttention-4 / 1.3 ({fa4 / 1.3:.3f}) and FlashAttention-4 ({fa4:.3f})")

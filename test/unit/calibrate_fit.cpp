@@ -108,8 +108,8 @@ TEST_CASE(
   CHECK(d.gemm_fp8.x_half == Approx(t.fp8_half).epsilon(0.01));
   CHECK(d.memory.eta_max == Approx(t.mem_eta).epsilon(0.01));
   CHECK(d.memory.x_half == Approx(t.mem_half).epsilon(0.01));
-  CHECK(d.flash_attention.eta_max == Approx(t.fa_eta).epsilon(0.01));
-  CHECK(d.flash_attention.x_half == Approx(t.fa_half).epsilon(0.01));
+  CHECK(d.attention.at(Attention::FLASH).eta_max == Approx(t.fa_eta).epsilon(0.01));
+  CHECK(d.attention.at(Attention::FLASH).x_half == Approx(t.fa_half).epsilon(0.01));
   CHECK(c.collectives.fitted);
   CHECK(d.collectives.base_latency.value == Approx(t.base_lat).epsilon(0.01));
   CHECK(d.collectives.scale_up_step_latency.value == Approx(t.step_lat).epsilon(0.01));
@@ -161,7 +161,7 @@ TEST_CASE(
   CHECK(d.gemm_fp8.x_half == Approx(c.device.gemm_fp8.x_half).epsilon(1e-4));
   CHECK_THAT(r.at("gemm_fp8").at("half_flops").source(), Catch::Contains("fp8 GEMMs"));
   CHECK(d.memory.x_half == Approx(c.device.memory.x_half).epsilon(1e-4));
-  CHECK(d.flash_attention.x_half == Approx(c.device.flash_attention.x_half).margin(0.5));
+  CHECK(d.attention.at(Attention::FLASH).x_half == Approx(c.device.attention.at(Attention::FLASH).x_half).margin(0.5));
   CHECK(d.collectives.scale_up_efficiency == Approx(c.device.collectives.scale_up_efficiency).epsilon(1e-4));
   CHECK(d.collectives.base_latency.value == Approx(c.device.collectives.base_latency.value).epsilon(1e-3));
   CHECK_THAT(r.at("gemm").at("efficiency_max").source(), Catch::Contains("synthetic.json"));
@@ -225,10 +225,12 @@ TEST_CASE("records left out of the fits do not move them: --exclude names and th
   const Calibration got = calibrate(mixed.m, mixed.base, FitOptions{{"rmsnorm_bwd"}});
   CHECK(got.device.memory.eta_max == Approx(want.device.memory.eta_max).epsilon(1e-9));
   CHECK(got.device.memory.x_half == Approx(want.device.memory.x_half).epsilon(1e-9));
-  CHECK(got.device.flash_attention.eta_max == Approx(want.device.flash_attention.eta_max).epsilon(1e-9));
+  CHECK(got.device.attention.at(Attention::FLASH).eta_max ==
+        Approx(want.device.attention.at(Attention::FLASH).eta_max).epsilon(1e-9));
   CHECK_THAT(got.memory.note,
              Catch::Contains("left out by --exclude: rmsnorm_bwd (" + std::to_string(slow_kernels) + ")"));
-  CHECK_THAT(got.attention.note, Catch::Contains("records of the suite's own trainsim-tiled kernels left out"));
+  CHECK_THAT(got.attention.at(Attention::FLASH).note,
+             Catch::Contains("records of the suite's own trainsim-tiled kernels left out"));
   CHECK(got.excluded == std::vector<std::string>{"rmsnorm_bwd"});
   // Without --exclude the slow kernel drags the memory fit down (by more than 5 %).
   CHECK(calibrate(mixed.m, mixed.base).device.memory.eta_max < 0.95 * want.device.memory.eta_max);
@@ -236,9 +238,42 @@ TEST_CASE("records left out of the fits do not move them: --exclude names and th
   Synth suite_only = synthesize(t, 0.0, 1);
   for (auto& a : suite_only.m.attention) a.impl_name = kSuiteAttentionImpl;
   const Calibration kept = calibrate(suite_only.m, suite_only.base);
-  CHECK_FALSE(kept.attention.fitted);
-  CHECK(kept.device.flash_attention.eta_max == suite_only.base.flash_attention.eta_max);
-  CHECK_THAT(kept.attention.note, Catch::Contains("no FlashAttention measured"));
+  CHECK_FALSE(kept.attention.at(Attention::FLASH).fitted);
+  CHECK(kept.device.attention.at(Attention::FLASH).eta_max == suite_only.base.attention.at(Attention::FLASH).eta_max);
+  CHECK_THAT(kept.attention.at(Attention::FLASH).note, Catch::Contains("no flash attention measured"));
+}
+
+TEST_CASE("each attention kernel is fitted from its own implementation's records; unknown ones are left out") {
+  // The same shapes timed by two kernels of different speed (the H200 measured 284 and 481 TFLOP/s
+  // at 8k): PyTorch SDPA's flash backend at eta 0.31, cuDNN's at 0.50, and a third implementation
+  // of no registry kernel at eta 0.9 that must move neither.
+  const Truth t;
+  Synth s = synthesize(t, 0.0, 1);
+  std::vector<AttentionMeasurement> records;
+  const struct {
+    const char* impl;
+    double eta, half;
+  } kernels[] = {{"torch-sdpa-flash", 0.31, 544}, {"torch-sdpa-cudnn", 0.50, 553}, {"FA3", 0.9, 300}};
+  for (const auto& k : kernels)
+    for (auto a : s.m.attention) {
+      const double F = 3.5 * 4 * a.batch * a.seq_len * a.seq_len * a.heads * a.head_dim / (a.causal ? 2 : 1);
+      a.impl_name = k.impl;
+      a.time = Seconds(F * (a.seq_len + k.half) / (989e12 * k.eta * a.seq_len));
+      records.push_back(a);
+    }
+  s.m.attention = records;
+  const Calibration c = calibrate(s.m, s.base);
+  CHECK(c.device.attention.at(Attention::FLASH).eta_max == Approx(0.31).epsilon(1e-6));
+  CHECK(c.device.attention.at(Attention::FLASH).x_half == Approx(544).epsilon(1e-6));
+  CHECK(c.device.attention.at(Attention::CUDNN).eta_max == Approx(0.50).epsilon(1e-6));
+  CHECK(c.device.attention.at(Attention::CUDNN).x_half == Approx(553).epsilon(1e-6));
+  CHECK_THAT(c.attention.at(Attention::CUDNN).note, Catch::Contains("records of torch-sdpa-cudnn"));
+  CHECK_THAT(c.attention.at(Attention::FLASH).note, Catch::Contains("left out, no kernel of the registry: FA3"));
+  // The fitted profile carries both curves under their registry keys, and reads back.
+  const DeviceSpec d =
+      DeviceSpec::parse(ParamReader::from_text(fitted_profile_json(kBase, c, s.m, "two-kernels"), "x.json"));
+  CHECK(d.attention_curve(Attention::CUDNN)->eta_max == Approx(0.50).epsilon(1e-4));
+  CHECK(d.attention_curve(Attention::FLASH)->eta_max == Approx(0.31).epsilon(1e-4));
 }
 
 TEST_CASE("NVLS all-reduces fit the profile's nvls constants and are checked with the NVLS closed form") {

@@ -125,7 +125,7 @@ TEST_CASE("the A100 FlashAttention curve reproduces FlashAttention-2's published
     const double batch = 16384.0 / row.seq, heads = 2048.0 / 128.0;  // the benchmark's setup
     const sim::Flops fwd(4.0 * batch * row.seq * row.seq * heads * 128.0 / 2.0);
     const sim::Bytes tiny(1.0);  // compute-bound at these sizes
-    const double t = cm.flash_attention(fwd * 3.5, tiny, row.seq).value;
+    const double t = cm.fused_attention(sim::Attention::FLASH, fwd * 3.5, tiny, row.seq).value;
     INFO("seq " << row.seq);
     CHECK(fwd.value * 3.5 / t / 1e12 == Approx(row.tflops).epsilon(0.05));
   }

@@ -1,0 +1,41 @@
+// The attention kernels a scenario may name (`training.attention`) and `trainsim list` prints:
+// each with the device-profile curve that prices it and the implementations of the kernel suite
+// (and of published measurement files) that measure it, so that `trainsim calibrate` fits each
+// curve from its own kernel's records.
+//
+// The fused kernels differ by a factor that matters: on the H200, cuDNN's fused attention runs a
+// causal head-dim-128 forward+backward at 8k at 481 TFLOP/s, PyTorch SDPA's flash backend
+// (FlashAttention-2) at 284 (calibration/measured/nvidia-h200-2026-11-30.json). Which one a run
+// gets depends on its framework: PyTorch's SDPA picks FlashAttention-2 on Ampere and Hopper
+// (torchtitan, llm-foundry, Hugging Face); Transformer Engine (NeMo, Megatron-Core) prefers cuDNN's
+// fused attention on Hopper and later.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sim {
+
+// UNFUSED: Megatron-LM's unfused path (two batched GEMMs around a fused softmax and a dropout,
+// s x s scores in HBM; the published 2021-22 A100 runs). FLASH: FlashAttention-2 (Dao 2023), as
+// flash-attn 2 and PyTorch SDPA's flash backend run it. CUDNN: cuDNN's fused flash attention
+// (Transformer Engine's FusedAttention, SDPA's cudnn backend). The fused ones never write the scores.
+enum class Attention { UNFUSED, FLASH, CUDNN };
+
+struct AttentionKernel {
+  Attention kind;
+  const char* name;                      // the scenario value
+  const char* profile_key;               // the device profile's curve; nullptr: priced op by op
+  std::vector<std::string> measured_by;  // `impl` names of measurement records of this kernel
+  const char* description;
+};
+
+const std::vector<AttentionKernel>& attention_kernels();
+const AttentionKernel& attention_kernel(Attention a);
+std::optional<Attention> attention_from_name(const std::string& name);
+// The kernel a measurement record of implementation `impl` times; std::nullopt when none of ours.
+std::optional<Attention> attention_measured_by(const std::string& impl);
+inline bool fused(Attention a) { return a != Attention::UNFUSED; }
+
+}  // namespace sim

@@ -1,0 +1,65 @@
+// The attention kernel a scenario names (training.attention, sim/scenario/attention_kernels.hpp)
+// reaches the pricing: a layer's fused attention op carries it, and its time is the FA-convention
+// FLOPs over the kernel's own curve. Checked against the H200 kernel-suite measurement the curves
+// come from (calibration/measured/nvidia-h200-2026-11-30.json, causal, head dim 128, seq 8192,
+// batch 2, 16 heads, forward+backward): PyTorch SDPA's flash backend (FlashAttention-2) 284 TFLOP/s,
+// cuDNN's 481 TFLOP/s (FA convention: 3.5 x 4 b s^2 h d / 2).
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "sim/core/params.hpp"
+#include "sim/cost/compute_model.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/ops.hpp"
+#include "test/unit/text_fill.hpp"
+
+using namespace sim;
+
+namespace {
+
+Scenario scenario(const std::string& attention) {
+  const std::string text = fill(R"({"kind": "scenario", "name": "attention-kernels",
+    "model": {"name": "h16-d128", "layers": 2, "hidden": 2048, "heads": 16, "ffn_hidden": 8192, "vocab": 32000,
+              "activation": "swiglu", "norm": "rmsnorm"},
+    "cluster": {"from": "dgx-h100-superpod", "gpus": 8, "gpu": "h200-sxm"},
+    "parallelism": {"tp": 1, "pp": 1, "dp": 8},
+    "training": {"seq_len": 8192, "global_batch": 16, "micro_batch": 2, "attention": "{a}"}})",
+                                {{"a", attention}});
+  return parse_scenario(ParamReader::from_text(text, "attention_kernels.cpp"), TRAINSIM_SOURCE_DIR);
+}
+
+// Forward plus backward time of the layer's fused attention ops.
+double attention_seconds(const Scenario& s, Attention* kernel) {
+  const ComputeModel cm(s.cluster.device, s.training.precision);
+  const PassOps ops = layer_ops(s, s.training.micro_batch.value);
+  double t = 0;
+  for (const auto* list : {&ops.forward, &ops.backward})
+    for (const Op& op : *list)
+      if (op.cls == OpClass::FLASH_ATTENTION) {
+        *kernel = op.kernel;
+        t += cm.fused_attention(op.kernel, op.executed, op.bytes, op.seq_len, op.precision).value;
+      }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("a scenario's attention kernel prices its layer's attention on that kernel's curve", "[workload]") {
+  const double fwd = 4.0 * 2 * 8192.0 * 8192.0 * 16 * 128 / 2;  // causal, FA convention
+  const struct {
+    const char* name;
+    Attention kind;
+    double measured_tflops;
+  } kernels[] = {{"flash", Attention::FLASH, 284}, {"cudnn", Attention::CUDNN, 481}};
+  for (const auto& k : kernels) {
+    INFO(k.name);
+    Attention carried = Attention::UNFUSED;
+    const double t = attention_seconds(scenario(k.name), &carried);
+    CHECK(carried == k.kind);
+    // The fitted curve describes the measurement within the fit's rms (14-17 %).
+    CHECK(3.5 * fwd / t / 1e12 == Approx(k.measured_tflops).epsilon(0.17));
+  }
+  Attention carried = Attention::FLASH;
+  const double unfused = attention_seconds(scenario("unfused"), &carried);
+  CHECK(unfused == 0);  // no fused op: the scores run as GEMMs and a softmax
+}
