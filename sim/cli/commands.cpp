@@ -71,6 +71,9 @@ int list() {
   std::vector<std::string> attention;
   for (const auto& k : attention_kernels()) attention.push_back(fmt::format("{:<12} {}", k.name, k.description));
   print("attention", attention);
+  std::vector<std::string> elementwise;
+  for (const auto& m : elementwise_modes()) elementwise.push_back(fmt::format("{:<12} {}", m.name, m.description));
+  print("elementwise", elementwise);
   print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)",
                       "op           torchtitan's per-op selective checkpointing: every second matmul and every "
                       "non-matmul op",

@@ -29,8 +29,8 @@ double published_step_time(const ParamReader& r) {
 }
 
 // `extra.published_peak_memory_gib`, where a source publishes the peak memory per GPU (issue #12:
-// torchtitan's rows). `extra` is documentation, never input to a prediction; this figure is only
-// compared with the prediction.
+// torchtitan's rows). This figure is only compared with the prediction; of `extra` only the
+// settings of kPublishedSettings enter one.
 std::optional<double> published_peak_memory(const ParamReader& run) {
   const auto extra = run.find("extra");
   if (!extra || !extra->is_object()) return std::nullopt;
@@ -39,6 +39,38 @@ std::optional<double> published_peak_memory(const ParamReader& run) {
   const double m = gib->as_number();
   if (!(m >= 0.01 && m <= 1e6)) gib->fail(fmt::format("{:g} GiB is not a peak memory", m), "GiB, from 0.01 to 10^6");
   return m;
+}
+
+// Published settings a row states in `extra` (issue #12: "published settings not yet in the
+// schema") for which the scenario schema now has a key: applied to the row's scenario where the
+// scenario does not set that key itself, so a row is simulated as it ran. Only booleans are read;
+// anything else in `extra` stays documentation.
+struct PublishedSetting {
+  const char* extra_key;
+  const char* scenario_key;  // dotted
+  const char* if_true;       // JSON
+  const char* if_false;
+};
+constexpr PublishedSetting kPublishedSettings[] = {
+    {"torch_compile", "training.elementwise", "\"fused\"", "\"eager\""},
+    {"overlap_grad_reduce", "parallelism.overlap_grad_reduce", "true", "false"},
+    {"grad_reduce_in_fp32", "training.grad_reduce_in_fp32", "true", "false"},
+    {"tp_comm_overlap", "parallelism.tp_comm_overlap", "true", "false"},
+};
+
+ParamReader with_published_settings(const ParamReader& run, ParamReader scenario) {
+  const auto extra = run.find("extra");
+  if (!extra || !extra->is_object() || !scenario.is_object()) return scenario;
+  for (const auto& s : kPublishedSettings) {
+    const auto given = extra->find(s.extra_key);
+    if (!given || !given->is_bool()) continue;
+    const std::string key = s.scenario_key;
+    const auto dot = key.find('.');
+    const auto section = scenario.find(key.substr(0, dot));
+    if (!section || !section->is_object() || section->has(key.substr(dot + 1))) continue;
+    scenario = scenario.with_value(key, given->as_bool() ? s.if_true : s.if_false);
+  }
+  return scenario;
 }
 
 constexpr double GIB = 1024.0 * 1024 * 1024;
@@ -82,7 +114,7 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
     row.published = published_step_time(run.at("published").at("step_time_s"));
     row.published_memory = published_peak_memory(run);
     try {
-      row.scenario = parse_scenario(run.at("scenario"));
+      row.scenario = parse_scenario(with_published_settings(run, run.at("scenario")));
     } catch (const SimulationLimit&) {
       throw;
     } catch (const InputError& e) {

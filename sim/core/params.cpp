@@ -129,6 +129,7 @@ std::string ParamReader::type_name() const { return value().type_name(); }
 bool ParamReader::is_object() const { return value().is_object(); }
 bool ParamReader::is_array() const { return value().is_array(); }
 bool ParamReader::is_string() const { return value().is_string(); }
+bool ParamReader::is_bool() const { return value().is_boolean(); }
 bool ParamReader::is_number() const { return value().is_number(); }
 bool ParamReader::is_null() const { return value().is_null(); }
 
@@ -309,7 +310,7 @@ ParamReader ParamReader::with_value(const std::string& dotted, const std::string
   if (std::count(dotted.begin(), dotted.end(), '.') >= MAX_JSON_DEPTH)
     throw InputError("--set", "", "the path has more than " + std::to_string(MAX_JSON_DEPTH) + " parts",
                      "a dotted path into the scenario, e.g. parallelism.tp");
-  auto root = std::make_shared<json>(*root_);
+  auto root = std::make_shared<json>(*node_);  // this object, wherever it sits in its file
   json parsed;
   // Text that starts like a JSON array, object or string is JSON and must parse as such; any
   // other text that does not parse (a bare word, a number out of range) is taken as a string.

@@ -37,6 +37,7 @@ class ParamReader {
   bool is_object() const;
   bool is_array() const;
   bool is_string() const;
+  bool is_bool() const;
   bool is_number() const;
   bool is_null() const;
   bool has(const std::string& key) const;
@@ -86,7 +87,7 @@ class ParamReader {
   ParamReader merged_with(const ParamReader& overlay) const;
   // A copy of this object without `key`.
   ParamReader without_key(const std::string& key) const;
-  // A copy with the value at `dotted` ("parallelism.tp") set to `value_text` parsed as JSON
+  // A copy of this object with the value at `dotted` ("parallelism.tp") set to `value_text` parsed as JSON
   // (or taken as a string if it is not JSON).
   ParamReader with_value(const std::string& dotted, const std::string& value_text) const;
   // The value serialized compactly (for reports and hashing).

@@ -59,7 +59,7 @@ double ModelSpec::total_params() const {
 
 ModelSpec ModelSpec::parse(const ParamReader& r) {
   r.expect_keys({"kind", "name", "source", "description", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-                 "vocab", "activation", "norm", "tied_embeddings", "dropout", "moe", "head_dim"});
+                 "vocab", "activation", "norm", "position", "tied_embeddings", "dropout", "moe", "head_dim"});
   if (auto k = r.find("kind")) k->as_choice({"model"});
   ModelSpec m;
   m.name = r.has("name") ? r.string("name") : std::string("model");
@@ -70,7 +70,9 @@ ModelSpec ModelSpec::parse(const ParamReader& r) {
   m.ffn_hidden = r.count("ffn_hidden", 1, MAX_WIDTH);
   m.vocab = r.count("vocab", 1, 1 << 24);
   m.activation = r.at("activation").as_choice({"gelu", "swiglu"}) == "gelu" ? Activation::GELU : Activation::SWIGLU;
-  m.rmsnorm = r.has("norm") ? r.at("norm").as_choice({"layernorm", "rmsnorm"}) == "rmsnorm" : false;
+  m.rmsnorm = r.has("norm") ? r.at("norm").as_choice({"layernorm", "rmsnorm"}) == "rmsnorm"
+                            : m.activation == Activation::SWIGLU;
+  m.rope = r.has("position") ? r.at("position").as_choice({"learned", "rope"}) == "rope" : m.rmsnorm;
   m.tied_embeddings = r.has("tied_embeddings") ? r.boolean("tied_embeddings") : true;
   m.dropout = r.has("dropout") ? r.boolean("dropout") : m.activation == Activation::GELU;
   if (r.has("head_dim")) m.explicit_head_dim = r.count("head_dim", 1, MAX_WIDTH);

@@ -27,7 +27,13 @@ struct ModelSpec {
   int64_t vocab = 0;
   Activation activation = Activation::GELU;
   bool tied_embeddings = true;  // GPT (Megatron default) ties input and output embeddings
-  bool rmsnorm = false;         // Llama: RMSNorm and no biases; GPT: LayerNorm with biases
+  // Llama: RMSNorm and no biases; GPT: LayerNorm with biases. By default as the family is built:
+  // gated (SwiGLU) models as Llama and PaLM (RMSNorm, no biases), GELU models as GPT.
+  bool rmsnorm = false;
+  // Rotary position embeddings on the queries and keys (Su et al. 2021; Llama, PaLM) rather than a
+  // learned position table added to the input (GPT): `position` "rope" or "learned", by default
+  // rope where the model uses RMSNorm.
+  bool rope = false;
   // Trained with dropout (masks written in the forward, read in the backward, kept for it): by
   // default as the model family is trained -- GELU models as Megatron-LM's GPT (hidden and
   // attention dropout 0.1, its defaults), gated models as Llama (no dropout: Touvron et al. 2023's

@@ -187,8 +187,8 @@ static int64_t token_count(const ParamReader& r) {
 }
 
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {
-  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "grad_reduce_in_fp32",
-                 "tokens"});
+  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "elementwise",
+                 "grad_reduce_in_fp32", "tokens"});
   TrainingSpec t;
   t.seq_len = r.count("seq_len", 1, 1 << 24);
   t.global_batch = r.count("global_batch", 1, 1 << 24);
@@ -204,6 +204,11 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
     std::vector<std::string> names;
     for (const auto& k : attention_kernels()) names.push_back(k.name);
     t.attention = *attention_from_name(r.at("attention").as_choice(names));
+  }
+  if (r.has("elementwise")) {
+    std::vector<std::string> names;
+    for (const auto& m : elementwise_modes()) names.push_back(m.name);
+    t.elementwise = *elementwise_from_name(r.at("elementwise").as_choice(names));
   }
   if (r.has("precision")) {
     std::string s = r.at("precision").as_choice({"bf16", "fp16", "fp8"});

@@ -10,6 +10,7 @@
 
 #include "sim/scenario/collective_names.hpp"
 #include "sim/scenario/device.hpp"
+#include "sim/scenario/elementwise.hpp"
 
 namespace sim {
 
@@ -84,6 +85,8 @@ struct TrainingSpec {
   // torchtitan calls F.scaled_dot_product_attention, whose flash backend runs on A100 and H100.
   // The published 2021-22 Megatron-LM runs (the A100 table, the GPT-3 configs) state "unfused".
   Attention attention = Attention::FLASH;
+  // `elementwise` (elementwise.hpp): fused unless the scenario says "eager".
+  Elementwise elementwise = Elementwise::FUSED;
   // `grad_reduce_in_fp32`: Megatron-Core's DistributedDataParallelConfig.grad_reduce_in_fp32.
   // False: the gradient buffer (main_grad) and its reduction are in the parameters' 16-bit type
   // (Megatron-Core's default, NeMo's recipes); true: fp32 -- what Megatron-LM's

@@ -29,7 +29,7 @@ double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, 
   if (layout.has_embedding(rank, chunk)) {
     params += vocab_shard;
     // GPT's learned position embedding; Llama-style (RMSNorm) models use RoPE, which has no weights.
-    if (!m.rmsnorm) params += static_cast<double>(s.training.seq_len) * h;
+    if (!m.rope) params += static_cast<double>(s.training.seq_len) * h;
   }
   if (layout.has_output(rank, chunk)) {
     params += m.rmsnorm ? h : 2.0 * h;  // final norm, replicated over tp

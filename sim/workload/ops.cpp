@@ -31,6 +31,33 @@ Dims dims(const Scenario& sc, int64_t micro_batch) {
   return x;
 }
 
+// Eager kernels (training.elementwise "eager", scenario/elementwise.hpp): HBM bytes per element of
+// the kernels PyTorch eager launches for the reference Llama code -- torchtitan@9dec370's RMSNorm
+// (torchtitan/models/norms.py), apply_rotary_emb, repeat_kv and FeedForward
+// (models/llama/model.py) and loss_fn (train.py) -- each ATen kernel reading its inputs and writing
+// its output once (bf16 2 bytes, fp32 4); per-row scalars (1/h of a pass) are left out. Fused, the
+// same work is one kernel each: the norm reads and writes once (2 + 2), RoPE too.
+namespace eager {
+// RMSNorm forward, x bf16: x.float() (2 + 4), pow(2) (4 + 4), mean (4), x * rsqrt(...) (4 + 4),
+// .type_as(x) (4 + 2), * weight (2 + 2).
+constexpr double kRmsNormFwd = 6 + 8 + 4 + 8 + 6 + 4;
+// Its autograd backward: * weight: dX (2 + 2), dW's product (2 + 2 + 2) and row sum (2); .type_as:
+// (2 + 4); x * rsqrt: dX (4 + 4), d rsqrt's product (4 + 4 + 4) and sum (4); mean: the expanded
+// gradient (4); pow: 2x (4 + 4) and the product (4 + 4 + 4); the two gradients of x.float() summed
+// (4 + 4 + 4); .float(): (4 + 2).
+constexpr double kRmsNormBwd = 4 + 8 + 6 + 8 + 16 + 4 + 20 + 12 + 6;
+// RoPE, per element of the queries and keys: .float() (2 + 4), the complex product (4 + 4),
+// .type_as (4 + 2); backward the same three in reverse.
+constexpr double kRopeFwd = 6 + 8 + 6, kRopeBwd = 6 + 8 + 6;
+constexpr double kRopeFused = 2.0 * E;  // read and write once, forward and backward alike
+// SwiGLU, per element of the FFN width: silu(a) (2 + 2), * b (2 + 2 + 2); backward: g * b and
+// g * silu(a) (2 + 2 + 2 each), silu's backward (2 + 2 + 2).
+constexpr double kSwigluFwd = 4 + 6, kSwigluBwd = 6 + 6 + 6;
+// The loss, per logit: pred.float() (2 + 4), log_softmax (4 + 4); backward: nll_loss's gradient
+// (a zeroed fp32 tensor, 4), log_softmax's (4 + 4 + 4), .float()'s (4 + 2).
+constexpr double kLossFwd = 6 + 8, kLossBwd = 4 + 12 + 6;
+}  // namespace eager
+
 // The type a kernel's math runs in (ops.hpp, "FP8"): a transformer layer's linear layers run in
 // the training precision; under FP8 everything else runs in bf16.
 Precision math_precision(const Scenario& sc, bool linear) {
@@ -126,7 +153,14 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const double heads = x.a / x.t;
   const double qkv_out = x.q / x.t + 2.0 * x.kv * x.d;
   const double ffn = x.f / x.t;
-  const double norm_bytes = 2.0 * E * x.tokens_sp * x.h;
+  const bool eager = sc.training.elementwise == Elementwise::EAGER;
+  const bool eager_norm = eager && sc.model.rmsnorm;  // eager LayerNorm is one ATen kernel, as fused
+  const double norm_bytes = (eager_norm ? eager::kRmsNormFwd : 2.0 * E) * x.tokens_sp * x.h;
+  const double norm_bwd_bytes = eager_norm ? eager::kRmsNormBwd * x.tokens_sp * x.h : 1.5 * norm_bytes;
+  // Rotary embeddings on the rank's queries and keys; eager, grouped keys and values are copied to
+  // every query head (repeat_kv) before attention, and their gradients summed back.
+  const double rope_elements = sc.model.rope ? x.tokens * (x.q / x.t + x.kv * x.d) : 0.0;
+  const double kv_copied = eager && x.kv * x.d < x.q / x.t ? 2.0 * E * x.tokens * (x.q / x.t + x.kv * x.d) : 0.0;
   const double mask = sc.model.dropout ? 1.0 : 0.0;               // a dropout mask's byte per element
   const double bda_bytes = x.tokens_sp * x.h * (3.0 * E + mask);  // bias-dropout-add: x, residual, out, mask
   const double probs = x.b * heads * x.s * x.s_kv;                // attention probability elements
@@ -170,6 +204,8 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   f.push_back(mem("norm1", norm_bytes - fp8_norm_saving));
   tp_in(f, x, "tp_attn_in", false);
   f.push_back(qkv);
+  if (rope_elements > 0) f.push_back(mem("rope", (eager ? eager::kRopeFwd : eager::kRopeFused) * rope_elements));
+  if (kv_copied > 0) f.push_back(mem("repeat_kv", kv_copied));
   // Context parallel: gather every rank's keys and values (the whole sequence's) over cp.
   const double kv_bytes = E * x.b * x.s_kv * 2.0 * x.kv * x.d;
   const bool cp = sc.plan.cp > 1;
@@ -200,8 +236,9 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   f.push_back(mem("norm2", norm_bytes - fp8_norm_saving));
   tp_in(f, x, "tp_mlp_in", false);
   f.push_back(fc1);
+  const double swiglu_fwd = eager ? eager::kSwigluFwd : 3.0 * E, swiglu_bwd = eager ? eager::kSwigluBwd : 5.0 * E;
   f.push_back(
-      mem(swiglu ? "swiglu" : "gelu", (swiglu ? 3.0 : 2.0) * E * x.tokens * ffn - (fp8 ? x.tokens * ffn : 0.0)));
+      mem(swiglu ? "swiglu" : "gelu", (swiglu ? swiglu_fwd : 2.0 * E) * x.tokens * ffn - (fp8 ? x.tokens * ffn : 0.0)));
   f.push_back(fc2);
   tp_out(f, x, "tp_mlp_out", false);
   f.push_back(mem("bias_dropout_add2", bda_bytes));
@@ -217,11 +254,11 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     b.push_back(mem("fp8_transpose_fc2_in", 2.0 * x.tokens * ffn));
   }
   gemm_backward(b, fc2);
-  b.push_back(mem(swiglu ? "swiglu_bwd" : "gelu_bwd", (swiglu ? 5.0 : 3.0) * E * x.tokens * ffn));
+  b.push_back(mem(swiglu ? "swiglu_bwd" : "gelu_bwd", (swiglu ? swiglu_bwd : 3.0 * E) * x.tokens * ffn));
   if (fp8) b.push_back(mem("fp8_transpose_fc1_in", 2.0 * x.tokens * x.h));
   gemm_backward(b, fc1);
   tp_in(b, x, "tp_mlp_in_bwd", true);
-  b.push_back(mem("norm2_bwd", 1.5 * norm_bytes));
+  b.push_back(mem("norm2_bwd", norm_bwd_bytes));
   b.push_back(mem("bias_dropout_add1_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
   tp_out(b, x, "tp_attn_out_bwd", true);
   if (fp8) b.push_back(mem("fp8_cast_transpose_proj_dgrad", 4.0 * x.tokens * x.h));
@@ -238,13 +275,15 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     b.push_back(around_the_ring(coll("cp_kv_dkv_ring", CollectiveKind::ALL_GATHER, 2.0 * kv_bytes, CommGroup::CP)));
   else if (cp)
     b.push_back(coll("cp_dkv_reduce_scatter", CollectiveKind::REDUCE_SCATTER, kv_bytes, CommGroup::CP));
+  if (kv_copied > 0) b.push_back(mem("repeat_kv_bwd", kv_copied));
+  if (rope_elements > 0) b.push_back(mem("rope_bwd", (eager ? eager::kRopeBwd : eager::kRopeFused) * rope_elements));
   if (fp8) {
     b.push_back(mem("fp8_cast_transpose_qkv_dgrad", 4.0 * x.tokens * qkv_width));
     b.push_back(mem("fp8_transpose_qkv_in", 2.0 * x.tokens * x.h));
   }
   gemm_backward(b, qkv);
   tp_in(b, x, "tp_attn_in_bwd", true);
-  b.push_back(mem("norm1_bwd", 1.5 * norm_bytes));
+  b.push_back(mem("norm1_bwd", norm_bwd_bytes));
 
   // Without sequence parallelism (XLA's collective matmul on a torus, ops.hpp) the all-reduces
   // after the row-parallel GEMMs are pipelined with them, and the backward's beside the weight
@@ -311,19 +350,22 @@ PassOps output_ops(const Scenario& sc, int64_t micro_batch) {
   const Dims x = dims(sc, micro_batch);
   const double v = static_cast<double>(padded_vocab(sc)) / x.t;
   PassOps p;
-  p.forward.push_back(mem("final_norm", 2.0 * E * x.tokens_sp * x.h));
+  const bool eager = sc.training.elementwise == Elementwise::EAGER;
+  const bool eager_norm = eager && sc.model.rmsnorm;
+  p.forward.push_back(mem("final_norm", (eager_norm ? eager::kRmsNormFwd : 2.0 * E) * x.tokens_sp * x.h));
   if (x.sp) p.forward.push_back(coll("tp_logits_in", CollectiveKind::ALL_GATHER, E * x.tokens * x.h));
   Op logits = gemm("logits", x.tokens, v, x.h, 1.0, false, math_precision(sc, false));
   p.forward.push_back(logits);
   // Vocab-parallel cross-entropy in fp32: read bf16 logits, write fp32, max/exp-sum passes over
   // fp32 and the loss; small TP all-reduces of per-token max, sum and target logit.
-  p.forward.push_back(mem("cross_entropy", x.tokens * v * (E + 4.0 + 8.0 + 4.0)));
+  // Eager (torchtitan's loss_fn): cross_entropy on the logits upcast to fp32.
+  p.forward.push_back(mem("cross_entropy", x.tokens * v * (eager ? eager::kLossFwd : E + 4.0 + 8.0 + 4.0)));
   if (x.t > 1) p.forward.push_back(coll("tp_cross_entropy", CollectiveKind::ALL_REDUCE, 3.0 * 4.0 * x.tokens));
-  p.backward.push_back(mem("cross_entropy_bwd", x.tokens * v * (4.0 + E)));
+  p.backward.push_back(mem("cross_entropy_bwd", x.tokens * v * (eager ? eager::kLossBwd : 4.0 + E)));
   gemm_backward(p.backward, logits);
   if (x.t > 1 && !x.sp) p.backward.push_back(coll("tp_logits_bwd", CollectiveKind::ALL_REDUCE, E * x.tokens * x.h));
   if (x.sp) p.backward.push_back(coll("tp_logits_bwd", CollectiveKind::REDUCE_SCATTER, E * x.tokens * x.h));
-  p.backward.push_back(mem("final_norm_bwd", 3.0 * E * x.tokens_sp * x.h));
+  p.backward.push_back(mem("final_norm_bwd", (eager_norm ? eager::kRmsNormBwd : 3.0 * E) * x.tokens_sp * x.h));
   return p;
 }
 

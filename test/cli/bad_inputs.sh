@@ -243,6 +243,9 @@ case("recompute-op-tp-without-sp", "/training/recompute", "which is sequence par
 case("unknown-attention", "/training/attention", "'flash3' is not known", put("training.attention", "flash3"))
 case("attention-without-curve", "/training/attention", "has no cudnn_attention efficiency",
      put("training.attention", "cudnn"))
+case("unknown-elementwise", "/training/elementwise", "'compiled' is not known",
+     put("training.elementwise", "compiled"))
+case("unknown-position", "/model/position", "'alibi' is not known", put("model.position", "alibi"))
 case("unknown-recompute", "/training/recompute", "'partial' is not known", put("training.recompute", "partial"))
 case("unknown-schedule", "/parallelism/schedule", "'1f1bb' is not known (did you mean '1f1b'?)",
      put("parallelism.schedule", "1f1bb"))

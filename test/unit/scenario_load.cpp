@@ -115,13 +115,16 @@ TEST_CASE("omitted fields take the documented defaults", "[scenario]") {
   CHECK(s.model.kv_heads == s.model.heads);
   CHECK(s.model.activation == sim::Activation::SWIGLU);
   CHECK(s.plan.layers_per_stage.empty());
-  // plan.hpp / model.hpp defaults (DESIGN.md names none): micro_batch 1, no recompute, bf16, LayerNorm,
-  // tied embeddings, the names "scenario" and "model".
+  // plan.hpp / model.hpp defaults (DESIGN.md names none): micro_batch 1, no recompute, bf16; for a
+  // gated (SwiGLU) model RMSNorm and RoPE, as Llama is built; tied embeddings, fused elementwise
+  // kernels, the names "scenario" and "model".
   CHECK(s.training.micro_batch.value == 1);
   CHECK(s.training.recompute == sim::Recompute::NONE);
   CHECK(s.training.precision == sim::Precision::BF16);
-  CHECK_FALSE(s.model.rmsnorm);
+  CHECK(s.model.rmsnorm);
+  CHECK(s.model.rope);
   CHECK(s.model.tied_embeddings);
+  CHECK(s.training.elementwise == sim::Elementwise::FUSED);
   CHECK(s.name == "scenario");
   CHECK(s.model.name == "model");
   // 16 / (dp 2 * micro_batch 1) = 8 microbatches.

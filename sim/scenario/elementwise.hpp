@@ -1,0 +1,27 @@
+// How a run executes the memory-bound work around its matmuls -- norms, activations, rotary
+// embeddings, the loss -- which scenario key `training.elementwise` names and `trainsim list`
+// prints. The byte counts of each mode live with the ops (sim/workload/ops.cpp, "Eager kernels").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sim {
+
+// FUSED: one kernel per norm, activation and rotary embedding, as Megatron-Core with Transformer
+// Engine, Apex and torch.compile run them. EAGER: PyTorch eager on the reference model code
+// (torchtitan's and Meta's Llama, Hugging Face's LlamaRMSNorm): every ATen op its own kernel, RMSNorm
+// and RoPE upcast to fp32.
+enum class Elementwise { FUSED, EAGER };
+
+struct ElementwiseMode {
+  Elementwise kind;
+  const char* name;
+  const char* description;
+};
+
+const std::vector<ElementwiseMode>& elementwise_modes();
+std::optional<Elementwise> elementwise_from_name(const std::string& name);
+
+}  // namespace sim

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# `trainsim validate` simulates a row as it ran: the boolean settings a row states in `extra` that
+# the scenario schema has a key for (torch_compile -> training.elementwise, overlap_grad_reduce,
+# grad_reduce_in_fp32, tp_comm_overlap) are applied to its scenario, unless the scenario sets the
+# key itself; anything else in `extra` (a string, an unknown key) changes nothing. Each row's
+# prediction must equal `trainsim run` on the scenario with the setting written in by hand.
+#
+# Usage: bash validate_published_settings.sh TRAINSIM REPO
+set -u
+
+trainsim=${1:?usage: validate_published_settings.sh TRAINSIM REPO}
+repo=${2:?usage: validate_published_settings.sh TRAINSIM REPO}
+source "$(dirname "$0")/lib/tally.bash"
+
+# Llama 3 8B (RMSNorm, RoPE, SwiGLU, grouped keys: every eager kernel of ops.cpp) on 8 H100s with
+# ZeRO-3, one layer pair to keep it quick.
+python3 - "$work" <<'PY'
+import copy, json, sys
+work = sys.argv[1]
+base = {"name": "s", "seed": 1,
+        "model": {"name": "llama3-8b-4l", "layers": 4, "hidden": 4096, "heads": 32, "kv_heads": 8,
+                  "ffn_hidden": 14336, "vocab": 128256, "activation": "swiglu"},
+        "cluster": {"from": "dgx-h100-superpod", "gpus": 8},
+        "parallelism": {"tp": 1, "pp": 1, "dp": 8, "zero": 3},
+        "training": {"seq_len": 8192, "global_batch": 16, "micro_batch": 2, "recompute": "op"}}
+def row(name, scenario, extra):
+    return {"name": name, "group": "g", "published": {"step_time_s": 1.0}, "note": "test", "scenario": scenario,
+            "extra": extra}
+stated = copy.deepcopy(base)
+stated["training"]["elementwise"] = "fused"
+runs = [row("eager", base, {"torch_compile": False}),
+        row("compiled", base, {"torch_compile": True}),
+        row("stated-wins", stated, {"torch_compile": False}),
+        row("not-a-bool", base, {"torch_compile": "no", "framework": "torchtitan"}),
+        row("overlap", base, {"overlap_grad_reduce": True, "grad_reduce_in_fp32": False})]
+json.dump({"kind": "validation", "runs": runs}, open(f"{work}/table.json", "w"))
+def scenario(name, **training_or_plan):
+    s = copy.deepcopy(base)
+    s["kind"] = "scenario"
+    for k, v in training_or_plan.items():
+        (s["parallelism"] if k == "overlap_grad_reduce" else s["training"])[k] = v
+    json.dump(s, open(f"{work}/{name}.json", "w"))
+scenario("eager", elementwise="eager")
+scenario("fused", elementwise="fused")
+scenario("overlap", overlap_grad_reduce=True, grad_reduce_in_fp32=False)
+PY
+
+"$trainsim" validate "$work/table.json" >"$work/out" 2>"$work/err"
+code=$?
+if [ $code -eq 0 ]; then pass "validate runs every row"; else fail "validate runs every row" "exit $code: $(cat "$work/err")"; fi
+for s in eager fused overlap; do
+  "$trainsim" run "$work/$s.json" -q -o "$work/$s-report.json" >"$work/$s.log" 2>&1 ||
+    fail "run $s" "$(cat "$work/$s.log")"
+done
+
+python3 - "$work" <<'PY' >"$work/checks" 2>&1
+import json, sys
+work = sys.argv[1]
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+predicted = {}
+for line in open(f"{work}/out"):
+    parts = line.split()
+    if len(parts) > 3 and parts[1] == "g":
+        predicted[parts[0]] = float(parts[3].rstrip("s"))
+run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap")}
+check(predicted.get("eager") == run["eager"], f"torch_compile false = elementwise eager ({predicted.get('eager')} vs {run['eager']} s)")
+check(predicted.get("compiled") == run["fused"], f"torch_compile true = elementwise fused ({predicted.get('compiled')} vs {run['fused']} s)")
+check(run["eager"] > run["fused"], f"eager kernels cost time ({run['eager']} > {run['fused']} s)")
+check(predicted.get("stated-wins") == run["fused"], "a key the scenario states is not overridden")
+check(predicted.get("not-a-bool") == run["fused"], "a non-boolean setting is documentation only")
+check(predicted.get("overlap") == run["overlap"], f"overlap_grad_reduce and grad_reduce_in_fp32 applied ({predicted.get('overlap')} vs {run['overlap']} s)")
+PY
+while IFS= read -r line; do
+  case "$line" in "ok   "*) pass "${line#ok   }" ;; *) fail "${line#FAIL }" "(above)" ;; esac
+done <"$work/checks"
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
