@@ -42,6 +42,15 @@ struct ParallelPlan {
   bool schedule_given = false;
   int64_t zero = 0;
   bool overlap_grad_reduce = false;
+  // `overlap_param_gather`: the distributed optimizer's (ZeRO-1, -2) all-gather of the updated
+  // parameters overlapped with the next forward (Megatron-Core --overlap-param-gather, which needs
+  // the distributed optimizer and --overlap-grad-reduce); false: it runs after the optimizer step,
+  // exposed. Default: with overlap_grad_reduce, as NeMo's and Megatron-Core's performance recipes
+  // set both. Meaningless for ZeRO-0 (no gather) and ZeRO-3 (FSDP prefetches its own gathers).
+  bool overlap_param_gather = true;
+  bool overlap_param_gather_given = false;
+  // Whether the parameter all-gather runs exposed after the step (grad_sync.hpp).
+  bool param_gather_exposed() const { return overlap_grad_reduce && (zero == 1 || zero == 2) && !overlap_param_gather; }
   // `tp_comm_overlap`: Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers
   // and reduce-scatters with the GEMMs beside them (Megatron-Core --tp-comm-overlap); on a torus,
   // XLA's collective matmul, with or without sequence parallelism; ops.hpp.

@@ -17,6 +17,18 @@ double dp_bytes_per_param(const Scenario& s) {
   return s.training.grad_bytes() * (s.plan.zero == 3 ? 1.5 : 1.0);  // ZeRO-3 moves 3x params vs 2x
 }
 
+// Bytes per parameter, in all-reduce buffer bytes (an all-reduce of B moves 2(n-1)/n B per rank, a
+// reduce-scatter or an all-gather half that), of what the overlapped buckets carry: everything, or
+// with the parameter all-gather exposed (ParallelPlan::param_gather_exposed) the gradient's
+// reduce-scatter alone, g / 2.
+double bucket_bytes_per_param(const Scenario& s) {
+  return s.plan.param_gather_exposed() ? s.training.grad_bytes() / 2.0 : dp_bytes_per_param(s);
+}
+
+// The exposed all-gather of the updated parameters, in their 16-bit type: 2 / 2 all-reduce bytes
+// per parameter (Megatron-Core's DistributedOptimizer gathers the bf16 parameters).
+constexpr double PARAM_GATHER_BYTES = 2.0;
+
 // Megatron-Core's default bucket: DistributedDataParallel, bucket_size = max(40000000, 1000000 *
 // dp_size) parameters, dp_size the data-parallel group with context parallelism.
 double megatron_bucket_params(const ParallelPlan& plan) {
@@ -27,7 +39,7 @@ double megatron_bucket_params(const ParallelPlan& plan) {
 
 std::vector<Bytes> grad_buckets(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
   if (!s.plan.overlap_grad_reduce || s.plan.grad_group_size() < 2) return {};
-  const double per_param = dp_bytes_per_param(s);
+  const double per_param = bucket_bytes_per_param(s);
   const int64_t layers = layout.layers_of(rank, chunk);
   const double params = chunk_params(s, layout, rank, chunk);
   std::vector<Bytes> out;
@@ -90,7 +102,9 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
       Task t;
       t.kind = TaskKind::DP_REDUCE;
       t.rank = r;
-      t.dp_bytes = overlap ? Bytes(0) : Bytes(params * dp_bytes_per_param(s));
+      t.dp_bytes = !overlap                        ? Bytes(params * dp_bytes_per_param(s))
+                   : s.plan.param_gather_exposed() ? Bytes(params * PARAM_GATHER_BYTES / 2.0)
+                                                   : Bytes(0);
       append_task(p, r, t);
     }
     Task opt;

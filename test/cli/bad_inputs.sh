@@ -246,6 +246,16 @@ case("attention-without-curve", "/training/attention", "has no cudnn_attention e
 case("unknown-elementwise", "/training/elementwise", "'compiled' is not known",
      put("training.elementwise", "compiled"))
 case("unknown-position", "/model/position", "'alibi' is not known", put("model.position", "alibi"))
+# overlap_param_gather is the distributed optimizer's (zero 1 or 2) and needs overlap_grad_reduce.
+case("param-gather-zero0", "/parallelism/overlap_param_gather", "and zero is 0",
+     all_of(put("parallelism.zero", 0), put("parallelism.overlap_grad_reduce", True),
+            put("parallelism.overlap_param_gather", True)))
+case("param-gather-zero3", "/parallelism/overlap_param_gather", "prefetches its own gathers",
+     all_of(put("parallelism.zero", 3), put("parallelism.overlap_grad_reduce", True),
+            put("parallelism.overlap_param_gather", True)))
+case("param-gather-no-overlap", "/parallelism/overlap_param_gather", "needs overlap_grad_reduce",
+     all_of(put("parallelism.zero", 1), put("parallelism.overlap_grad_reduce", False),
+            put("parallelism.overlap_param_gather", True)))
 case("unknown-recompute", "/training/recompute", "'partial' is not known", put("training.recompute", "partial"))
 case("unknown-schedule", "/parallelism/schedule", "'1f1bb' is not known (did you mean '1f1b'?)",
      put("parallelism.schedule", "1f1bb"))

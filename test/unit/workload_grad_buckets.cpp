@@ -7,10 +7,13 @@
 #include <string>
 
 #include "sim/core/params.hpp"
+#include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/grad_sync.hpp"
+#include "sim/workload/memory.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/stage_layout.hpp"
+#include "sim/workload/step_program.hpp"
 #include "test/unit/text_fill.hpp"
 
 using namespace sim;
@@ -110,4 +113,39 @@ TEST_CASE("an untied output layer's gradients are reduced with the embedding's, 
   double sum = 0;
   for (const Bytes& b : grad_buckets(s, layout, 0, 0)) sum += b.value;
   CHECK(sum == Approx(expected * 4));  // fp32 gradient buffers
+}
+
+TEST_CASE("without overlap_param_gather the distributed optimizer's parameter gather runs exposed after the step",
+          "[workload]") {
+  // GPT-3 175B, ZeRO-1, overlapped gradient buckets, fp32 gradients (g = 4): with the gather
+  // overlapped (the default) the buckets carry the all-reduce-sized g per parameter; without it
+  // they carry the reduce-scatter alone (g / 2), and the step ends with an all-gather of the bf16
+  // parameters (2 bytes, an all-reduce of 2 / 2 per parameter) on every rank.
+  auto scenario = [](const char* gather) {
+    const std::string text = fill(R"({"kind": "scenario", "name": "gather", "model": "gpt3-175b",
+      "cluster": {"from": "dgx-a100-superpod", "gpus": 512},
+      "parallelism": {"tp": 8, "pp": 4, "dp": 16, "zero": 1, "virtual_stages": 2, "overlap_grad_reduce": true,
+                      "overlap_param_gather": {g}},
+      "training": {"seq_len": 2048, "global_batch": 128, "micro_batch": 1}})",
+                                  {{"g", gather}});
+    return parse_scenario(ParamReader::from_text(text, "workload_grad_buckets.cpp"), TRAINSIM_SOURCE_DIR);
+  };
+  const Scenario on = scenario("true"), off = scenario("false");
+  const StageLayout layout = make_stage_layout(on.model, on.plan, 2, on.file);
+  const double layer = on.model.layer_params() / 8;
+  CHECK(one_bucket(grad_buckets(on, layout, 2, 0)) == Approx(12 * layer * 4));
+  CHECK(one_bucket(grad_buckets(off, layout, 2, 0)) == Approx(12 * layer * 2));
+  CHECK_FALSE(on.plan.param_gather_exposed());
+  CHECK(off.plan.param_gather_exposed());
+  // The exposed gather is the rank's data-parallel task: 2 / 2 bytes per parameter it holds.
+  const ComputeModel cm(off.cluster.device, off.training.precision);
+  const StepProgram program = build_step_program(off, layout, 1, cm);
+  for (int64_t r = 0; r < 4; ++r) {
+    double dp = -1;
+    for (const auto& u : program.ranks[static_cast<size_t>(r)]) {
+      const Task& t = program.tasks[static_cast<size_t>(u.task)];
+      if (t.kind == TaskKind::DP_REDUCE) dp = t.dp_bytes.value;
+    }
+    CHECK(dp == Approx(rank_params(off, layout, r) * 1.0));
+  }
 }
