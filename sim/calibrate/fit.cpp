@@ -170,9 +170,7 @@ void fit_attention(const Measurements& m, const FitOptions& opt, Calibration& ca
   size_t suite_kernels = 0;
   std::map<std::string, size_t> left_out, unknown;
   for (const auto& a : m.attention) {
-    // A record that names no implementation is FlashAttention, as published files before the
-    // registry wrote them.
-    const auto kind = a.impl_name.empty() ? std::optional(Attention::FLASH) : attention_measured_by(a.impl_name);
+    const auto kind = attention_measured_by(a.impl_name);
     if (a.impl_name == kSuiteAttentionImpl)
       ++suite_kernels;
     else if (opt.excludes(a.impl_name))

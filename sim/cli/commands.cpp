@@ -65,15 +65,15 @@ int list() {
   print("schedules",
         {"gpipe        all forwards, then all backwards", "1f1b         one-forward-one-backward (PipeDream-Flush)",
          "interleaved  1F1B over virtual stages (Narayanan et al. 2021)"});
-  std::vector<std::string> algorithms;
-  for (const auto& a : collective_algorithms()) algorithms.push_back(fmt::format("{:<12} {}", a.name, a.description));
-  print("collectives", algorithms);
-  std::vector<std::string> attention;
-  for (const auto& k : attention_kernels()) attention.push_back(fmt::format("{:<12} {}", k.name, k.description));
-  print("attention", attention);
-  std::vector<std::string> elementwise;
-  for (const auto& m : elementwise_modes()) elementwise.push_back(fmt::format("{:<12} {}", m.name, m.description));
-  print("elementwise", elementwise);
+  // A registry's entries, each as its name and description.
+  const auto described = [](const auto& entries) {
+    std::vector<std::string> out;
+    for (const auto& e : entries) out.push_back(fmt::format("{:<12} {}", e.name, e.description));
+    return out;
+  };
+  print("collectives", described(collective_algorithms()));
+  print("attention", described(attention_kernels()));
+  print("elementwise", described(elementwise_modes()));
   print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)",
                       "op           torchtitan's per-op selective checkpointing: every second matmul and every "
                       "non-matmul op",
@@ -81,13 +81,8 @@ int list() {
   print("context parallel (cp_comm)",
         {"p2p          keys and values around the cp ring, each transfer beside attention (Megatron-Core's default)",
          "all_gather   gathered before attention, their gradients reduce-scattered after it (Llama 3)"});
-  const auto kinds = [](const std::vector<TopologyKind>& ks) {
-    std::vector<std::string> out;
-    for (const auto& k : ks) out.push_back(fmt::format("{:<12} {}", k.name, k.description));
-    return out;
-  };
-  print("scale-up", kinds(scale_up_kinds()));
-  print("scale-out", kinds(scale_out_kinds()));
+  print("scale-up", described(scale_up_kinds()));
+  print("scale-out", described(scale_out_kinds()));
   print("devices", json_names(data + "/topologies/devices"));
   print("topologies", json_names(data + "/topologies"));
   print("models", json_names(data + "/models"));

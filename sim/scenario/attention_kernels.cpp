@@ -34,13 +34,8 @@ const AttentionKernel& attention_kernel(Attention a) {
   return attention_kernels().front();
 }
 
-std::optional<Attention> attention_from_name(const std::string& name) {
-  for (const auto& k : attention_kernels())
-    if (name == k.name) return k.kind;
-  return std::nullopt;
-}
-
 std::optional<Attention> attention_measured_by(const std::string& impl) {
+  if (impl.empty()) return Attention::FLASH;  // published files before the registry named none
   for (const auto& k : attention_kernels())
     if (std::find(k.measured_by.begin(), k.measured_by.end(), impl) != k.measured_by.end()) return k.kind;
   return std::nullopt;

@@ -33,8 +33,8 @@ struct AttentionKernel {
 
 const std::vector<AttentionKernel>& attention_kernels();
 const AttentionKernel& attention_kernel(Attention a);
-std::optional<Attention> attention_from_name(const std::string& name);
-// The kernel a measurement record of implementation `impl` times; std::nullopt when none of ours.
+// The kernel a measurement record of implementation `impl` times: FlashAttention for a record that
+// names none (published files written before the registry); std::nullopt when none of ours.
 std::optional<Attention> attention_measured_by(const std::string& impl);
 inline bool fused(Attention a) { return a != Attention::UNFUSED; }
 

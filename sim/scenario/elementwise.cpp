@@ -13,10 +13,4 @@ const std::vector<ElementwiseMode>& elementwise_modes() {
   return modes;
 }
 
-std::optional<Elementwise> elementwise_from_name(const std::string& name) {
-  for (const auto& m : elementwise_modes())
-    if (name == m.name) return m.kind;
-  return std::nullopt;
-}
-
 }  // namespace sim

@@ -3,7 +3,6 @@
 // prints. The byte counts of each mode live with the ops (sim/workload/ops.cpp, "Eager kernels").
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,5 @@ struct ElementwiseMode {
 };
 
 const std::vector<ElementwiseMode>& elementwise_modes();
-std::optional<Elementwise> elementwise_from_name(const std::string& name);
 
 }  // namespace sim

@@ -1,5 +1,6 @@
 #include "sim/scenario/plan.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -190,6 +191,16 @@ static int64_t token_count(const ParamReader& r) {
   return static_cast<int64_t>(std::llround(v));
 }
 
+// The `kind` of the registry entry (attention_kernels.hpp, elementwise.hpp) whose name `r` gives;
+// the message lists the names otherwise.
+template <class Entries>
+static auto registry_choice(const ParamReader& r, const Entries& entries) {
+  std::vector<std::string> names;
+  for (const auto& e : entries) names.push_back(e.name);
+  const std::string name = r.as_choice(names);
+  return std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return name == e.name; })->kind;
+}
+
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "elementwise",
                  "grad_reduce_in_fp32", "tokens"});
@@ -204,16 +215,8 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
                   : s == "op"        ? Recompute::OP
                                      : Recompute::FULL;
   }
-  if (r.has("attention")) {
-    std::vector<std::string> names;
-    for (const auto& k : attention_kernels()) names.push_back(k.name);
-    t.attention = *attention_from_name(r.at("attention").as_choice(names));
-  }
-  if (r.has("elementwise")) {
-    std::vector<std::string> names;
-    for (const auto& m : elementwise_modes()) names.push_back(m.name);
-    t.elementwise = *elementwise_from_name(r.at("elementwise").as_choice(names));
-  }
+  if (r.has("attention")) t.attention = registry_choice(r.at("attention"), attention_kernels());
+  if (r.has("elementwise")) t.elementwise = registry_choice(r.at("elementwise"), elementwise_modes());
   if (r.has("precision")) {
     std::string s = r.at("precision").as_choice({"bf16", "fp16", "fp8"});
     t.precision = precision_from_string(s);

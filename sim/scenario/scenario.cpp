@@ -123,14 +123,14 @@ void cross_check(const Scenario& s, const ParamReader& r) {
   if (s.training.seq_len % (p.cp > 1 ? 2 * p.cp : 1) != 0)
     par.at("cp").fail("seq_len=" + i2s(s.training.seq_len) + " does not split into 2*cp chunks",
                       "seq_len divisible by 2*cp");
-  // Megatron-Core asserts both (megatron/training/arguments.py: "Tensor parallel communication/GEMM
-  // overlap can happen only when sequence parallelism is enabled"); XLA on a torus needs only tp.
   if (p.overlap_param_gather_given && p.overlap_param_gather && (p.zero == 0 || p.zero == 3 || !p.overlap_grad_reduce))
     par.at("overlap_param_gather")
         .fail(p.zero == 0   ? "needs the distributed optimizer's parameter all-gather, and zero is 0"
               : p.zero == 3 ? "is the distributed optimizer's (zero 1 or 2); zero 3 (FSDP) prefetches its own gathers"
                             : "needs overlap_grad_reduce (Megatron-Core overlaps the gather only with it)",
               "zero 1 or 2 with \"overlap_grad_reduce\": true, or no overlap_param_gather");
+  // Megatron-Core asserts both (megatron/training/arguments.py: "Tensor parallel communication/GEMM
+  // overlap can happen only when sequence parallelism is enabled"); XLA on a torus needs only tp.
   if (p.tp_comm_overlap && (p.tp < 2 || (!p.sequence_parallel && !s.cluster.scale_up.overlaps_tp_without_sp())))
     par.at("tp_comm_overlap")
         .fail(p.tp < 2 ? "needs tensor parallelism (tp=1)" : "needs sequence_parallel",

@@ -58,6 +58,15 @@ constexpr double kSwigluFwd = 4 + 6, kSwigluBwd = 6 + 6 + 6;
 constexpr double kLossFwd = 6 + 8, kLossBwd = 4 + 12 + 6;
 }  // namespace eager
 
+// Bytes per element of a norm's forward or backward: eager RMSNorm's ATen kernels, else one kernel
+// (eager LayerNorm is one ATen kernel too) reading and writing bf16 once, its backward also reading
+// the output gradient.
+double norm_bytes_per_element(const Scenario& sc, bool backward) {
+  if (sc.training.elementwise == Elementwise::EAGER && sc.model.rmsnorm)
+    return backward ? eager::kRmsNormBwd : eager::kRmsNormFwd;
+  return (backward ? 3.0 : 2.0) * E;
+}
+
 // The type a kernel's math runs in (ops.hpp, "FP8"): a transformer layer's linear layers run in
 // the training precision; under FP8 everything else runs in bf16.
 Precision math_precision(const Scenario& sc, bool linear) {
@@ -154,13 +163,13 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const double qkv_out = x.q / x.t + 2.0 * x.kv * x.d;
   const double ffn = x.f / x.t;
   const bool eager = sc.training.elementwise == Elementwise::EAGER;
-  const bool eager_norm = eager && sc.model.rmsnorm;  // eager LayerNorm is one ATen kernel, as fused
-  const double norm_bytes = (eager_norm ? eager::kRmsNormFwd : 2.0 * E) * x.tokens_sp * x.h;
-  const double norm_bwd_bytes = eager_norm ? eager::kRmsNormBwd * x.tokens_sp * x.h : 1.5 * norm_bytes;
+  const double norm_bytes = norm_bytes_per_element(sc, false) * x.tokens_sp * x.h;
+  const double norm_bwd_bytes = norm_bytes_per_element(sc, true) * x.tokens_sp * x.h;
   // Rotary embeddings on the rank's queries and keys; eager, grouped keys and values are copied to
   // every query head (repeat_kv) before attention, and their gradients summed back.
-  const double rope_elements = sc.model.rope ? x.tokens * (x.q / x.t + x.kv * x.d) : 0.0;
-  const double kv_copied = eager && x.kv * x.d < x.q / x.t ? 2.0 * E * x.tokens * (x.q / x.t + x.kv * x.d) : 0.0;
+  const double qk_width = x.q / x.t + x.kv * x.d;
+  const double rope_elements = sc.model.rope ? x.tokens * qk_width : 0.0;
+  const double kv_copied = eager && x.kv * x.d < x.q / x.t ? 2.0 * E * x.tokens * qk_width : 0.0;
   const double mask = sc.model.dropout ? 1.0 : 0.0;               // a dropout mask's byte per element
   const double bda_bytes = x.tokens_sp * x.h * (3.0 * E + mask);  // bias-dropout-add: x, residual, out, mask
   const double probs = x.b * heads * x.s * x.s_kv;                // attention probability elements
@@ -351,8 +360,7 @@ PassOps output_ops(const Scenario& sc, int64_t micro_batch) {
   const double v = static_cast<double>(padded_vocab(sc)) / x.t;
   PassOps p;
   const bool eager = sc.training.elementwise == Elementwise::EAGER;
-  const bool eager_norm = eager && sc.model.rmsnorm;
-  p.forward.push_back(mem("final_norm", (eager_norm ? eager::kRmsNormFwd : 2.0 * E) * x.tokens_sp * x.h));
+  p.forward.push_back(mem("final_norm", norm_bytes_per_element(sc, false) * x.tokens_sp * x.h));
   if (x.sp) p.forward.push_back(coll("tp_logits_in", CollectiveKind::ALL_GATHER, E * x.tokens * x.h));
   Op logits = gemm("logits", x.tokens, v, x.h, 1.0, false, math_precision(sc, false));
   p.forward.push_back(logits);
@@ -365,7 +373,7 @@ PassOps output_ops(const Scenario& sc, int64_t micro_batch) {
   gemm_backward(p.backward, logits);
   if (x.t > 1 && !x.sp) p.backward.push_back(coll("tp_logits_bwd", CollectiveKind::ALL_REDUCE, E * x.tokens * x.h));
   if (x.sp) p.backward.push_back(coll("tp_logits_bwd", CollectiveKind::REDUCE_SCATTER, E * x.tokens * x.h));
-  p.backward.push_back(mem("final_norm_bwd", (eager_norm ? eager::kRmsNormBwd : 3.0 * E) * x.tokens_sp * x.h));
+  p.backward.push_back(mem("final_norm_bwd", norm_bytes_per_element(sc, true) * x.tokens_sp * x.h));
   return p;
 }
 
