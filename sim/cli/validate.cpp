@@ -58,17 +58,47 @@ constexpr PublishedSetting kPublishedSettings[] = {
     {"tp_comm_overlap", "parallelism.tp_comm_overlap", "true", "false"},
 };
 
+// Published settings a row states in words that name, in the framework's own option spelling, a
+// variant of what its scenario says: the scenario's value is refined to the variant trainsim has
+// for it. Only the exact spelling is read, and only where the scenario says the coarse value.
+struct PublishedRefinement {
+  const char* extra_key;
+  const char* spelling;      // as the framework's configuration writes it
+  const char* scenario_key;  // dotted
+  const char* coarse;        // the scenario's value it refines
+  const char* refined;       // JSON
+};
+constexpr PublishedRefinement kPublishedRefinements[] = {
+    // torchtitan's [activation_checkpointing] mode = "selective" with selective_ac_option = "op" is
+    // its per-op policy (trainsim's "op"), not Korthikanti's attention-core recompute.
+    {"activation_checkpointing", "selective_ac_option='op'", "training.recompute", "selective", "\"op\""},
+};
+
+// The section of a dotted scenario key and the key within it.
+std::pair<std::optional<ParamReader>, std::string> scenario_slot(const ParamReader& scenario, const std::string& key) {
+  const auto dot = key.find('.');
+  auto section = scenario.find(key.substr(0, dot));
+  if (section && !section->is_object()) section.reset();
+  return {section, key.substr(dot + 1)};
+}
+
 ParamReader with_published_settings(const ParamReader& run, ParamReader scenario) {
   const auto extra = run.find("extra");
   if (!extra || !extra->is_object() || !scenario.is_object()) return scenario;
   for (const auto& s : kPublishedSettings) {
     const auto given = extra->find(s.extra_key);
     if (!given || !given->is_bool()) continue;
-    const std::string key = s.scenario_key;
-    const auto dot = key.find('.');
-    const auto section = scenario.find(key.substr(0, dot));
-    if (!section || !section->is_object() || section->has(key.substr(dot + 1))) continue;
-    scenario = scenario.with_value(key, given->as_bool() ? s.if_true : s.if_false);
+    const auto [section, name] = scenario_slot(scenario, s.scenario_key);
+    if (!section || section->has(name)) continue;
+    scenario = scenario.with_value(s.scenario_key, given->as_bool() ? s.if_true : s.if_false);
+  }
+  for (const auto& r : kPublishedRefinements) {
+    const auto given = extra->find(r.extra_key);
+    if (!given || !given->is_string() || given->as_string().find(r.spelling) == std::string::npos) continue;
+    const auto [section, name] = scenario_slot(scenario, r.scenario_key);
+    const auto value = section ? section->find(name) : std::nullopt;
+    if (!value || !value->is_string() || value->as_string() != r.coarse) continue;
+    scenario = scenario.with_value(r.scenario_key, r.refined);
   }
   return scenario;
 }

@@ -160,6 +160,7 @@ std::string report_json(const RunResult& r) {
                       {"grads_bytes", st.grads.value},
                       {"optimizer_bytes", st.optimizer.value},
                       {"activations_bytes", st.activations.value},
+                      {"workspace_bytes", st.workspace.value},
                       {"total_bytes", st.total().value}});
   j["memory"] = {
       {"peak_bytes_per_gpu", m.peak.value}, {"capacity_bytes", m.capacity.value}, {"fits", m.fits}, {"stages", stages}};

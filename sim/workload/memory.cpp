@@ -127,6 +127,20 @@ Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
   return Bytes(0.0);
 }
 
+namespace {
+
+// Bytes per logit live at the loss's peak, its backward. Fused (Megatron-Core's vocab-parallel
+// cross entropy, Transformer Engine, a compiled loss): the fp32 softmax it keeps, which the
+// backward overwrites with the gradient. Eager PyTorch (torchtitan's cross_entropy_loss:
+// F.cross_entropy(pred.float(), labels)): log_softmax keeps its fp32 output (4), nll_loss's
+// backward writes a zero-filled fp32 gradient (4) and log_softmax's backward a third fp32 tensor
+// (4) while both are live -- the kernels ops.cpp prices as eager::kLossBwd.
+double loss_peak_bytes_per_logit(const Scenario& s) {
+  return s.training.elementwise == Elementwise::EAGER ? 12.0 : 4.0;
+}
+
+}  // namespace
+
 MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int64_t micro_batch) {
   SIM_ASSERT(micro_batch >= 1, "estimate_memory needs a resolved micro batch");
   SIM_ASSERT(layout.pp == s.plan.pp, "stage layout built for another pipeline depth");
@@ -144,9 +158,43 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     const double in_flight = in_flight_microbatches(s, layout, r, m);
     StageMemory st;
     st.rank = r;
+    const double grad_bytes = s.training.grad_bytes();
     st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? shards : 1.0));
-    st.grads = Bytes(params * s.training.grad_bytes() / (s.plan.zero >= 2 ? shards : 1.0));
+    st.grads = Bytes(params * grad_bytes / (s.plan.zero >= 2 ? shards : 1.0));
     st.optimizer = Bytes(params * OPTIMIZER_BYTES / (s.plan.zero >= 1 ? shards : 1.0));
+    // Working set at the stage's peak, beyond what it keeps: the last stage's loss backward needs
+    // more where the loss runs eager (loss_peak_bytes_per_logit; 4 bytes per logit are counted
+    // among the activations below). Not counted: the forward a recomputing layer reruns in its
+    // backward (with PyTorch's checkpoint, the whole layer's activations for one microbatch; Chen
+    // et al. 2016 §3). XLA reruns at a finer grain: the TPU v4 rows (validation/) ran in 32 GiB,
+    // which counting it would refuse.
+    double work = 0.0;
+    if (r == layout.pp - 1) {
+      const double logits = sbh / static_cast<double>(s.model.hidden) * static_cast<double>(padded_vocab(s)) / t;
+      work = (loss_peak_bytes_per_logit(s) - 4.0) * logits;
+    }
+    if (s.plan.zero >= 3) {
+      const double layer = s.model.layer_params_per_rank(s.plan.tp);
+      const double outside = params - static_cast<double>(layout.layers_on_rank(r)) * layer;
+      if (layout.pp > 1) {
+        // torch.distributed.pipelining (stage.py, backward_maybe_with_nosync) turns FSDP's
+        // resharding and gradient reduction off for all but the last microbatch, and torchtitan
+        // does not reshard after forward under a pipeline: the stage's weights stay gathered for
+        // the step, its gradients accumulate unsharded (FSDP2 upcasts them to the reduce dtype)
+        // and are reduce-scattered once.
+        st.weights = Bytes(params * WEIGHT_BYTES);
+        if (m > 1) st.grads += Bytes(params * grad_bytes);
+      } else {
+        // FSDP gathers one unit (a transformer layer) at a time and prefetches the next, so two
+        // layers' 16-bit weights are whole at once. (A layer's backward also holds its whole
+        // gradient for the reduce-scatter, not counted: XLA's, on the TPU rows, fits without.)
+        // The root unit (embedding, final norm, output layer) is
+        // not resharded after forward (FSDP2 _fsdp_state.py, _lazy_init: the root's
+        // post_forward_mesh_info is None), so it stays gathered from forward to backward.
+        work += layer * 2.0 * WEIGHT_BYTES + outside * WEIGHT_BYTES * (1.0 - 1.0 / shards);
+      }
+    }
+    st.workspace = Bytes(work);
     st.activations = per_layer * (static_cast<double>(layout.layers_on_rank(r)) * in_flight);
     if (r == 0) {
       // Embedding output kept for backward (Korthikanti §4.3), one per in-flight microbatch.

@@ -40,7 +40,10 @@ double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank);
 struct StageMemory {
   int64_t rank = 0;
   Bytes weights, grads, optimizer, activations;
-  Bytes total() const { return weights + grads + optimizer + activations; }
+  // What the stage's peak needs beyond what it keeps: an eager loss's backward, FSDP's gathered
+  // units (memory.cpp).
+  Bytes workspace;
+  Bytes total() const { return weights + grads + optimizer + activations + workspace; }
 };
 
 struct MemoryEstimate {

@@ -2,8 +2,10 @@
 # `trainsim validate` simulates a row as it ran: the boolean settings a row states in `extra` that
 # the scenario schema has a key for (torch_compile -> training.elementwise, overlap_grad_reduce,
 # grad_reduce_in_fp32, tp_comm_overlap) are applied to its scenario, unless the scenario sets the
-# key itself; anything else in `extra` (a string, an unknown key) changes nothing. Each row's
-# prediction must equal `trainsim run` on the scenario with the setting written in by hand.
+# key itself; anything else in `extra` (a string, an unknown key) changes nothing -- except a
+# framework's own spelling of a variant of what the scenario says (torchtitan's
+# selective_ac_option='op' refines recompute "selective" to "op"). Each row's prediction must
+# equal `trainsim run` on the scenario with the setting written in by hand.
 #
 # Usage: bash validate_published_settings.sh TRAINSIM REPO
 set -u
@@ -33,6 +35,14 @@ runs = [row("eager", base, {"torch_compile": False}),
         row("stated-wins", stated, {"torch_compile": False}),
         row("not-a-bool", base, {"torch_compile": "no", "framework": "torchtitan"}),
         row("overlap", base, {"overlap_grad_reduce": True, "grad_reduce_in_fp32": False})]
+selective = copy.deepcopy(base)
+selective["training"]["recompute"] = "selective"
+full = copy.deepcopy(base)
+full["training"]["recompute"] = "full"
+sac = "torchtitan 'selective' AC, selective_ac_option='op': per-op SAC"
+runs += [row("sac-op", selective, {"activation_checkpointing": sac}),
+         row("sac-layer", selective, {"activation_checkpointing": "selective layer"}),
+         row("sac-full", full, {"activation_checkpointing": sac})]
 json.dump({"kind": "validation", "runs": runs}, open(f"{work}/table.json", "w"))
 def scenario(name, **training_or_plan):
     s = copy.deepcopy(base)
@@ -43,12 +53,14 @@ def scenario(name, **training_or_plan):
 scenario("eager", elementwise="eager")
 scenario("fused", elementwise="fused")
 scenario("overlap", overlap_grad_reduce=True, grad_reduce_in_fp32=False)
+scenario("selective", recompute="selective")
+scenario("full", recompute="full")
 PY
 
 "$trainsim" validate "$work/table.json" >"$work/out" 2>"$work/err"
 code=$?
 if [ $code -eq 0 ]; then pass "validate runs every row"; else fail "validate runs every row" "exit $code: $(cat "$work/err")"; fi
-for s in eager fused overlap; do
+for s in eager fused overlap selective full; do
   "$trainsim" run "$work/$s.json" -q -o "$work/$s-report.json" >"$work/$s.log" 2>&1 ||
     fail "run $s" "$(cat "$work/$s.log")"
 done
@@ -63,13 +75,18 @@ for line in open(f"{work}/out"):
     parts = line.split()
     if len(parts) > 3 and parts[1] == "g":
         predicted[parts[0]] = float(parts[3].rstrip("s"))
-run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap")}
+run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full")}
 check(predicted.get("eager") == run["eager"], f"torch_compile false = elementwise eager ({predicted.get('eager')} vs {run['eager']} s)")
 check(predicted.get("compiled") == run["fused"], f"torch_compile true = elementwise fused ({predicted.get('compiled')} vs {run['fused']} s)")
 check(run["eager"] > run["fused"], f"eager kernels cost time ({run['eager']} > {run['fused']} s)")
 check(predicted.get("stated-wins") == run["fused"], "a key the scenario states is not overridden")
 check(predicted.get("not-a-bool") == run["fused"], "a non-boolean setting is documentation only")
 check(predicted.get("overlap") == run["overlap"], f"overlap_grad_reduce and grad_reduce_in_fp32 applied ({predicted.get('overlap')} vs {run['overlap']} s)")
+# The base scenario (recompute "op", elementwise fused by default) is "fused".
+check(run["fused"] != run["selective"], f"per-op and attention-core recompute differ ({run['fused']} vs {run['selective']} s)")
+check(predicted.get("sac-op") == run["fused"], f"selective_ac_option='op' refines selective to op ({predicted.get('sac-op')} vs {run['fused']} s)")
+check(predicted.get("sac-layer") == run["selective"], "other words leave selective as it is")
+check(predicted.get("sac-full") == run["full"], "the spelling refines selective only, not full")
 PY
 while IFS= read -r line; do
   case "$line" in "ok   "*) pass "${line#ok   }" ;; *) fail "${line#FAIL }" "(above)" ;; esac

@@ -186,15 +186,15 @@ TEST_CASE("GPT-3 175B states at tp 8, pp 8 are 18 bytes per parameter of Narayan
 
 TEST_CASE("ZeRO stages shard optimizer, then gradients, then weights over dp", "[workload]") {
   // Rajbhandari et al. 2020 §5: P_os divides optimizer states by Nd, P_os+g also gradients,
-  // P_os+g+p also parameters.
-  Scenario sc = gpt3_175b(8, 8, 4, 64);
-  const StageMemory base = estimate(sc).stages[3];
+  // P_os+g+p also parameters. (Without a pipeline: under one, ZeRO-3's weights stay gathered, below.)
+  Scenario sc = gpt3_175b(8, 1, 4, 64);
+  const StageMemory base = estimate(sc).stages[0];
   sc.plan.zero = 1;
-  const StageMemory z1 = estimate(sc).stages[3];
+  const StageMemory z1 = estimate(sc).stages[0];
   sc.plan.zero = 2;
-  const StageMemory z2 = estimate(sc).stages[3];
+  const StageMemory z2 = estimate(sc).stages[0];
   sc.plan.zero = 3;
-  const StageMemory z3 = estimate(sc).stages[3];
+  const StageMemory z3 = estimate(sc).stages[0];
 
   CHECK(z1.optimizer.value == Approx(base.optimizer.value / 4));
   CHECK(z1.grads.value == Approx(base.grads.value));
@@ -307,4 +307,48 @@ TEST_CASE("the gradient buffer holds 4 bytes per parameter in fp32, 2 in 16 bits
   CHECK(bf16.weights.value == Approx(fp32.weights.value));
   CHECK(bf16.optimizer.value == Approx(fp32.optimizer.value));
   CHECK(fp32.grads.value == Approx(2 * fp32.weights.value));  // 4 B against 2 B of bf16 weights
+}
+
+TEST_CASE("FSDP holds two gathered layers and its root unit whole at once", "[workload]") {
+  // ZeRO-3 without a pipeline: the layer being computed and the one prefetched, in 16-bit, and the
+  // root unit (the embeddings and the final norm, outside the layers) gathered from forward to
+  // backward, less the shard the GPU keeps anyway. Counts as in the Narayanan test above.
+  const double l = 96, h = 12288, V = 51200, s = 2048, t = 8, dp = 4;
+  Scenario sc = gpt3_175b(8, 1, 4, 64);
+  sc.plan.zero = 3;
+  const double layer = 12 * h * h * (1 + 13 / (12 * h)) / t;
+  const double outside = V * h / t + s * h + 2 * h;  // tied output layer: no copy without a pipeline
+  const StageMemory st = estimate(sc).stages[0];
+  CHECK(st.weights.value == Approx(2 * (l * layer + outside) / dp));
+  CHECK(st.workspace.value == Approx(2 * 2 * layer + 2 * outside * (1 - 1 / dp)));
+  sc.plan.zero = 2;
+  CHECK(estimate(sc).stages[0].workspace.value == 0);  // nothing to gather below ZeRO-3
+}
+
+TEST_CASE("under a pipeline, ZeRO-3 keeps the stage gathered and accumulates unsharded gradients", "[workload]") {
+  // torch.distributed.pipelining reduces FSDP's gradients on the last microbatch only: a stage
+  // holds its 16-bit weights whole and an unsharded fp32 gradient besides the sharded one.
+  const double l = 96, h = 12288, t = 8, p = 8, dp = 4;
+  Scenario sc = gpt3_175b(8, 8, 4, 64);  // m = 64 / 4 = 16 microbatches
+  sc.plan.zero = 3;
+  const double layers_only = 12 * (l / p) * h * h * (1 + 13 / (12 * h)) / t;
+  const StageMemory st = estimate(sc).stages[3];
+  CHECK(st.weights.value == Approx(2 * layers_only));
+  CHECK(st.grads.value == Approx(4 * layers_only * (1 + 1 / dp)));
+  CHECK(st.optimizer.value == Approx(12 * layers_only / dp));
+  CHECK(st.workspace.value == 0);
+}
+
+TEST_CASE("an eager loss peaks at 12 bytes per logit in its backward, a fused one at 4", "[workload]") {
+  // F.cross_entropy(logits.float()): log_softmax's fp32 output, nll_loss's fp32 gradient and
+  // log_softmax's fp32 gradient live at once; the 4 bytes a fused loss keeps are activations.
+  const double s = 2048, V = 51200, t = 8;
+  Scenario sc = gpt3_175b(8, 8, 1, 16);
+  const MemoryEstimate fused = estimate(sc);
+  sc.training.elementwise = Elementwise::EAGER;
+  const MemoryEstimate eager = estimate(sc);
+  CHECK(fused.stages[7].workspace.value == 0);
+  CHECK(eager.stages[7].workspace.value == Approx((12 - 4) * s * V / t));
+  CHECK(eager.stages[7].activations.value == Approx(fused.stages[7].activations.value));
+  CHECK(eager.stages[3].workspace.value == 0);  // only the last stage runs the loss
 }
