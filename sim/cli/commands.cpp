@@ -73,7 +73,7 @@ int list() {
   };
   print("collectives", described(collective_algorithms()));
   print("attention", described(attention_kernels()));
-  print("elementwise", described(elementwise_modes()));
+  print("elementwise (and loss, the cross entropy apart)", described(elementwise_modes()));
   print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)",
                       "op           torchtitan's per-op selective checkpointing: every second matmul and every "
                       "non-matmul op",

@@ -1,6 +1,7 @@
 // How a run executes the memory-bound work around its matmuls -- norms, activations, rotary
-// embeddings, the loss -- which scenario key `training.elementwise` names and `trainsim list`
-// prints. The byte counts of each mode live with the ops (sim/workload/ops.cpp, "Eager kernels").
+// embeddings, the loss -- which scenario keys `training.elementwise` and, for the loss apart,
+// `training.loss` name and `trainsim list` prints. The byte counts of each mode live with the ops
+// (sim/workload/ops.cpp, "Eager kernels").
 #pragma once
 
 #include <string>

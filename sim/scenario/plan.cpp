@@ -202,7 +202,7 @@ static auto registry_choice(const ParamReader& r, const Entries& entries) {
 }
 
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {
-  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "elementwise",
+  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "elementwise", "loss",
                  "grad_reduce_in_fp32", "tokens"});
   TrainingSpec t;
   t.seq_len = r.count("seq_len", 1, 1 << 24);
@@ -217,6 +217,7 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   }
   if (r.has("attention")) t.attention = registry_choice(r.at("attention"), attention_kernels());
   if (r.has("elementwise")) t.elementwise = registry_choice(r.at("elementwise"), elementwise_modes());
+  t.loss = r.has("loss") ? registry_choice(r.at("loss"), elementwise_modes()) : t.elementwise;
   if (r.has("precision")) {
     std::string s = r.at("precision").as_choice({"bf16", "fp16", "fp8"});
     t.precision = precision_from_string(s);

@@ -96,6 +96,11 @@ struct TrainingSpec {
   Attention attention = Attention::FLASH;
   // `elementwise` (elementwise.hpp): fused unless the scenario says "eager".
   Elementwise elementwise = Elementwise::FUSED;
+  // `loss`: how the cross entropy runs, one of the same modes; absent: as `elementwise`. Apart
+  // because frameworks compile the layers without the loss: torchtitan before 2025-02 wrapped
+  // each transformer block in torch.compile and ran the loss eager ("compiling loss function
+  // causes CUDA errors, turning off for now", train.py at 9dec370).
+  Elementwise loss = Elementwise::FUSED;
   // `grad_reduce_in_fp32`: Megatron-Core's DistributedDataParallelConfig.grad_reduce_in_fp32.
   // False: the gradient buffer (main_grad) and its reduction are in the parameters' 16-bit type
   // (Megatron-Core's default, NeMo's recipes); true: fp32 -- what Megatron-LM's

@@ -135,9 +135,7 @@ namespace {
 // F.cross_entropy(pred.float(), labels)): log_softmax keeps its fp32 output (4), nll_loss's
 // backward writes a zero-filled fp32 gradient (4) and log_softmax's backward a third fp32 tensor
 // (4) while both are live -- the kernels ops.cpp prices as eager::kLossBwd.
-double loss_peak_bytes_per_logit(const Scenario& s) {
-  return s.training.elementwise == Elementwise::EAGER ? 12.0 : 4.0;
-}
+double loss_peak_bytes_per_logit(const Scenario& s) { return s.training.loss == Elementwise::EAGER ? 12.0 : 4.0; }
 
 }  // namespace
 

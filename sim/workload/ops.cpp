@@ -31,8 +31,8 @@ Dims dims(const Scenario& sc, int64_t micro_batch) {
   return x;
 }
 
-// Eager kernels (training.elementwise "eager", scenario/elementwise.hpp): HBM bytes per element of
-// the kernels PyTorch eager launches for the reference Llama code -- torchtitan@9dec370's RMSNorm
+// Eager kernels (training.elementwise "eager", the loss's training.loss; scenario/elementwise.hpp): HBM bytes per
+// element of the kernels PyTorch eager launches for the reference Llama code -- torchtitan@9dec370's RMSNorm
 // (torchtitan/models/norms.py), apply_rotary_emb, repeat_kv and FeedForward
 // (models/llama/model.py) and loss_fn (train.py) -- each ATen kernel reading its inputs and writing
 // its output once (bf16 2 bytes, fp32 4); per-row scalars (1/h of a pass) are left out. Fused, the
@@ -359,7 +359,7 @@ PassOps output_ops(const Scenario& sc, int64_t micro_batch) {
   const Dims x = dims(sc, micro_batch);
   const double v = static_cast<double>(padded_vocab(sc)) / x.t;
   PassOps p;
-  const bool eager = sc.training.elementwise == Elementwise::EAGER;
+  const bool eager = sc.training.loss == Elementwise::EAGER;
   p.forward.push_back(mem("final_norm", norm_bytes_per_element(sc, false) * x.tokens_sp * x.h));
   if (x.sp) p.forward.push_back(coll("tp_logits_in", CollectiveKind::ALL_GATHER, E * x.tokens * x.h));
   Op logits = gemm("logits", x.tokens, v, x.h, 1.0, false, math_precision(sc, false));

@@ -245,6 +245,8 @@ case("attention-without-curve", "/training/attention", "has no cudnn_attention e
      put("training.attention", "cudnn"))
 case("unknown-elementwise", "/training/elementwise", "'compiled' is not known",
      put("training.elementwise", "compiled"))
+case("unknown-loss", "/training/loss", "'chunked' is not known", put("training.loss", "chunked"))
+case("loss-not-a-name", "/training/loss", "expected", put("training.loss", True))
 case("unknown-position", "/model/position", "'alibi' is not known", put("model.position", "alibi"))
 # overlap_param_gather is the distributed optimizer's (zero 1 or 2) and needs overlap_grad_reduce.
 case("param-gather-zero0", "/parallelism/overlap_param_gather", "and zero is 0",

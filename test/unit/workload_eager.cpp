@@ -17,14 +17,16 @@ using namespace sim;
 
 namespace {
 
-Scenario llama(const std::string& elementwise, const std::string& norm = "rmsnorm") {
-  const std::string text = fill(R"({"kind": "scenario", "name": "eager",
+// `loss` empty: the scenario leaves training.loss out (it follows elementwise).
+Scenario llama(const std::string& elementwise, const std::string& norm = "rmsnorm", const std::string& loss = "") {
+  const std::string text =
+      fill(R"({"kind": "scenario", "name": "eager",
     "model": {"name": "llama3-8b-like", "layers": 2, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
               "vocab": 128256, "activation": "swiglu", "norm": "{n}"},
     "cluster": {"from": "dgx-h100-superpod", "gpus": 8},
     "parallelism": {"tp": 1, "pp": 1, "dp": 8},
-    "training": {"seq_len": 8192, "global_batch": 16, "micro_batch": 2, "elementwise": "{e}"}})",
-                                {{"e", elementwise}, {"n", norm}});
+    "training": {"seq_len": 8192, "global_batch": 16, "micro_batch": 2, "elementwise": "{e}"{l}}})",
+           {{"e", elementwise}, {"n", norm}, {"l", loss.empty() ? "" : ", \"loss\": \"" + loss + "\""}});
   return parse_scenario(ParamReader::from_text(text, "workload_eager.cpp"), TRAINSIM_SOURCE_DIR);
 }
 
@@ -79,6 +81,13 @@ TEST_CASE("eager kernels: a Llama layer's norms, RoPE, repeat_kv, SwiGLU and los
   CHECK(le.at("cross_entropy") == Approx(loss_fwd * tokens * 128256));
   CHECK(le.at("cross_entropy_bwd") == Approx(loss_bwd * tokens * 128256));
   CHECK(le.at("final_norm") == Approx(norm_fwd * tokens * h));
+  // training.loss apart: compiled layers with an eager loss (torchtitan at 9dec370), and the reverse.
+  const auto compiled_layers = memory_bytes(output_ops(llama("fused", "rmsnorm", "eager"), 2));
+  CHECK(compiled_layers.at("cross_entropy") == Approx(loss_fwd * tokens * 128256));
+  CHECK(compiled_layers.at("final_norm") == Approx(4 * tokens * h));
+  const auto fused_loss = memory_bytes(output_ops(llama("eager", "rmsnorm", "fused"), 2));
+  CHECK(fused_loss.at("cross_entropy") == Approx(memory_bytes(output_ops(fused, 2)).at("cross_entropy")));
+  CHECK(fused_loss.at("final_norm") == Approx(norm_fwd * tokens * h));
   // An eager LayerNorm is one ATen kernel (native_layer_norm), as fused.
   CHECK(memory_bytes(layer_ops(llama("eager", "layernorm"), 2)).at("norm1") ==
         Approx(memory_bytes(layer_ops(llama("fused", "layernorm"), 2)).at("norm1")));

@@ -345,7 +345,7 @@ TEST_CASE("an eager loss peaks at 12 bytes per logit in its backward, a fused on
   const double s = 2048, V = 51200, t = 8;
   Scenario sc = gpt3_175b(8, 8, 1, 16);
   const MemoryEstimate fused = estimate(sc);
-  sc.training.elementwise = Elementwise::EAGER;
+  sc.training.loss = Elementwise::EAGER;
   const MemoryEstimate eager = estimate(sc);
   CHECK(fused.stages[7].workspace.value == 0);
   CHECK(eager.stages[7].workspace.value == Approx((12 - 4) * s * V / t));
