@@ -182,7 +182,7 @@ void fit_attention(const Measurements& m, const FitOptions& opt, Calibration& ca
   }
   auto peak = cal.device.dense_peak.find(Precision::BF16);
   for (const auto& k : attention_kernels()) {
-    if (!fused(k.kind)) continue;
+    if (!k.profile_key) continue;  // unfused, or derived from another kernel's curve
     ParameterFit& fit = cal.attention[k.kind];
     auto records = usable.find(k.kind);
     if (records == usable.end() || peak == cal.device.dense_peak.end()) {

@@ -72,6 +72,10 @@ constexpr PublishedRefinement kPublishedRefinements[] = {
     // torchtitan's [activation_checkpointing] mode = "selective" with selective_ac_option = "op" is
     // its per-op policy (trainsim's "op"), not Korthikanti's attention-core recompute.
     {"activation_checkpointing", "selective_ac_option='op'", "training.recompute", "selective", "\"op\""},
+    // llm-foundry's attention implementation (its model config's attn_impl; 'triton' was the
+    // default in 2023) and a pinned FlashAttention-1 (pip's flash-attn==1.x): variants of "flash".
+    {"settings", "attn_impl default 'triton'", "training.attention", "flash", "\"triton\""},
+    {"settings", "flash-attn==1.", "training.attention", "flash", "\"flash1\""},
 };
 
 // The section of a dotted scenario key and the key within it.

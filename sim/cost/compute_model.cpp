@@ -26,11 +26,13 @@ Seconds ComputeModel::fused_attention(Attention kernel, Flops flops, Bytes bytes
   return fused_attention(kernel, flops, bytes, seq_len, precision_);
 }
 
-Seconds ComputeModel::fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len,
-                                      Precision math) const {
+Seconds ComputeModel::fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len, Precision math,
+                                      bool backward) const {
   const SaturatingCurve* curve = device_.attention_curve(kernel);
   SIM_ASSERT(curve && curve->eta_max > 0, "the attention kernel is checked against the device when loading");
-  return std::max(flops / (peak(math) * curve->at(seq_len)), memory_op(bytes));
+  const auto& derived = attention_kernel(kernel).derived;
+  const double slower = derived ? (backward ? derived->backward : derived->forward) : 1.0;
+  return std::max(flops * slower / (peak(math) * curve->at(seq_len)), memory_op(bytes));
 }
 
 double ComputeModel::wave_efficiency(const GemmShape& g) const {

@@ -38,7 +38,9 @@ class ComputeModel {
   // Fused attention kernel `kernel` executing `flops` (FA convention) over keys of length `seq_len`,
   // in the run's precision or in `math`.
   Seconds fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len) const;
-  Seconds fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len, Precision math) const;
+  // `backward`: the backward kernel (a derived kernel's slowdown differs by direction).
+  Seconds fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len, Precision math,
+                          bool backward = false) const;
   FlopsPerSecond peak() const { return peak_; }
   FlopsPerSecond peak(Precision math) const;
   const DeviceSpec& device() const { return device_; }

@@ -20,15 +20,26 @@ namespace sim {
 // UNFUSED: Megatron-LM's unfused path (two batched GEMMs around a fused softmax and a dropout,
 // s x s scores in HBM; the published 2021-22 A100 runs). FLASH: FlashAttention-2 (Dao 2023), as
 // flash-attn 2 and PyTorch SDPA's flash backend run it. CUDNN: cuDNN's fused flash attention
-// (Transformer Engine's FusedAttention, SDPA's cudnn backend). The fused ones never write the scores.
-enum class Attention { UNFUSED, FLASH, CUDNN };
+// (Transformer Engine's FusedAttention, SDPA's cudnn backend). TRITON: FlashAttention in Triton
+// (flash_attn_triton.py, llm-foundry's attn_impl "triton" in 2023). FLASH1: FlashAttention-1
+// (flash-attn 1.x). The fused ones never write the scores.
+enum class Attention { UNFUSED, FLASH, CUDNN, TRITON, FLASH1 };
+
+// A kernel priced from another's curve: its forward and backward take `forward` and `backward`
+// times as long as the base kernel's on the same problem, as a published benchmark of both on one
+// GPU measured them.
+struct KernelDerivation {
+  Attention base;
+  double forward = 1.0, backward = 1.0;
+};
 
 struct AttentionKernel {
   Attention kind;
   const char* name;                      // the scenario value
-  const char* profile_key;               // the device profile's curve; nullptr: priced op by op
+  const char* profile_key;               // the device profile's curve; nullptr: priced op by op or derived
   std::vector<std::string> measured_by;  // `impl` names of measurement records of this kernel
   const char* description;
+  std::optional<KernelDerivation> derived{};  // priced from another kernel's curve
 };
 
 const std::vector<AttentionKernel>& attention_kernels();
@@ -37,5 +48,7 @@ const AttentionKernel& attention_kernel(Attention a);
 // names none (published files written before the registry); std::nullopt when none of ours.
 std::optional<Attention> attention_measured_by(const std::string& impl);
 inline bool fused(Attention a) { return a != Attention::UNFUSED; }
+// The kernel whose device-profile curve prices `a`: its base when derived, else itself.
+Attention curve_kernel(Attention a);
 
 }  // namespace sim

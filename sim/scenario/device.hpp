@@ -69,9 +69,10 @@ struct DeviceSpec {
     return p == Precision::FP8 && gemm_fp8.eta_max > 0 ? gemm_fp8 : gemm;
   }
 
-  // The curve that prices fused attention kernel `a`, or nullptr when the profile has none.
+  // The curve that prices fused attention kernel `a` (its base's for a derived kernel), or nullptr
+  // when the profile has none.
   const SaturatingCurve* attention_curve(Attention a) const {
-    auto it = attention.find(a);
+    auto it = attention.find(curve_kernel(a));
     return it == attention.end() ? nullptr : &it->second;
   }
 

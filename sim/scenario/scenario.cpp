@@ -158,7 +158,8 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     const AttentionKernel& k = attention_kernel(t.attention);
     tr.at("attention")
         .fail(fmt::format("device {} has no {} efficiency in its profile for the '{}' kernel{}", s.cluster.device.name,
-                          k.profile_key, k.name, t.attention == Attention::FLASH ? " (the default attention)" : ""),
+                          attention_kernel(curve_kernel(t.attention)).profile_key, k.name,
+                          t.attention == Attention::FLASH ? " (the default attention)" : ""),
               "\"attention\": \"unfused\", another fused kernel the profile prices, or a device profile with "
               "published figures for this one");
   }

@@ -198,6 +198,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   flash_fwd.precision = core;
   Op flash_bwd = flash_fwd;
   flash_bwd.name = "flash_attention_bwd";
+  flash_bwd.backward = true;
   flash_bwd.flops = flash_fwd.flops * 2.0;
   flash_bwd.executed = flash_fwd.executed * 2.5;
   flash_bwd.bytes = Bytes(2.0 * qkvo_bytes);

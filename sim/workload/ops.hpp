@@ -66,6 +66,7 @@ struct Op {
   Flops executed;                       // FLASH_ATTENTION: what the kernel executes (causal skips half)
   double seq_len = 0;                   // FLASH_ATTENTION: keys per query
   Attention kernel = Attention::FLASH;  // FLASH_ATTENTION: which fused kernel (attention_kernels.hpp)
+  bool backward = false;                // FLASH_ATTENTION: the backward kernel
   GemmShape shape;                      // GEMM only
   Bytes bytes;                          // HBM traffic (kernels) or the collective's buffer
   CollectiveKind collective = CollectiveKind::ALL_REDUCE;

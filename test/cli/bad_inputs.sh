@@ -243,6 +243,9 @@ case("recompute-op-tp-without-sp", "/training/recompute", "which is sequence par
 case("unknown-attention", "/training/attention", "'flash3' is not known", put("training.attention", "flash3"))
 case("attention-without-curve", "/training/attention", "has no cudnn_attention efficiency",
      put("training.attention", "cudnn"))
+# A kernel derived from FlashAttention-2's curve needs that curve (the TPU v4 profile has none).
+case("derived-attention-without-base", "/training/attention", "has no flash_attention efficiency",
+     all_of(put("training.attention", "triton"), put("cluster.gpu", "tpu-v4")))
 case("unknown-elementwise", "/training/elementwise", "'compiled' is not known",
      put("training.elementwise", "compiled"))
 case("unknown-loss", "/training/loss", "'chunked' is not known", put("training.loss", "chunked"))

@@ -4,7 +4,8 @@
 # grad_reduce_in_fp32, tp_comm_overlap) are applied to its scenario, unless the scenario sets the
 # key itself; anything else in `extra` (a string, an unknown key) changes nothing -- except a
 # framework's own spelling of a variant of what the scenario says (torchtitan's
-# selective_ac_option='op' refines recompute "selective" to "op"). Each row's prediction must
+# selective_ac_option='op' refines recompute "selective" to "op"; llm-foundry's attn_impl 'triton'
+# and a pinned flash-attn==1.x refine attention "flash" to "triton" and "flash1"). Each row's prediction must
 # equal `trainsim run` on the scenario with the setting written in by hand.
 #
 # Usage: bash validate_published_settings.sh TRAINSIM REPO
@@ -43,6 +44,13 @@ sac = "torchtitan 'selective' AC, selective_ac_option='op': per-op SAC"
 runs += [row("sac-op", selective, {"activation_checkpointing": sac}),
          row("sac-layer", selective, {"activation_checkpointing": "selective layer"}),
          row("sac-full", full, {"activation_checkpointing": sac})]
+flash = copy.deepcopy(base)
+flash["training"]["attention"] = "flash"
+cudnn = copy.deepcopy(base)
+cudnn["training"]["attention"] = "cudnn"
+runs += [row("attn-triton", flash, {"settings": "image x, attn_impl default 'triton' (Triton FlashAttention kernel)"}),
+         row("attn-fa1", flash, {"settings": "installs flash-attn==1.0.7 for these runs"}),
+         row("attn-cudnn-stays", cudnn, {"settings": "attn_impl default 'triton'"})]
 json.dump({"kind": "validation", "runs": runs}, open(f"{work}/table.json", "w"))
 def scenario(name, **training_or_plan):
     s = copy.deepcopy(base)
@@ -55,12 +63,15 @@ scenario("fused", elementwise="fused")
 scenario("overlap", overlap_grad_reduce=True, grad_reduce_in_fp32=False)
 scenario("selective", recompute="selective")
 scenario("full", recompute="full")
+scenario("triton", attention="triton")
+scenario("flash1", attention="flash1")
+scenario("cudnn", attention="cudnn")
 PY
 
 "$trainsim" validate "$work/table.json" >"$work/out" 2>"$work/err"
 code=$?
 if [ $code -eq 0 ]; then pass "validate runs every row"; else fail "validate runs every row" "exit $code: $(cat "$work/err")"; fi
-for s in eager fused overlap selective full; do
+for s in eager fused overlap selective full triton flash1 cudnn; do
   "$trainsim" run "$work/$s.json" -q -o "$work/$s-report.json" >"$work/$s.log" 2>&1 ||
     fail "run $s" "$(cat "$work/$s.log")"
 done
@@ -75,7 +86,7 @@ for line in open(f"{work}/out"):
     parts = line.split()
     if len(parts) > 3 and parts[1] == "g":
         predicted[parts[0]] = float(parts[3].rstrip("s"))
-run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full")}
+run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full", "triton", "flash1", "cudnn")}
 check(predicted.get("eager") == run["eager"], f"torch_compile false = elementwise eager ({predicted.get('eager')} vs {run['eager']} s)")
 check(predicted.get("compiled") == run["fused"], f"torch_compile true = elementwise fused ({predicted.get('compiled')} vs {run['fused']} s)")
 check(run["eager"] > run["fused"], f"eager kernels cost time ({run['eager']} > {run['fused']} s)")
@@ -87,6 +98,10 @@ check(run["fused"] != run["selective"], f"per-op and attention-core recompute di
 check(predicted.get("sac-op") == run["fused"], f"selective_ac_option='op' refines selective to op ({predicted.get('sac-op')} vs {run['fused']} s)")
 check(predicted.get("sac-layer") == run["selective"], "other words leave selective as it is")
 check(predicted.get("sac-full") == run["full"], "the spelling refines selective only, not full")
+check(run["triton"] > run["fused"] and run["flash1"] > run["fused"], "the older kernels are slower than FlashAttention-2")
+check(predicted.get("attn-triton") == run["triton"], f"attn_impl 'triton' refines flash to triton ({predicted.get('attn-triton')} vs {run['triton']} s)")
+check(predicted.get("attn-fa1") == run["flash1"], f"flash-attn==1.x refines flash to flash1 ({predicted.get('attn-fa1')} vs {run['flash1']} s)")
+check(predicted.get("attn-cudnn-stays") == run["cudnn"], "a kernel other than flash is not refined")
 PY
 while IFS= read -r line; do
   case "$line" in "ok   "*) pass "${line#ok   }" ;; *) fail "${line#FAIL }" "(above)" ;; esac

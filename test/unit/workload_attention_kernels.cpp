@@ -6,6 +6,7 @@
 // cuDNN's 481 TFLOP/s (FA convention: 3.5 x 4 b s^2 h d / 2).
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
 
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
@@ -28,18 +29,24 @@ Scenario scenario(const std::string& attention) {
   return parse_scenario(ParamReader::from_text(text, "attention_kernels.cpp"), TRAINSIM_SOURCE_DIR);
 }
 
-// Forward plus backward time of the layer's fused attention ops.
-double attention_seconds(const Scenario& s, Attention* kernel) {
+// Time of the layer's fused attention ops in the forward and in the backward.
+std::pair<double, double> attention_passes(const Scenario& s, Attention* kernel) {
   const ComputeModel cm(s.cluster.device, s.training.precision);
   const PassOps ops = layer_ops(s, s.training.micro_batch.value);
-  double t = 0;
+  std::pair<double, double> t{0, 0};
   for (const auto* list : {&ops.forward, &ops.backward})
     for (const Op& op : *list)
       if (op.cls == OpClass::FLASH_ATTENTION) {
         *kernel = op.kernel;
-        t += cm.fused_attention(op.kernel, op.executed, op.bytes, op.seq_len, op.precision).value;
+        (list == &ops.forward ? t.first : t.second) +=
+            cm.fused_attention(op.kernel, op.executed, op.bytes, op.seq_len, op.precision, op.backward).value;
       }
   return t;
+}
+
+double attention_seconds(const Scenario& s, Attention* kernel) {
+  const auto [fwd, bwd] = attention_passes(s, kernel);
+  return fwd + bwd;
 }
 
 }  // namespace
@@ -62,4 +69,22 @@ TEST_CASE("a scenario's attention kernel prices its layer's attention on that ke
   Attention carried = Attention::FLASH;
   const double unfused = attention_seconds(scenario("unfused"), &carried);
   CHECK(unfused == 0);  // no fused op: the scores run as GEMMs and a softmax
+}
+
+TEST_CASE("FlashAttention in Triton and FlashAttention-1 take Dao 2023's multiples of FlashAttention-2's time",
+          "[workload]") {
+  // Dao 2023 (arXiv:2307.08691) §4.1, A100: FlashAttention-2 is "around 1.3-1.5x faster than
+  // FlashAttention in Triton in the forward pass and around 2x faster in the backward pass", and
+  // "around 2x faster than FlashAttention".
+  Attention carried = Attention::UNFUSED;
+  const auto [flash_fwd, flash_bwd] = attention_passes(scenario("flash"), &carried);
+  const auto [triton_fwd, triton_bwd] = attention_passes(scenario("triton"), &carried);
+  CHECK(carried == Attention::TRITON);
+  CHECK(triton_fwd / flash_fwd >= 1.3);
+  CHECK(triton_fwd / flash_fwd <= 1.5);
+  CHECK(triton_bwd / flash_bwd == Approx(2.0));
+  const auto [fa1_fwd, fa1_bwd] = attention_passes(scenario("flash1"), &carried);
+  CHECK(carried == Attention::FLASH1);
+  CHECK(fa1_fwd / flash_fwd == Approx(2.0));
+  CHECK(fa1_bwd / flash_bwd == Approx(2.0));
 }
