@@ -59,23 +59,28 @@ constexpr PublishedSetting kPublishedSettings[] = {
 };
 
 // Published settings a row states in words that name, in the framework's own option spelling, a
-// variant of what its scenario says: the scenario's value is refined to the variant trainsim has
-// for it. Only the exact spelling is read, and only where the scenario says the coarse value.
+// variant of what its scenario says: where the scenario's `when_key` says `when_value`, the
+// scenario key is set to the variant trainsim has for it -- `when_key` itself refined, or a key
+// the scenario leaves out. Only the exact spelling is read.
 struct PublishedRefinement {
   const char* extra_key;
-  const char* spelling;      // as the framework's configuration writes it
-  const char* scenario_key;  // dotted
-  const char* coarse;        // the scenario's value it refines
+  const char* spelling;      // as the framework's configuration or its authors write it
+  const char* when_key;      // dotted
+  const char* when_value;    // the scenario's value there
+  const char* scenario_key;  // dotted: when_key, or one the scenario does not set
   const char* refined;       // JSON
 };
 constexpr PublishedRefinement kPublishedRefinements[] = {
     // torchtitan's [activation_checkpointing] mode = "selective" with selective_ac_option = "op" is
     // its per-op policy (trainsim's "op"), not Korthikanti's attention-core recompute.
-    {"activation_checkpointing", "selective_ac_option='op'", "training.recompute", "selective", "\"op\""},
+    {"activation_checkpointing", "selective_ac_option='op'", "training.recompute", "selective", "training.recompute",
+     "\"op\""},
     // llm-foundry's attention implementation (its model config's attn_impl; 'triton' was the
     // default in 2023) and a pinned FlashAttention-1 (pip's flash-attn==1.x): variants of "flash".
-    {"settings", "attn_impl default 'triton'", "training.attention", "flash", "\"triton\""},
-    {"settings", "flash-attn==1.", "training.attention", "flash", "\"flash1\""},
+    {"settings", "attn_impl default 'triton'", "training.attention", "flash", "training.attention", "\"triton\""},
+    {"settings", "flash-attn==1.", "training.attention", "flash", "training.attention", "\"flash1\""},
+    // torchao's Float8Linear scales dynamically, per tensor ("dynamic tensorwise"): current scaling.
+    {"fp8_recipe", "dynamic tensorwise scaling", "training.precision", "fp8", "training.fp8_scaling", "\"current\""},
 };
 
 // The section of a dotted scenario key and the key within it.
@@ -99,9 +104,13 @@ ParamReader with_published_settings(const ParamReader& run, ParamReader scenario
   for (const auto& r : kPublishedRefinements) {
     const auto given = extra->find(r.extra_key);
     if (!given || !given->is_string() || given->as_string().find(r.spelling) == std::string::npos) continue;
-    const auto [section, name] = scenario_slot(scenario, r.scenario_key);
+    const auto [section, name] = scenario_slot(scenario, r.when_key);
     const auto value = section ? section->find(name) : std::nullopt;
-    if (!value || !value->is_string() || value->as_string() != r.coarse) continue;
+    if (!value || !value->is_string() || value->as_string() != r.when_value) continue;
+    if (std::string(r.scenario_key) != r.when_key) {
+      const auto [target, key] = scenario_slot(scenario, r.scenario_key);
+      if (!target || target->has(key)) continue;
+    }
     scenario = scenario.with_value(r.scenario_key, r.refined);
   }
   return scenario;

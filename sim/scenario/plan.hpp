@@ -11,6 +11,7 @@
 #include "sim/scenario/collective_names.hpp"
 #include "sim/scenario/device.hpp"
 #include "sim/scenario/elementwise.hpp"
+#include "sim/scenario/fp8_scaling.hpp"
 
 namespace sim {
 
@@ -101,6 +102,9 @@ struct TrainingSpec {
   // each transformer block in torch.compile and ran the loss eager ("compiling loss function
   // causes CUDA errors, turning off for now", train.py at 9dec370).
   Elementwise loss = Elementwise::FUSED;
+  // `fp8_scaling` (fp8_scaling.hpp): delayed unless the scenario says "current"; an fp8 run's
+  // only (parse_scenario rejects it on another precision).
+  Fp8Scaling fp8_scaling = Fp8Scaling::DELAYED;
   // `grad_reduce_in_fp32`: Megatron-Core's DistributedDataParallelConfig.grad_reduce_in_fp32.
   // False: the gradient buffer (main_grad) and its reduction are in the parameters' 16-bit type
   // (Megatron-Core's default, NeMo's recipes); true: fp32 -- what Megatron-LM's

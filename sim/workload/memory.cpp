@@ -176,10 +176,10 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
       const double outside = params - static_cast<double>(layout.layers_on_rank(r)) * layer;
       if (layout.pp > 1) {
         // torch.distributed.pipelining (stage.py, backward_maybe_with_nosync) turns FSDP's
-        // resharding and gradient reduction off for all but the last microbatch, and torchtitan
-        // does not reshard after forward under a pipeline: the stage's weights stay gathered for
-        // the step, its gradients accumulate unsharded (FSDP2 upcasts them to the reduce dtype)
-        // and are reduce-scattered once.
+        // gradient reduction off for all but the last microbatch (set_requires_gradient_sync(
+        // last_backward)), and torchtitan does not reshard after forward under a pipeline: at the
+        // peak the stage's weights are gathered, and its gradients accumulate unsharded (FSDP2
+        // keeps them in the reduce dtype) until one reduce-scatter.
         st.weights = Bytes(params * WEIGHT_BYTES);
         if (m > 1) st.grads += Bytes(params * grad_bytes);
       } else {

@@ -207,6 +207,13 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   // per element instead of two; so does the MLP activation.
   const bool fp8 = linear == Precision::FP8;
   const double fp8_norm_saving = fp8 ? x.tokens_sp * x.h : 0.0;
+  // Current scaling (training.fp8_scaling "current"): an amax pass reads each tensor the layer
+  // casts to FP8 once more, in bf16, before its cast -- forward the two norms' outputs, the
+  // attention output and the MLP activation; backward each linear layer's output gradient (fc1's,
+  // twice the FFN width when gated). Counted as that one read, 2 bytes per element, where the
+  // delayed recipe fuses the cast into the norm or the activation too.
+  const bool current = fp8 && sc.training.fp8_scaling == Fp8Scaling::CURRENT;
+  const double fc1_out = (swiglu ? 2.0 : 1.0) * ffn;
   const double qkv_width = qkv_out;
 
   PassOps p;
@@ -249,6 +256,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const double swiglu_fwd = eager ? eager::kSwigluFwd : 3.0 * E, swiglu_bwd = eager ? eager::kSwigluBwd : 5.0 * E;
   f.push_back(
       mem(swiglu ? "swiglu" : "gelu", (swiglu ? swiglu_fwd : 2.0 * E) * x.tokens * ffn - (fp8 ? x.tokens * ffn : 0.0)));
+  if (current) f.push_back(mem("fp8_amax", E * (2.0 * x.tokens_sp * x.h + x.tokens * (x.q / x.t + ffn))));
   f.push_back(fc2);
   tp_out(f, x, "tp_mlp_out", false);
   f.push_back(mem("bias_dropout_add2", bda_bytes));
@@ -291,6 +299,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     b.push_back(mem("fp8_cast_transpose_qkv_dgrad", 4.0 * x.tokens * qkv_width));
     b.push_back(mem("fp8_transpose_qkv_in", 2.0 * x.tokens * x.h));
   }
+  if (current) b.push_back(mem("fp8_amax_bwd", E * x.tokens * (x.h + fc1_out + x.h + qkv_width)));
   gemm_backward(b, qkv);
   tp_in(b, x, "tp_attn_in_bwd", true);
   b.push_back(mem("norm1_bwd", norm_bwd_bytes));
@@ -390,8 +399,11 @@ std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded) 
 std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params) {
   if (s.training.precision != Precision::FP8) return {};
   // Transformer Engine casts each FP8 weight with its transpose once per step, at the first
-  // microbatch (is_first_microbatch): read the bf16 weight, write 1 + 1 bytes.
-  return {mem("fp8_weight_cast_transpose", 4.0 * linear_params)};
+  // microbatch (is_first_microbatch): read the bf16 weight, write 1 + 1 bytes; current scaling
+  // reads it once more for its amax.
+  std::vector<Op> ops{mem("fp8_weight_cast_transpose", 4.0 * linear_params)};
+  if (s.training.fp8_scaling == Fp8Scaling::CURRENT) ops.push_back(mem("fp8_weight_amax", E * linear_params));
+  return ops;
 }
 
 Flops sum_flops(const std::vector<Op>& ops) {

@@ -22,8 +22,10 @@
 // with its transpose (fp8_cast_transpose_bgrad_fused; fused into the activation's backward for
 // fc1), and the saved FP8 inputs of QKV, fc1 and fc2 are transposed for the weight gradients
 // (fp8_transpose); each weight is cast with its transpose once per step (fp8_weight_cast_ops).
-// Not modelled: the per-step amax-history and scale update (one small fused kernel), FP8 weight
-// copies' memory, current (per-tensor dynamic) scaling's extra amax pass.
+// Current scaling (training.fp8_scaling "current"; torchao's dynamic tensorwise Float8Linear, as
+// torchtitan runs it, and Transformer Engine's Float8CurrentScaling) reads each tensor it casts
+// once more for its amax before the cast (ops.cpp). Not modelled: the per-step amax-history and
+// scale update (one small fused kernel), FP8 weight copies' memory.
 // TP communication overlap (parallelism.tp_comm_overlap, sequence parallel only), as Transformer
 // Engine's userbuffers run it under Megatron-Core's --tp-comm-overlap: the all-gather before QKV
 // and fc1 and the reduce-scatter after the projection and fc2 are split into tp pieces pipelined

@@ -249,6 +249,9 @@ case("derived-attention-without-base", "/training/attention", "has no flash_atte
 case("unknown-elementwise", "/training/elementwise", "'compiled' is not known",
      put("training.elementwise", "compiled"))
 case("unknown-loss", "/training/loss", "'chunked' is not known", put("training.loss", "chunked"))
+case("unknown-fp8-scaling", "/training/fp8_scaling", "'blockwise' is not known",
+     all_of(put("training.precision", "fp8"), put("training.fp8_scaling", "blockwise")))
+case("fp8-scaling-without-fp8", "/training/fp8_scaling", "precision is bf16", put("training.fp8_scaling", "current"))
 case("loss-not-a-name", "/training/loss", "expected", put("training.loss", True))
 case("unknown-position", "/model/position", "'alibi' is not known", put("model.position", "alibi"))
 # overlap_param_gather is the distributed optimizer's (zero 1 or 2) and needs overlap_grad_reduce.

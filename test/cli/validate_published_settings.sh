@@ -5,7 +5,8 @@
 # key itself; anything else in `extra` (a string, an unknown key) changes nothing -- except a
 # framework's own spelling of a variant of what the scenario says (torchtitan's
 # selective_ac_option='op' refines recompute "selective" to "op"; llm-foundry's attn_impl 'triton'
-# and a pinned flash-attn==1.x refine attention "flash" to "triton" and "flash1"). Each row's prediction must
+# and a pinned flash-attn==1.x refine attention "flash" to "triton" and "flash1"; torchao's
+# "dynamic tensorwise scaling" sets an fp8 run's fp8_scaling to "current"). Each row's prediction must
 # equal `trainsim run` on the scenario with the setting written in by hand.
 #
 # Usage: bash validate_published_settings.sh TRAINSIM REPO
@@ -51,6 +52,11 @@ cudnn["training"]["attention"] = "cudnn"
 runs += [row("attn-triton", flash, {"settings": "image x, attn_impl default 'triton' (Triton FlashAttention kernel)"}),
          row("attn-fa1", flash, {"settings": "installs flash-attn==1.0.7 for these runs"}),
          row("attn-cudnn-stays", cudnn, {"settings": "attn_impl default 'triton'"})]
+fp8 = copy.deepcopy(base)
+fp8["training"]["precision"] = "fp8"
+torchao = "torchao Float8Linear on nn.Linear, dynamic tensorwise scaling (defaults)"
+runs += [row("fp8-current", fp8, {"fp8_recipe": torchao}),
+         row("bf16-no-scaling", base, {"fp8_recipe": torchao})]
 json.dump({"kind": "validation", "runs": runs}, open(f"{work}/table.json", "w"))
 def scenario(name, **training_or_plan):
     s = copy.deepcopy(base)
@@ -66,12 +72,14 @@ scenario("full", recompute="full")
 scenario("triton", attention="triton")
 scenario("flash1", attention="flash1")
 scenario("cudnn", attention="cudnn")
+scenario("fp8", precision="fp8")
+scenario("fp8-current", precision="fp8", fp8_scaling="current")
 PY
 
 "$trainsim" validate "$work/table.json" >"$work/out" 2>"$work/err"
 code=$?
 if [ $code -eq 0 ]; then pass "validate runs every row"; else fail "validate runs every row" "exit $code: $(cat "$work/err")"; fi
-for s in eager fused overlap selective full triton flash1 cudnn; do
+for s in eager fused overlap selective full triton flash1 cudnn fp8 fp8-current; do
   "$trainsim" run "$work/$s.json" -q -o "$work/$s-report.json" >"$work/$s.log" 2>&1 ||
     fail "run $s" "$(cat "$work/$s.log")"
 done
@@ -86,7 +94,7 @@ for line in open(f"{work}/out"):
     parts = line.split()
     if len(parts) > 3 and parts[1] == "g":
         predicted[parts[0]] = float(parts[3].rstrip("s"))
-run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full", "triton", "flash1", "cudnn")}
+run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full", "triton", "flash1", "cudnn", "fp8", "fp8-current")}
 check(predicted.get("eager") == run["eager"], f"torch_compile false = elementwise eager ({predicted.get('eager')} vs {run['eager']} s)")
 check(predicted.get("compiled") == run["fused"], f"torch_compile true = elementwise fused ({predicted.get('compiled')} vs {run['fused']} s)")
 check(run["eager"] > run["fused"], f"eager kernels cost time ({run['eager']} > {run['fused']} s)")
@@ -102,6 +110,9 @@ check(run["triton"] > run["fused"] and run["flash1"] > run["fused"], "the older 
 check(predicted.get("attn-triton") == run["triton"], f"attn_impl 'triton' refines flash to triton ({predicted.get('attn-triton')} vs {run['triton']} s)")
 check(predicted.get("attn-fa1") == run["flash1"], f"flash-attn==1.x refines flash to flash1 ({predicted.get('attn-fa1')} vs {run['flash1']} s)")
 check(predicted.get("attn-cudnn-stays") == run["cudnn"], "a kernel other than flash is not refined")
+check(run["fp8-current"] > run["fp8"], f"current scaling's amax passes cost time ({run['fp8-current']} > {run['fp8']} s)")
+check(predicted.get("fp8-current") == run["fp8-current"], f"dynamic tensorwise scaling is current scaling ({predicted.get('fp8-current')} vs {run['fp8-current']} s)")
+check(predicted.get("bf16-no-scaling") == run["fused"], "a bf16 run takes no fp8_scaling")
 PY
 while IFS= read -r line; do
   case "$line" in "ok   "*) pass "${line#ok   }" ;; *) fail "${line#FAIL }" "(above)" ;; esac

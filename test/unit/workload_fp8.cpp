@@ -18,14 +18,16 @@ using namespace sim;
 
 namespace {
 
-Scenario llama_like(const char* precision, const char* attention) {
-  const std::string text = fill(R"({"kind": "scenario", "name": "fp8",
+// `scaling` empty: the scenario leaves training.fp8_scaling out (delayed).
+Scenario llama_like(const char* precision, const char* attention, const std::string& scaling = "") {
+  const std::string text = fill(
+      R"({"kind": "scenario", "name": "fp8",
     "model": {"name": "llama-like", "layers": 4, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
               "vocab": 128256, "activation": "swiglu", "norm": "rmsnorm"},
     "cluster": {"from": "dgx-h100-superpod", "gpus": 8},
     "parallelism": {"tp": 1, "pp": 1, "dp": 8},
-    "training": {"seq_len": 8192, "global_batch": 8, "micro_batch": 1, "precision": "{p}", "attention": "{a}"}})",
-                                {{"p", precision}, {"a", attention}});
+    "training": {"seq_len": 8192, "global_batch": 8, "micro_batch": 1, "precision": "{p}", "attention": "{a}"{s}}})",
+      {{"p", precision}, {"a", attention}, {"s", scaling.empty() ? "" : ", \"fp8_scaling\": \"" + scaling + "\""}});
   return parse_scenario(ParamReader::from_text(text, "workload_fp8.cpp"), TRAINSIM_SOURCE_DIR);
 }
 
@@ -119,4 +121,29 @@ TEST_CASE("fp8: Transformer Engine's casts and transposes add the bytes its kern
   REQUIRE(casts.size() == 1);
   CHECK(casts[0].bytes.value == 16 * linear_params);
   CHECK(fp8_weight_cast_ops(llama_like("bf16", "flash"), linear_params).empty());
+}
+
+TEST_CASE("fp8: current scaling reads each tensor it casts once more, for its amax", "[workload]") {
+  // The same layer as above. Forward: the two norms' outputs (h each), the attention output (h)
+  // and the SwiGLU output (f); backward: the output gradients of fc2 (h), fc1 (2 f, gated), the
+  // projection (h) and QKV (q); 2 bytes per element each. Weights: one more read, 2 bytes per
+  // linear-layer parameter.
+  auto memory_bytes = [](const std::vector<Op>& ops) {
+    double b = 0;
+    for (const Op& op : ops)
+      if (op.cls == OpClass::MEMORY) b += op.bytes.value;
+    return b;
+  };
+  const double t = 8192, h = 4096, f = 14336, q = 4096 + 2 * 8 * 128;
+  const PassOps delayed = layer_ops(llama_like("fp8", "flash"), 1);
+  const PassOps current = layer_ops(llama_like("fp8", "flash", "current"), 1);
+  CHECK(memory_bytes(current.forward) - memory_bytes(delayed.forward) == Approx(2 * t * (3 * h + f)));
+  CHECK(memory_bytes(current.backward) - memory_bytes(delayed.backward) == Approx(2 * t * (2 * h + 2 * f + q)));
+  // "delayed", stated, is the default.
+  CHECK(memory_bytes(layer_ops(llama_like("fp8", "flash", "delayed"), 1).forward) ==
+        Approx(memory_bytes(delayed.forward)));
+  const double params = 1e9;
+  double weights = 0;
+  for (const Op& op : fp8_weight_cast_ops(llama_like("fp8", "flash", "current"), params)) weights += op.bytes.value;
+  CHECK(weights == Approx((4 + 2) * params));
 }

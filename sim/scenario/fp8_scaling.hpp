@@ -1,0 +1,25 @@
+// How an FP8 run picks the scale of each tensor it casts -- scenario key `training.fp8_scaling`,
+// printed by `trainsim list`. The bytes each recipe moves live with the ops (sim/workload/ops.cpp,
+// "FP8 casts").
+#pragma once
+
+#include <vector>
+
+namespace sim {
+
+// DELAYED: the scale comes from the amax history of earlier steps, and each cast kernel takes the
+// tensor's amax as it casts (Transformer Engine's DelayedScaling, its default recipe through 2.x;
+// NeMo's and llm-foundry's FP8 runs). CURRENT: the scale comes from the tensor itself, so an amax
+// pass reads it before its cast (Transformer Engine 2.x's Float8CurrentScaling; torchao's
+// Float8Linear, whose default is dynamic tensorwise scaling, as torchtitan runs it).
+enum class Fp8Scaling { DELAYED, CURRENT };
+
+struct Fp8ScalingRecipe {
+  Fp8Scaling kind;
+  const char* name;
+  const char* description;
+};
+
+const std::vector<Fp8ScalingRecipe>& fp8_scaling_recipes();
+
+}  // namespace sim
