@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/named_choice.hpp"
+
 namespace sim {
 
 // FUSED: one kernel per norm, activation and rotary embedding, as Megatron-Core with Transformer
@@ -15,11 +17,7 @@ namespace sim {
 // and RoPE upcast to fp32.
 enum class Elementwise { FUSED, EAGER };
 
-struct ElementwiseMode {
-  Elementwise kind;
-  const char* name;
-  const char* description;
-};
+using ElementwiseMode = NamedChoice<Elementwise>;
 
 const std::vector<ElementwiseMode>& elementwise_modes();
 

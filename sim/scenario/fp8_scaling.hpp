@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "sim/scenario/named_choice.hpp"
+
 namespace sim {
 
 // DELAYED: the scale comes from the amax history of earlier steps, and each cast kernel takes the
@@ -14,11 +16,7 @@ namespace sim {
 // Float8Linear, whose default is dynamic tensorwise scaling, as torchtitan runs it).
 enum class Fp8Scaling { DELAYED, CURRENT };
 
-struct Fp8ScalingRecipe {
-  Fp8Scaling kind;
-  const char* name;
-  const char* description;
-};
+using Fp8ScalingRecipe = NamedChoice<Fp8Scaling>;
 
 const std::vector<Fp8ScalingRecipe>& fp8_scaling_recipes();
 

@@ -39,6 +39,14 @@ bool linear(const std::string& name) {
   return false;
 }
 
+// The bytes a pass's memory-bound kernels move.
+double memory_bytes(const std::vector<Op>& ops) {
+  double b = 0;
+  for (const Op& op : ops)
+    if (op.cls == OpClass::MEMORY) b += op.bytes.value;
+  return b;
+}
+
 }  // namespace
 
 TEST_CASE("fp8: the linear layers run in FP8, attention and the output layer in bf16", "[workload]") {
@@ -98,12 +106,6 @@ TEST_CASE("fp8: Transformer Engine's casts and transposes add the bytes its kern
   //   backward  output gradients of fc2, projection and QKV cast with their transposes:
   //             +4 t h + 4 t h + 4 t q; saved FP8 inputs of fc2, fc1 and QKV transposed (read 1,
   //             write 1): +2 t f + 2 t h + 2 t h
-  auto memory_bytes = [](const std::vector<Op>& ops) {
-    double b = 0;
-    for (const Op& op : ops)
-      if (op.cls == OpClass::MEMORY) b += op.bytes.value;
-    return b;
-  };
   const double t = 8192, h = 4096, f = 14336, q = 4096 + 2 * 8 * 128;
   for (const char* attention : {"unfused", "flash"}) {
     INFO(attention);
@@ -128,12 +130,6 @@ TEST_CASE("fp8: current scaling reads each tensor it casts once more, for its am
   // and the SwiGLU output (f); backward: the output gradients of fc2 (h), fc1 (2 f, gated), the
   // projection (h) and QKV (q); 2 bytes per element each. Weights: one more read, 2 bytes per
   // linear-layer parameter.
-  auto memory_bytes = [](const std::vector<Op>& ops) {
-    double b = 0;
-    for (const Op& op : ops)
-      if (op.cls == OpClass::MEMORY) b += op.bytes.value;
-    return b;
-  };
   const double t = 8192, h = 4096, f = 14336, q = 4096 + 2 * 8 * 128;
   const PassOps delayed = layer_ops(llama_like("fp8", "flash"), 1);
   const PassOps current = layer_ops(llama_like("fp8", "flash", "current"), 1);
