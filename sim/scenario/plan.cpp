@@ -125,8 +125,8 @@ static void parse_placement(const ParamReader& r, ParallelPlan& p) {
 
 ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   r.expect_keys({"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "virtual_stages", "schedule", "zero",
-                 "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "cp_comm", "layers_per_stage",
-                 "placement", "collective_algorithms"});
+                 "overlap_grad_reduce", "overlap_param_gather", "reshard_after_forward", "tp_comm_overlap", "cp_comm",
+                 "layers_per_stage", "placement", "collective_algorithms"});
   ParallelPlan p;
   p.tp = r.count("tp", 1, MAX_DEGREE);
   p.pp = r.count("pp", 1, MAX_DEGREE);
@@ -151,6 +151,7 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
     p.overlap_param_gather = r.boolean("overlap_param_gather");
     p.overlap_param_gather_given = true;
   }
+  if (r.has("reshard_after_forward")) p.reshard_after_forward = r.boolean("reshard_after_forward");
   if (r.has("tp_comm_overlap")) p.tp_comm_overlap = r.boolean("tp_comm_overlap");
   if (r.has("cp_comm"))
     p.cp_comm = r.at("cp_comm").as_choice({"p2p", "all_gather"}) == "p2p" ? ParallelPlan::CpComm::P2P

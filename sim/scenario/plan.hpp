@@ -52,6 +52,13 @@ struct ParallelPlan {
   bool overlap_param_gather_given = false;
   // Whether the parameter all-gather runs exposed after the step (grad_sync.hpp).
   bool param_gather_exposed() const { return overlap_grad_reduce && (zero == 1 || zero == 2) && !overlap_param_gather; }
+  // `reshard_after_forward` (ZeRO-3 only): FSDP frees a unit's gathered weights after its forward
+  // and gathers them again for its backward (FSDP2's default); false keeps them gathered from
+  // forward to backward: one all-gather fewer per step, the weights whole at the peak. Absent: true
+  // without a pipeline, false with one, as torchtitan sets it (parallelize_llama.py at 9dec370:
+  // "For PP, do not reshard after forward to avoid per-microbatch all-gathers").
+  std::optional<bool> reshard_after_forward;
+  bool reshards_after_forward() const { return reshard_after_forward.value_or(pp == 1); }
   // `tp_comm_overlap`: Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers
   // and reduce-scatters with the GEMMs beside them (Megatron-Core --tp-comm-overlap); on a torus,
   // XLA's collective matmul, with or without sequence parallelism; ops.hpp.

@@ -129,6 +129,10 @@ void cross_check(const Scenario& s, const ParamReader& r) {
               : p.zero == 3 ? "is the distributed optimizer's (zero 1 or 2); zero 3 (FSDP) prefetches its own gathers"
                             : "needs overlap_grad_reduce (Megatron-Core overlaps the gather only with it)",
               "zero 1 or 2 with \"overlap_grad_reduce\": true, or no overlap_param_gather");
+  if (p.reshard_after_forward && p.zero != 3)
+    par.at("reshard_after_forward")
+        .fail(fmt::format("is ZeRO-3's (FSDP's) setting, and zero is {}", p.zero),
+              "zero 3, or no reshard_after_forward");
   // Megatron-Core asserts both (megatron/training/arguments.py: "Tensor parallel communication/GEMM
   // overlap can happen only when sequence parallelism is enabled"); XLA on a torus needs only tp.
   if (p.tp_comm_overlap && (p.tp < 2 || (!p.sequence_parallel && !s.cluster.scale_up.overlaps_tp_without_sp())))

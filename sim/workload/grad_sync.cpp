@@ -13,8 +13,12 @@
 namespace sim {
 namespace {
 
+// ZeRO-3 gathers the weights for the forward and, resharded after it, again for the backward, and
+// reduce-scatters the gradients: three passes of half an all-reduce each, 1.5 all-reduces (two,
+// 1.0, when the weights stay gathered: ParallelPlan::reshards_after_forward).
 double dp_bytes_per_param(const Scenario& s) {
-  return s.training.grad_bytes() * (s.plan.zero == 3 ? 1.5 : 1.0);  // ZeRO-3 moves 3x params vs 2x
+  const double passes = s.plan.zero == 3 ? (s.plan.reshards_after_forward() ? 1.5 : 1.0) : 1.0;
+  return s.training.grad_bytes() * passes;
 }
 
 // Bytes per parameter, in all-reduce buffer bytes (an all-reduce of B moves 2(n-1)/n B per rank, a

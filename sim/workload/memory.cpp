@@ -174,23 +174,24 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     if (s.plan.zero >= 3) {
       const double layer = s.model.layer_params_per_rank(s.plan.tp);
       const double outside = params - static_cast<double>(layout.layers_on_rank(r)) * layer;
-      if (layout.pp > 1) {
-        // torch.distributed.pipelining (stage.py, backward_maybe_with_nosync) turns FSDP's
-        // gradient reduction off for all but the last microbatch (set_requires_gradient_sync(
-        // last_backward)), and torchtitan does not reshard after forward under a pipeline: at the
-        // peak the stage's weights are gathered, and its gradients accumulate unsharded (FSDP2
-        // keeps them in the reduce dtype) until one reduce-scatter.
+      if (!s.plan.reshards_after_forward()) {
+        // Gathered from forward to backward (ParallelPlan::reshard_after_forward): at the peak,
+        // every microbatch's forward done, the stage's weights are whole.
         st.weights = Bytes(params * WEIGHT_BYTES);
-        if (m > 1) st.grads += Bytes(params * grad_bytes);
       } else {
         // FSDP gathers one unit (a transformer layer) at a time and prefetches the next, so two
         // layers' 16-bit weights are whole at once. (A layer's backward also holds its whole
         // gradient for the reduce-scatter, not counted: XLA's, on the TPU rows, fits without.)
-        // The root unit (embedding, final norm, output layer) is
-        // not resharded after forward (FSDP2 _fsdp_state.py, _lazy_init: the root's
-        // post_forward_mesh_info is None), so it stays gathered from forward to backward.
+        // The root unit (embedding, final norm, output layer) is not resharded after forward
+        // (FSDP2 _fsdp_state.py, _lazy_init: the root's post_forward_mesh_info is None), so it
+        // stays gathered from forward to backward.
         work += layer * 2.0 * WEIGHT_BYTES + outside * WEIGHT_BYTES * (1.0 - 1.0 / shards);
       }
+      // torch.distributed.pipelining (stage.py, backward_maybe_with_nosync) turns FSDP's gradient
+      // reduction off for all but the last microbatch (set_requires_gradient_sync(last_backward)):
+      // a stage's gradients accumulate unsharded (FSDP2 keeps them in the reduce dtype) until one
+      // reduce-scatter.
+      if (layout.pp > 1 && m > 1) st.grads += Bytes(params * grad_bytes);
     }
     st.workspace = Bytes(work);
     st.activations = per_layer * (static_cast<double>(layout.layers_on_rank(r)) * in_flight);

@@ -248,6 +248,8 @@ case("derived-attention-without-base", "/training/attention", "has no flash_atte
      all_of(put("training.attention", "triton"), put("cluster.gpu", "tpu-v4")))
 case("unknown-elementwise", "/training/elementwise", "'compiled' is not known",
      put("training.elementwise", "compiled"))
+case("reshard-without-zero3", "/parallelism/reshard_after_forward", "zero is 0",
+     put("parallelism.reshard_after_forward", False))
 case("unknown-loss", "/training/loss", "'chunked' is not known", put("training.loss", "chunked"))
 case("unknown-fp8-scaling", "/training/fp8_scaling", "'blockwise' is not known",
      all_of(put("training.precision", "fp8"), put("training.fp8_scaling", "blockwise")))

@@ -21,15 +21,17 @@ using namespace sim;
 namespace {
 
 // GPT-3 175B (96 layers) on 512 or 4,096 A100s: tp 8, pp 4, two virtual stages (12 layers a chunk).
-Scenario gpt3(int64_t dp, int64_t zero, bool overlap) {
+// `extra`: more "parallelism" keys, JSON, each with a leading comma.
+Scenario gpt3(int64_t dp, int64_t zero, bool overlap, const std::string& extra = "") {
   const std::string text = fill(R"({"kind": "scenario", "name": "buckets", "model": "gpt3-175b",
     "cluster": {"from": "dgx-a100-superpod", "gpus": {g}},
-    "parallelism": {"tp": 8, "pp": 4, "dp": {dp}, "zero": {z}, "virtual_stages": 2, "overlap_grad_reduce": {o}},
+    "parallelism": {"tp": 8, "pp": 4, "dp": {dp}, "zero": {z}, "virtual_stages": 2, "overlap_grad_reduce": {o}{x}},
     "training": {"seq_len": 2048, "global_batch": {gb}, "micro_batch": 1}})",
                                 {{"g", std::to_string(32 * dp)},
                                  {"dp", std::to_string(dp)},
                                  {"z", std::to_string(zero)},
                                  {"o", overlap ? "true" : "false"},
+                                 {"x", extra},
                                  {"gb", std::to_string(8 * dp)}});
   return parse_scenario(ParamReader::from_text(text, "workload_grad_buckets.cpp"), TRAINSIM_SOURCE_DIR);
 }
@@ -68,16 +70,22 @@ TEST_CASE("Megatron's buckets: max(40e6, 1e6 x dp) parameters on the first chunk
   CHECK(grad_buckets(off, make_stage_layout(off.model, off.plan, 2, off.file), 0, 0).empty());
 }
 
-TEST_CASE("ZeRO-3 reduces a bucket per layer, 1.5x the gradient bytes", "[workload]") {
-  const Scenario s = gpt3(16, 3, true);
-  const StageLayout layout = make_stage_layout(s.model, s.plan, 2, s.file);
-  const double layer = s.model.layer_params() / 8 * 4 * 1.5;
-  const auto b = grad_buckets(s, layout, 1, 0);
-  REQUIRE(b.size() == 12);
-  for (const Bytes& x : b) CHECK(x.value == Approx(layer));
-  const auto first = grad_buckets(s, layout, 0, 0);
-  REQUIRE(first.size() == 12);
-  CHECK(first.back().value == Approx(layer + (51200 * 12288.0 / 8 + 2048 * 12288.0) * 4 * 1.5));
+TEST_CASE("ZeRO-3 reduces a bucket per layer, 1.5x the gradient bytes, 1.0x kept gathered", "[workload]") {
+  // Resharded after forward: gathered for the forward, again for the backward, then reduce-
+  // scattered: three half all-reduces, 1.5. Kept gathered (the default under a pipeline): two, 1.0.
+  for (const auto& [extra, passes] : {std::pair<std::string, double>{", \"reshard_after_forward\": true", 1.5},
+                                      std::pair<std::string, double>{"", 1.0}}) {
+    INFO("passes " << passes);
+    const Scenario s = gpt3(16, 3, true, extra);
+    const StageLayout layout = make_stage_layout(s.model, s.plan, 2, s.file);
+    const double layer = s.model.layer_params() / 8 * 4 * passes;
+    const auto b = grad_buckets(s, layout, 1, 0);
+    REQUIRE(b.size() == 12);
+    for (const Bytes& x : b) CHECK(x.value == Approx(layer));
+    const auto first = grad_buckets(s, layout, 0, 0);
+    REQUIRE(first.size() == 12);
+    CHECK(first.back().value == Approx(layer + (51200 * 12288.0 / 8 + 2048 * 12288.0) * 4 * passes));
+  }
 }
 
 TEST_CASE("a bucket is ready when the backward has passed its share of the parameters", "[workload]") {

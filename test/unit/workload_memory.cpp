@@ -323,6 +323,12 @@ TEST_CASE("FSDP holds two gathered layers and its root unit whole at once", "[wo
   CHECK(st.workspace.value == Approx(2 * 2 * layer + 2 * outside * (1 - 1 / dp)));
   sc.plan.zero = 2;
   CHECK(estimate(sc).stages[0].workspace.value == 0);  // nothing to gather below ZeRO-3
+  // Kept gathered from forward to backward: every weight whole, nothing more to gather.
+  sc.plan.zero = 3;
+  sc.plan.reshard_after_forward = false;
+  const StageMemory kept = estimate(sc).stages[0];
+  CHECK(kept.weights.value == Approx(2 * (l * layer + outside)));
+  CHECK(kept.workspace.value == 0);
 }
 
 TEST_CASE("under a pipeline, ZeRO-3 keeps the stage gathered and accumulates unsharded gradients", "[workload]") {
@@ -330,13 +336,19 @@ TEST_CASE("under a pipeline, ZeRO-3 keeps the stage gathered and accumulates uns
   // holds its 16-bit weights whole and an unsharded fp32 gradient besides the sharded one.
   const double l = 96, h = 12288, t = 8, p = 8, dp = 4;
   Scenario sc = gpt3_175b(8, 8, 4, 64);  // m = 64 / 4 = 16 microbatches
-  sc.plan.zero = 3;
+  sc.plan.zero = 3;                      // reshard_after_forward absent: false under a pipeline
   const double layers_only = 12 * (l / p) * h * h * (1 + 13 / (12 * h)) / t;
   const StageMemory st = estimate(sc).stages[3];
   CHECK(st.weights.value == Approx(2 * layers_only));
   CHECK(st.grads.value == Approx(4 * layers_only * (1 + 1 / dp)));
   CHECK(st.optimizer.value == Approx(12 * layers_only / dp));
   CHECK(st.workspace.value == 0);
+  // Resharded after forward (stated): the weights sharded again, two layers gathered at a time.
+  sc.plan.reshard_after_forward = true;
+  const StageMemory resharded = estimate(sc).stages[3];
+  CHECK(resharded.weights.value == Approx(2 * layers_only / dp));
+  CHECK(resharded.workspace.value == Approx(2 * 2 * layers_only / (l / p)));
+  CHECK(resharded.grads.value == Approx(st.grads.value));  // still accumulated unsharded
 }
 
 TEST_CASE("an eager loss peaks at 12 bytes per logit in its backward, a fused one at 4", "[workload]") {
