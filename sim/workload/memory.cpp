@@ -135,7 +135,10 @@ namespace {
 // F.cross_entropy(pred.float(), labels)): log_softmax keeps its fp32 output (4), nll_loss's
 // backward writes a zero-filled fp32 gradient (4) and log_softmax's backward a third fp32 tensor
 // (4) while both are live -- the kernels ops.cpp prices as eager::kLossBwd.
-double loss_peak_bytes_per_logit(const Scenario& s) { return s.training.loss == Elementwise::EAGER ? 12.0 : 4.0; }
+constexpr double KEPT_LOGIT_BYTES = 4.0;  // the fp32 softmax (log-softmax) every loss keeps
+double loss_peak_bytes_per_logit(const Scenario& s) {
+  return s.training.loss == Elementwise::EAGER ? 12.0 : KEPT_LOGIT_BYTES;
+}
 
 }  // namespace
 
@@ -148,6 +151,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
   const Bytes per_layer = layer_activation_bytes(s, micro_batch);
   const double sbh = static_cast<double>(s.training.seq_len) / static_cast<double>(s.plan.cp) *
                      static_cast<double>(micro_batch) * static_cast<double>(s.model.hidden);
+  // One microbatch's logits on one GPU: its tokens times the vocabulary, vocab-parallel over tp.
+  const double logits = sbh / static_cast<double>(s.model.hidden) * static_cast<double>(padded_vocab(s)) / t;
 
   MemoryEstimate out;
   out.capacity = s.cluster.device.hbm_capacity;
@@ -161,16 +166,13 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     st.grads = Bytes(params * grad_bytes / (s.plan.zero >= 2 ? shards : 1.0));
     st.optimizer = Bytes(params * OPTIMIZER_BYTES / (s.plan.zero >= 1 ? shards : 1.0));
     // Working set at the stage's peak, beyond what it keeps: the last stage's loss backward needs
-    // more where the loss runs eager (loss_peak_bytes_per_logit; 4 bytes per logit are counted
+    // more where the loss runs eager (loss_peak_bytes_per_logit; the KEPT_LOGIT_BYTES are counted
     // among the activations below). Not counted: the forward a recomputing layer reruns in its
     // backward (with PyTorch's checkpoint, the whole layer's activations for one microbatch; Chen
     // et al. 2016 §3). XLA reruns at a finer grain: the TPU v4 rows (validation/) ran in 32 GiB,
     // which counting it would refuse.
     double work = 0.0;
-    if (r == layout.pp - 1) {
-      const double logits = sbh / static_cast<double>(s.model.hidden) * static_cast<double>(padded_vocab(s)) / t;
-      work = (loss_peak_bytes_per_logit(s) - 4.0) * logits;
-    }
+    if (r == layout.pp - 1) work = (loss_peak_bytes_per_logit(s) - KEPT_LOGIT_BYTES) * logits;
     if (s.plan.zero >= 3) {
       const double layer = s.model.layer_params_per_rank(s.plan.tp);
       const double outside = params - static_cast<double>(layout.layers_on_rank(r)) * layer;
@@ -202,9 +204,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     if (r == layout.pp - 1) {
       // fp32 logits of the cross-entropy, vocab-parallel over tp; 1F1B-style schedules run the
       // loss and its backward back to back, GPipe keeps every microbatch's.
-      const double sbv = sbh / static_cast<double>(s.model.hidden) * static_cast<double>(padded_vocab(s));
-      const double logits = 4.0 * sbv / t;
-      st.activations += Bytes(logits * (s.plan.schedule == Schedule::GPIPE ? static_cast<double>(m) : 1.0));
+      st.activations +=
+          Bytes(KEPT_LOGIT_BYTES * logits * (s.plan.schedule == Schedule::GPIPE ? static_cast<double>(m) : 1.0));
     }
     out.peak = std::max(out.peak, st.total());
     out.stages.push_back(st);
