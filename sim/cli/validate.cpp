@@ -1,6 +1,7 @@
 // `trainsim validate TABLE`: every published run of a validation table simulated and compared with
 // its published step time (and, where the source gives it, its peak memory per GPU).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -91,7 +92,9 @@ std::pair<std::optional<ParamReader>, std::string> scenario_slot(const ParamRead
   return {section, key.substr(dot + 1)};
 }
 
-ParamReader with_published_settings(const ParamReader& run, ParamReader scenario) {
+// The row's scenario with the settings above applied; `applied` lists them ("key=value"), for the
+// row's line.
+ParamReader with_published_settings(const ParamReader& run, ParamReader scenario, std::vector<std::string>& applied) {
   const auto extra = run.find("extra");
   if (!extra || !extra->is_object() || !scenario.is_object()) return scenario;
   for (const auto& s : kPublishedSettings) {
@@ -99,7 +102,9 @@ ParamReader with_published_settings(const ParamReader& run, ParamReader scenario
     if (!given || !given->is_bool()) continue;
     const auto [section, name] = scenario_slot(scenario, s.scenario_key);
     if (!section || section->has(name)) continue;
-    scenario = scenario.with_value(s.scenario_key, given->as_bool() ? s.if_true : s.if_false);
+    const char* value = given->as_bool() ? s.if_true : s.if_false;
+    scenario = scenario.with_value(s.scenario_key, value);
+    applied.push_back(fmt::format("{}={}", s.scenario_key, value));
   }
   for (const auto& r : kPublishedRefinements) {
     const auto given = extra->find(r.extra_key);
@@ -112,6 +117,7 @@ ParamReader with_published_settings(const ParamReader& run, ParamReader scenario
       if (!target || target->has(key)) continue;
     }
     scenario = scenario.with_value(r.scenario_key, r.refined);
+    applied.push_back(fmt::format("{}={}", r.scenario_key, r.refined));
   }
   return scenario;
 }
@@ -123,7 +129,8 @@ struct Row {
   double published = 0, predicted = 0;
   std::optional<double> published_memory, predicted_memory;  // GiB per GPU
   std::optional<Scenario> scenario;
-  std::string failure;  // why the row could not be simulated; empty when it was
+  std::vector<std::string> applied;  // settings taken from the row's `extra` (with_published_settings)
+  std::string failure;               // why the row could not be simulated; empty when it was
 };
 
 struct Tally {
@@ -157,7 +164,7 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
     row.published = published_step_time(run.at("published").at("step_time_s"));
     row.published_memory = published_peak_memory(run);
     try {
-      row.scenario = parse_scenario(with_published_settings(run, run.at("scenario")));
+      row.scenario = parse_scenario(with_published_settings(run, run.at("scenario"), row.applied));
     } catch (const SimulationLimit&) {
       throw;
     } catch (const InputError& e) {
@@ -185,11 +192,14 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
               fmt::format("  peak memory {:.1f} GiB, published {:.1f} ({:+.1f}%)", *row.predicted_memory,
                           *row.published_memory, 100 * relative_error(*row.predicted_memory, *row.published_memory));
         }
-        std::fputs(fmt::format("{} {:9.3f}s {:+7.1f}% {:5.1f}% {:4} {:4}{}\n", lead(row), row.predicted,
-                               100 * relative_error(row.predicted, row.published), 100 * r.mfu,
-                               r.scenario.training.micro_batch.value, r.scenario.plan.virtual_stages.value, memory)
-                       .c_str(),
-                   stdout);
+        const std::string applied =
+            row.applied.empty() ? std::string() : fmt::format("  from extra: {}", fmt::join(row.applied, ", "));
+        std::fputs(
+            fmt::format("{} {:9.3f}s {:+7.1f}% {:5.1f}% {:4} {:4}{}{}\n", lead(row), row.predicted,
+                        100 * relative_error(row.predicted, row.published), 100 * r.mfu,
+                        r.scenario.training.micro_batch.value, r.scenario.plan.virtual_stages.value, memory, applied)
+                .c_str(),
+            stdout);
       } catch (const SimulationLimit&) {
         throw;
       } catch (const InputError& e) {

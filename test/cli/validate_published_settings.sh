@@ -89,11 +89,12 @@ import json, sys
 work = sys.argv[1]
 def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
-predicted = {}
+predicted, lines = {}, {}
 for line in open(f"{work}/out"):
     parts = line.split()
     if len(parts) > 3 and parts[1] == "g":
         predicted[parts[0]] = float(parts[3].rstrip("s"))
+        lines[parts[0]] = line.rstrip("\n")
 run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full", "triton", "flash1", "cudnn", "fp8", "fp8-current")}
 check(predicted.get("eager") == run["eager"], f"torch_compile false = elementwise eager ({predicted.get('eager')} vs {run['eager']} s)")
 check(predicted.get("compiled") == run["fused"], f"torch_compile true = elementwise fused ({predicted.get('compiled')} vs {run['fused']} s)")
@@ -113,6 +114,11 @@ check(predicted.get("attn-cudnn-stays") == run["cudnn"], "a kernel other than fl
 check(run["fp8-current"] > run["fp8"], f"current scaling's amax passes cost time ({run['fp8-current']} > {run['fp8']} s)")
 check(predicted.get("fp8-current") == run["fp8-current"], f"dynamic tensorwise scaling is current scaling ({predicted.get('fp8-current')} vs {run['fp8-current']} s)")
 check(predicted.get("bf16-no-scaling") == run["fused"], "a bf16 run takes no fp8_scaling")
+# Each row's line says what it took from `extra`, and only that.
+check(lines.get("sac-op", "").endswith('from extra: training.recompute="op"'), "a row's line names the setting applied")
+check(lines.get("overlap", "").endswith(
+    "from extra: parallelism.overlap_grad_reduce=true, training.grad_reduce_in_fp32=false"), "every setting, in order")
+check("from extra" not in lines.get("stated-wins", "x from extra"), "a row that took nothing says nothing")
 PY
 while IFS= read -r line; do
   case "$line" in "ok   "*) pass "${line#ok   }" ;; *) fail "${line#FAIL }" "(above)" ;; esac
