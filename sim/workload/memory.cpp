@@ -148,6 +148,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
   const double shards = static_cast<double>(s.plan.grad_group_size());  // ZeRO shards over dp x cp
   const double t = static_cast<double>(s.plan.tp);
   const int64_t m = std::max<int64_t>(1, s.training.global_batch / (s.plan.dp * micro_batch));
+  const double grad_bytes = s.training.grad_bytes();
   const Bytes per_layer = layer_activation_bytes(s, micro_batch);
   const double sbh = static_cast<double>(s.training.seq_len) / static_cast<double>(s.plan.cp) *
                      static_cast<double>(micro_batch) * static_cast<double>(s.model.hidden);
@@ -161,7 +162,6 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     const double in_flight = in_flight_microbatches(s, layout, r, m);
     StageMemory st;
     st.rank = r;
-    const double grad_bytes = s.training.grad_bytes();
     st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? shards : 1.0));
     st.grads = Bytes(params * grad_bytes / (s.plan.zero >= 2 ? shards : 1.0));
     st.optimizer = Bytes(params * OPTIMIZER_BYTES / (s.plan.zero >= 1 ? shards : 1.0));
