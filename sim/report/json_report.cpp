@@ -162,8 +162,11 @@ std::string report_json(const RunResult& r) {
                       {"activations_bytes", st.activations.value},
                       {"workspace_bytes", st.workspace.value},
                       {"total_bytes", st.total().value}});
-  j["memory"] = {
-      {"peak_bytes_per_gpu", m.peak.value}, {"capacity_bytes", m.capacity.value}, {"fits", m.fits}, {"stages", stages}};
+  j["memory"] = {{"peak_bytes_per_gpu", m.peak.value},
+                 {"reserved_bytes_per_gpu", m.reserved.value},
+                 {"capacity_bytes", m.capacity.value},
+                 {"fits", m.fits},
+                 {"stages", stages}};
   j["chosen"] = {{"dp", s.plan.dp},
                  {"micro_batch", s.training.micro_batch.value},
                  {"virtual_stages", s.plan.virtual_stages.value},

@@ -98,7 +98,12 @@ std::string summary_text(const ParamReader& r, bool colour) {
                      r.number("model_tflops_per_gpu"), st.bold(fmt::format("{:.1f}%", 100 * r.number("mfu"))),
                      100 * r.number("hfu"));
   const bool fits = m.boolean("fits");
-  out += fmt::format("  memory      {} peak per GPU of {} ({})\n", format_bytes(Bytes(m.number("peak_bytes_per_gpu"))),
+  // Reports saved before the reserve was reported have none.
+  const auto reserved = m.find("reserved_bytes_per_gpu");
+  const std::string reserve =
+      reserved ? fmt::format(" ({} reserved)", format_bytes(Bytes(reserved->as_number()))) : std::string();
+  out += fmt::format("  memory      {} peak per GPU{} of {} ({})\n",
+                     format_bytes(Bytes(m.number("peak_bytes_per_gpu"))), reserve,
                      format_bytes(Bytes(m.number("capacity_bytes"))), fits ? st.good("fits") : st.bad("DOES NOT FIT"));
   if (auto n = r.find("network"))
     out += fmt::format(

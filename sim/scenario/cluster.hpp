@@ -51,12 +51,15 @@ struct ScaleUp {
   std::vector<int64_t> cube;
   bool ocs = false;
 
+  // Whether the chips run XLA (TPUs, on their tori and meshes) rather than CUDA and PyTorch: the
+  // one place that decides it.
+  bool xla_runtime() const { return chip_grid(); }
   // Whether tensor-parallel communication can overlap its GEMMs without sequence parallelism: on
   // a torus the runtime is XLA's, whose collective matmul decomposes a layer's tensor-parallel
   // collectives into pieces pipelined with the dependent einsum (Wang et al., ASPLOS 2023,
   // "Overlap Communication with Dependent Computation via Decomposition", on TPU v4); Transformer
   // Engine's userbuffers (NVLink) need sequence parallelism.
-  bool overlaps_tp_without_sp() const { return chip_grid(); }
+  bool overlaps_tp_without_sp() const { return xla_runtime(); }
   // Whether the domains are grids of chips on their neighbours' links (kinds "torus" and "mesh").
   bool chip_grid() const { return kind == "torus" || kind == "mesh"; }
   bool wraps() const { return kind == "torus"; }

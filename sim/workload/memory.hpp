@@ -48,8 +48,15 @@ struct StageMemory {
 
 struct MemoryEstimate {
   std::vector<StageMemory> stages;  // one per pipeline rank
-  Bytes peak;                       // max over stages of total()
-  Bytes capacity;                   // device HBM
+  Bytes peak;                       // max over stages of total(): what is allocated at the peak
+  // The peak as the runtime's allocator reserves it from the device (memory.cpp): PyTorch's caching
+  // allocator holds freed blocks it cannot reuse beside the allocated ones, which is what
+  // torch.cuda.max_memory_reserved() and torchtitan's logged "memory" report. XLA assigns its
+  // buffers before the step runs: there it is the peak.
+  Bytes reserved;
+  Bytes capacity;  // device HBM
+  // Whether the peak fits: what PyTorch needs, since on a failed allocation it frees its cached
+  // blocks and retries before it gives up (the reserve beyond the peak is not needed to run).
   bool fits = false;
 };
 

@@ -364,3 +364,50 @@ TEST_CASE("an eager loss peaks at 12 bytes per logit in its backward, a fused on
   CHECK(eager.stages[7].activations.value == Approx(fused.stages[7].activations.value));
   CHECK(eager.stages[3].workspace.value == 0);  // only the last stage runs the loss
 }
+
+TEST_CASE("a fully recomputed layer's backward reruns its forward: one layer's activations on top", "[workload]") {
+  // PyTorch's checkpoint (and Megatron's CheckpointFunction) rerun a whole layer in its backward,
+  // which then holds what the layer keeps without recompute for one microbatch: Korthikanti et
+  // al. 2022 Table 2, TP + SP, sbh(34/t + 5as/(ht)) with unfused attention.
+  const double s = 2048, b = 1, h = 12288, a = 96, t = 8, V = 51200;
+  const double rerun = s * b * h * (34 / t + 5 * a * s / (h * t));
+  Scenario sc = gpt3_175b(8, 8, 1, 16);
+  sc.plan.sequence_parallel = true;
+  sc.training.recompute = Recompute::FULL;
+  CHECK(estimate(sc).stages[3].workspace.value == Approx(rerun));
+
+  SECTION("after the loss's backward, not beside it: the larger of the two") {
+    sc.training.loss = Elementwise::EAGER;
+    const double loss = (12 - 4) * s * V / t;
+    CHECK(estimate(sc).stages[7].workspace.value == Approx(std::max(loss, rerun)));
+    sc.training.micro_batch.value = 4;  // the layer's rerun grows with b, as the logits do
+    CHECK(estimate(sc).stages[7].workspace.value == Approx(4 * std::max(loss, rerun)));
+  }
+  SECTION("XLA rematerialises inside the compiled step: nothing on a torus") {
+    sc.cluster.scale_up.kind = "torus";
+    CHECK(estimate(sc).stages[3].workspace.value == 0);
+  }
+  SECTION("selective recompute reruns no layer whole") {
+    sc.training.recompute = Recompute::SELECTIVE;
+    CHECK(estimate(sc).stages[3].workspace.value == 0);
+  }
+}
+
+TEST_CASE("PyTorch's caching allocator reserves the peak over 1 - 15 %, XLA the peak itself", "[workload]") {
+  // GMLake (Guo et al., ASPLOS 2024, arXiv 2401.08156): 15 % less fragmentation on average than
+  // PyTorch's caching allocator over eight LLMs; fragmentation = 1 - allocated / reserved.
+  Scenario sc = gpt3_175b(8, 8, 1, 16);
+  const MemoryEstimate gpu = estimate(sc);
+  CHECK(gpu.reserved.value == Approx(gpu.peak.value / (1 - 0.15)));
+  sc.cluster.scale_up.kind = "mesh";
+  const MemoryEstimate tpu = estimate(sc);
+  CHECK(tpu.reserved.value == Approx(tpu.peak.value));
+  CHECK(tpu.peak.value == Approx(gpu.peak.value));
+  SECTION("fits is decided by the peak: PyTorch frees its cache and retries before it fails") {
+    sc.cluster.scale_up.kind = "nvswitch";
+    sc.cluster.device.hbm_capacity = Bytes(gpu.peak.value * 1.01);
+    const MemoryEstimate tight = estimate(sc);
+    CHECK(tight.fits);
+    CHECK(tight.reserved > tight.capacity);
+  }
+}
