@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/error.hpp"
+#include "sim/scenario/named_choice.hpp"
 
 namespace sim {
 
@@ -46,12 +47,7 @@ const std::vector<AttentionKernel>& attention_kernels() {
   return kernels;
 }
 
-const AttentionKernel& attention_kernel(Attention a) {
-  for (const auto& k : attention_kernels())
-    if (k.kind == a) return k;
-  SIM_ASSERT(false, "every Attention has a registry entry");
-  return attention_kernels().front();
-}
+const AttentionKernel& attention_kernel(Attention a) { return registry_entry(attention_kernels(), a); }
 
 Attention curve_kernel(Attention a) {
   const auto& d = attention_kernel(a).derived;

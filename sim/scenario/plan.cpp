@@ -192,8 +192,8 @@ static int64_t token_count(const ParamReader& r) {
   return static_cast<int64_t>(std::llround(v));
 }
 
-// The `kind` of the registry entry (attention_kernels.hpp, elementwise.hpp, fp8_scaling.hpp) whose
-// name `r` gives; the message lists the names otherwise.
+// The `kind` of the registry entry (attention_kernels.hpp, elementwise.hpp, fp8_scaling.hpp,
+// fp8_library.hpp) whose name `r` gives; the message lists the names otherwise.
 template <class Entries>
 static auto registry_choice(const ParamReader& r, const Entries& entries) {
   std::vector<std::string> names;
@@ -204,7 +204,7 @@ static auto registry_choice(const ParamReader& r, const Entries& entries) {
 
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "elementwise", "loss",
-                 "fp8_scaling", "grad_reduce_in_fp32", "tokens"});
+                 "fp8_scaling", "fp8_library", "grad_reduce_in_fp32", "tokens"});
   TrainingSpec t;
   t.seq_len = r.count("seq_len", 1, 1 << 24);
   t.global_batch = r.count("global_batch", 1, 1 << 24);
@@ -220,6 +220,7 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   if (r.has("elementwise")) t.elementwise = registry_choice(r.at("elementwise"), elementwise_modes());
   t.loss = r.has("loss") ? registry_choice(r.at("loss"), elementwise_modes()) : t.elementwise;
   if (r.has("fp8_scaling")) t.fp8_scaling = registry_choice(r.at("fp8_scaling"), fp8_scaling_recipes());
+  if (r.has("fp8_library")) t.fp8_library = registry_choice(r.at("fp8_library"), fp8_libraries());
   if (r.has("precision")) {
     std::string s = r.at("precision").as_choice({"bf16", "fp16", "fp8"});
     t.precision = precision_from_string(s);

@@ -11,6 +11,7 @@
 #include "sim/scenario/collective_names.hpp"
 #include "sim/scenario/device.hpp"
 #include "sim/scenario/elementwise.hpp"
+#include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/fp8_scaling.hpp"
 
 namespace sim {
@@ -105,13 +106,16 @@ struct TrainingSpec {
   // `elementwise` (elementwise.hpp): fused unless the scenario says "eager".
   Elementwise elementwise = Elementwise::FUSED;
   // `loss`: how the cross entropy runs, one of the same modes; absent: as `elementwise`. Apart
-  // because frameworks compile the layers without the loss: torchtitan before 2025-02 wrapped
-  // each transformer block in torch.compile and ran the loss eager ("compiling loss function
+  // because frameworks compile the layers without the loss: torchtitan before 2025-04 (bbb1b61)
+  // wrapped each transformer block in torch.compile and ran the loss eager ("compiling loss function
   // causes CUDA errors, turning off for now", train.py at 9dec370).
   Elementwise loss = Elementwise::FUSED;
   // `fp8_scaling` (fp8_scaling.hpp): delayed unless the scenario says "current"; an fp8 run's
   // only (parse_scenario rejects it on another precision).
   Fp8Scaling fp8_scaling = Fp8Scaling::DELAYED;
+  // `fp8_library` (fp8_library.hpp): Transformer Engine unless the scenario says "torchao"; an fp8
+  // run's only, as fp8_scaling.
+  Fp8Library fp8_library = Fp8Library::TRANSFORMER_ENGINE;
   // `grad_reduce_in_fp32`: Megatron-Core's DistributedDataParallelConfig.grad_reduce_in_fp32.
   // False: the gradient buffer (main_grad) and its reduction are in the parameters' 16-bit type
   // (Megatron-Core's default, NeMo's recipes); true: fp32 -- what Megatron-LM's

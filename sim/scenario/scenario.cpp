@@ -153,10 +153,10 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     tr.at("precision")
         .fail("device " + s.cluster.device.name + " has no " + to_string(t.precision) + " peak",
               "a precision the device supports");
-  if (tr.has("fp8_scaling") && t.precision != Precision::FP8)
-    tr.at("fp8_scaling")
-        .fail(fmt::format("is an fp8 run's setting, and this run's precision is {}", to_string(t.precision)),
-              "\"precision\": \"fp8\", or no fp8_scaling");
+  for (const char* key : {"fp8_scaling", "fp8_library"})
+    if (tr.has(key) && t.precision != Precision::FP8)
+      tr.at(key).fail(fmt::format("is an fp8 run's setting, and this run's precision is {}", to_string(t.precision)),
+                      fmt::format("\"precision\": \"fp8\", or no {}", key));
   if (t.precision == Precision::FP8 && s.cluster.device.dense_peak.count(Precision::BF16) == 0)
     tr.at("precision")
         .fail("device " + s.cluster.device.name +

@@ -1,5 +1,6 @@
 #include "sim/workload/ops.hpp"
 
+#include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace sim {
@@ -110,22 +111,31 @@ Op coll(std::string name, CollectiveKind kind, double bytes, CommGroup group = C
 // row-parallel GEMM (forward) and after the column-parallel input gradient (backward); with SP an
 // all-gather before the column-parallel GEMM and a reduce-scatter after the row-parallel one, and
 // the reverse in backward (Korthikanti et al. 2022 §4.2.2).
-void tp_in(std::vector<Op>& ops, const Dims& x, const char* name, bool backward) {
+// The tensor-parallel collectives around a column-parallel (tp_in) and a row-parallel (tp_out)
+// linear layer. `gathered`: bytes per element of the sequence-parallel all-gathers, which gather a
+// linear layer's GEMM operand -- its input in forward, its output gradient in backward. In FP8,
+// Transformer Engine casts before it gathers (layernorm_linear.py and layernorm_mlp.py gather the
+// FP8 norm output; base.py grad_output_preprocess: "FP8 case with gather: unfused bgrad, cast,
+// transpose for efficient gather"), as torchao's Float8ColwiseParallel does its input: 1 byte
+// (per library: fp8_library.hpp). The reduce-scatters and all-reduces carry 16-bit outputs.
+void tp_in(std::vector<Op>& ops, const Dims& x, const char* name, bool backward, double gathered) {
   if (x.t <= 1) return;
-  double buf = E * x.tokens * x.h;
+  const double elements = x.tokens * x.h;
   if (x.sp)
-    ops.push_back(coll(name, backward ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_GATHER, buf));
+    ops.push_back(backward ? coll(name, CollectiveKind::REDUCE_SCATTER, E * elements)
+                           : coll(name, CollectiveKind::ALL_GATHER, gathered * elements));
   else if (backward)
-    ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, buf));
+    ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, E * elements));
 }
 
-void tp_out(std::vector<Op>& ops, const Dims& x, const char* name, bool backward) {
+void tp_out(std::vector<Op>& ops, const Dims& x, const char* name, bool backward, double gathered) {
   if (x.t <= 1) return;
-  double buf = E * x.tokens * x.h;
+  const double elements = x.tokens * x.h;
   if (x.sp)
-    ops.push_back(coll(name, backward ? CollectiveKind::ALL_GATHER : CollectiveKind::REDUCE_SCATTER, buf));
+    ops.push_back(backward ? coll(name, CollectiveKind::ALL_GATHER, gathered * elements)
+                           : coll(name, CollectiveKind::REDUCE_SCATTER, E * elements));
   else if (!backward)
-    ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, buf));
+    ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, E * elements));
 }
 
 // A GEMM's backward: the input gradient dX[m x k] = dY[m x n] W^T and the weight gradient
@@ -206,6 +216,10 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   // Transformer Engine FP8 (ops.hpp, "FP8 casts"): the norms write their output in FP8, one byte
   // per element instead of two; so does the MLP activation.
   const bool fp8 = linear == Precision::FP8;
+  // Bytes per element of the sequence-parallel all-gathers (tp_in): inputs forward, output
+  // gradients backward, in FP8 as the library gathers them.
+  const double gathered = fp8 ? 1.0 : E;
+  const double gathered_grad = fp8 && fp8_library(sc.training.fp8_library).gathers_output_grad_in_fp8 ? 1.0 : E;
   const double fp8_norm_saving = fp8 ? x.tokens_sp * x.h : 0.0;
   // Current scaling (training.fp8_scaling "current"): an amax pass reads each tensor the layer
   // casts to FP8 once more, in bf16, before its cast -- forward the two norms' outputs, the
@@ -219,7 +233,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   PassOps p;
   auto& f = p.forward;
   f.push_back(mem("norm1", norm_bytes - fp8_norm_saving));
-  tp_in(f, x, "tp_attn_in", false);
+  tp_in(f, x, "tp_attn_in", false, gathered);
   f.push_back(qkv);
   if (rope_elements > 0) f.push_back(mem("rope", (eager ? eager::kRopeFwd : eager::kRopeFused) * rope_elements));
   if (kv_copied > 0) f.push_back(mem("repeat_kv", kv_copied));
@@ -248,22 +262,22 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   // write 1 + 1 bytes per element.
   if (fp8) f.push_back(mem("fp8_cast_transpose_proj_in", 4.0 * x.tokens * x.q / x.t));
   f.push_back(proj);
-  tp_out(f, x, "tp_attn_out", false);
+  tp_out(f, x, "tp_attn_out", false, gathered);
   f.push_back(mem("bias_dropout_add1", bda_bytes));
   f.push_back(mem("norm2", norm_bytes - fp8_norm_saving));
-  tp_in(f, x, "tp_mlp_in", false);
+  tp_in(f, x, "tp_mlp_in", false, gathered);
   f.push_back(fc1);
   const double swiglu_fwd = eager ? eager::kSwigluFwd : 3.0 * E, swiglu_bwd = eager ? eager::kSwigluBwd : 5.0 * E;
   f.push_back(
       mem(swiglu ? "swiglu" : "gelu", (swiglu ? swiglu_fwd : 2.0 * E) * x.tokens * ffn - (fp8 ? x.tokens * ffn : 0.0)));
   if (current) f.push_back(mem("fp8_amax", E * (2.0 * x.tokens_sp * x.h + x.tokens * (x.q / x.t + ffn))));
   f.push_back(fc2);
-  tp_out(f, x, "tp_mlp_out", false);
+  tp_out(f, x, "tp_mlp_out", false, gathered);
   f.push_back(mem("bias_dropout_add2", bda_bytes));
 
   auto& b = p.backward;
   b.push_back(mem("bias_dropout_add2_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
-  tp_out(b, x, "tp_mlp_out_bwd", true);
+  tp_out(b, x, "tp_mlp_out_bwd", true, gathered_grad);
   // FP8 backward: each linear layer's output gradient cast to FP8 with its transpose (read 2, write
   // 1 + 1; the MLP activation's backward fuses it for fc1 at no extra traffic), and the FP8 inputs
   // saved by the norms and the activation transposed for the weight gradient (read 1, write 1).
@@ -275,10 +289,10 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   b.push_back(mem(swiglu ? "swiglu_bwd" : "gelu_bwd", (swiglu ? swiglu_bwd : 3.0 * E) * x.tokens * ffn));
   if (fp8) b.push_back(mem("fp8_transpose_fc1_in", 2.0 * x.tokens * x.h));
   gemm_backward(b, fc1);
-  tp_in(b, x, "tp_mlp_in_bwd", true);
+  tp_in(b, x, "tp_mlp_in_bwd", true, gathered_grad);
   b.push_back(mem("norm2_bwd", norm_bwd_bytes));
   b.push_back(mem("bias_dropout_add1_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
-  tp_out(b, x, "tp_attn_out_bwd", true);
+  tp_out(b, x, "tp_attn_out_bwd", true, gathered_grad);
   if (fp8) b.push_back(mem("fp8_cast_transpose_proj_dgrad", 4.0 * x.tokens * x.h));
   gemm_backward(b, proj);
   if (flash) {
@@ -301,7 +315,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   }
   if (current) b.push_back(mem("fp8_amax_bwd", E * x.tokens * (x.h + fc1_out + x.h + qkv_width)));
   gemm_backward(b, qkv);
-  tp_in(b, x, "tp_attn_in_bwd", true);
+  tp_in(b, x, "tp_attn_in_bwd", true, gathered_grad);
   b.push_back(mem("norm1_bwd", norm_bwd_bytes));
 
   // Without sequence parallelism (XLA's collective matmul on a torus, ops.hpp) the all-reduces

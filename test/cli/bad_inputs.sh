@@ -254,6 +254,9 @@ case("unknown-loss", "/training/loss", "'chunked' is not known", put("training.l
 case("unknown-fp8-scaling", "/training/fp8_scaling", "'blockwise' is not known",
      all_of(put("training.precision", "fp8"), put("training.fp8_scaling", "blockwise")))
 case("fp8-scaling-without-fp8", "/training/fp8_scaling", "precision is bf16", put("training.fp8_scaling", "current"))
+case("unknown-fp8-library", "/training/fp8_library", "'transformer-engine' is not known",
+     all_of(put("training.precision", "fp8"), put("training.fp8_library", "transformer-engine")))
+case("fp8-library-without-fp8", "/training/fp8_library", "precision is bf16", put("training.fp8_library", "torchao"))
 case("loss-not-a-name", "/training/loss", "expected", put("training.loss", True))
 case("unknown-position", "/model/position", "'alibi' is not known", put("model.position", "alibi"))
 # overlap_param_gather is the distributed optimizer's (zero 1 or 2) and needs overlap_grad_reduce.

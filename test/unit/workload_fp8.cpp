@@ -11,6 +11,7 @@
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/memory.hpp"
 #include "sim/workload/ops.hpp"
 #include "test/unit/text_fill.hpp"
 
@@ -29,6 +30,27 @@ Scenario llama_like(const char* precision, const char* attention, const std::str
     "training": {"seq_len": 8192, "global_batch": 8, "micro_batch": 1, "precision": "{p}", "attention": "{a}"{s}}})",
       {{"p", precision}, {"a", attention}, {"s", scaling.empty() ? "" : ", \"fp8_scaling\": \"" + scaling + "\""}});
   return parse_scenario(ParamReader::from_text(text, "workload_fp8.cpp"), TRAINSIM_SOURCE_DIR);
+}
+
+// Tensor parallel 8 with sequence parallelism; `library` empty: training.fp8_library left out.
+Scenario llama_tp8(const char* precision, const std::string& library = "") {
+  const std::string text = fill(
+      R"({"kind": "scenario", "name": "fp8-tp",
+    "model": {"name": "llama-like", "layers": 4, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
+              "vocab": 128256, "activation": "swiglu", "norm": "rmsnorm"},
+    "cluster": {"from": "dgx-h100-superpod", "gpus": 8},
+    "parallelism": {"tp": 8, "pp": 1, "dp": 1, "sequence_parallel": true},
+    "training": {"seq_len": 8192, "global_batch": 8, "micro_batch": 1, "precision": "{p}"{l}}})",
+      {{"p", precision}, {"l", library.empty() ? "" : ", \"fp8_library\": \"" + library + "\""}});
+  return parse_scenario(ParamReader::from_text(text, "workload_fp8.cpp"), TRAINSIM_SOURCE_DIR);
+}
+
+// The bytes of the pass's collective named `name`.
+double collective_bytes(const std::vector<Op>& ops, const std::string& name) {
+  for (const Op& op : ops)
+    if (op.cls == OpClass::COLLECTIVE && op.name == name) return op.bytes.value;
+  FAIL("no collective " << name);
+  return 0;
 }
 
 const std::set<std::string> LINEAR = {"qkv", "attn_proj", "mlp_fc1", "mlp_fc2"};
@@ -142,4 +164,44 @@ TEST_CASE("fp8: current scaling reads each tensor it casts once more, for its am
   double weights = 0;
   for (const Op& op : fp8_weight_cast_ops(llama_like("fp8", "flash", "current"), params)) weights += op.bytes.value;
   CHECK(weights == Approx((4 + 2) * params));
+}
+
+TEST_CASE("fp8: sequence-parallel all-gathers carry FP8 operands, reduce-scatters 16-bit outputs", "[workload]") {
+  // Per layer and microbatch, t = 8192 tokens of h = 4096 gathered or scattered over tp 8, in
+  // bytes of the whole (gathered) tensor. Forward: the all-gathers before QKV and fc1 gather the
+  // FP8 norm output (1 byte), the reduce-scatters after the projection and fc2 scatter 16-bit
+  // outputs (2). Backward: Transformer Engine casts the projection's and fc2's output gradients
+  // before it gathers them (1), torchao after (2); the input gradients' reduce-scatters are 16-bit.
+  const double t = 8192, h = 4096;
+  struct Case {
+    const char* precision;
+    std::string library;
+    double gather_fwd, gather_bwd;
+  };
+  for (const Case& c :
+       {Case{"bf16", "", 2, 2}, Case{"fp8", "", 1, 1}, Case{"fp8", "te", 1, 1}, Case{"fp8", "torchao", 1, 2}}) {
+    INFO(c.precision << " " << c.library);
+    const PassOps p = layer_ops(llama_tp8(c.precision, c.library), 1);
+    for (const char* name : {"tp_attn_in", "tp_mlp_in"})
+      CHECK(collective_bytes(p.forward, name) == c.gather_fwd * t * h);
+    for (const char* name : {"tp_attn_out", "tp_mlp_out"}) CHECK(collective_bytes(p.forward, name) == 2 * t * h);
+    for (const char* name : {"tp_attn_out_bwd", "tp_mlp_out_bwd"})
+      CHECK(collective_bytes(p.backward, name) == c.gather_bwd * t * h);
+    for (const char* name : {"tp_attn_in_bwd", "tp_mlp_in_bwd"}) CHECK(collective_bytes(p.backward, name) == 2 * t * h);
+  }
+}
+
+TEST_CASE("fp8: a library that keeps 16-bit inputs keeps a bf16 run's activations", "[workload]") {
+  // torchao saves each linear layer's bf16 input and casts it again in backward: its layer keeps
+  // what a bf16 layer keeps. Transformer Engine keeps the FP8 copies: 1 byte instead of 2 for the
+  // inputs of QKV and fc1 (h each, whole under tp 1) and fc2 (f), plus an FP8 copy of the
+  // projection's input (h) beside the attention output.
+  const double t = 8192, h = 4096, f = 14336;
+  Scenario bf16 = llama_like("bf16", "flash");
+  Scenario te = llama_like("fp8", "flash");
+  Scenario torchao = te;
+  torchao.training.fp8_library = Fp8Library::TORCHAO;
+  for (Scenario* s : {&bf16, &te, &torchao}) s->training.recompute = Recompute::NONE;
+  CHECK(layer_activation_bytes(torchao, 1).value == Approx(layer_activation_bytes(bf16, 1).value));
+  CHECK(layer_activation_bytes(bf16, 1).value - layer_activation_bytes(te, 1).value == Approx(t * (h + h + f) - t * h));
 }
