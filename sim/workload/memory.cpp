@@ -152,10 +152,15 @@ namespace {
 // backward overwrites with the gradient. Eager PyTorch (torchtitan's cross_entropy_loss:
 // F.cross_entropy(pred.float(), labels)): log_softmax keeps its fp32 output (4), nll_loss's
 // backward writes a zero-filled fp32 gradient (4) and log_softmax's backward a third fp32 tensor
-// (4) while both are live -- the kernels ops.cpp prices as eager::kLossBwd.
+// (4) while both are live -- the kernels ops.cpp prices as eager::kLossBwd. Eager under tensor
+// parallelism, PyTorch's loss_parallel (torch/distributed/tensor/parallel/loss.py, torchtitan's
+// vocab-parallel loss) computes both backwards at once as (zeros_like(x) + exp(x)) * grad_output:
+// beside the kept output, the zeros, exp(x) and their sum (4 each), then the zeros, the sum and
+// the product -- 16 bytes per logit at its peak.
 constexpr double KEPT_LOGIT_BYTES = 4.0;  // the fp32 softmax (log-softmax) every loss keeps
 double loss_peak_bytes_per_logit(const Scenario& s) {
-  return s.training.loss == Elementwise::EAGER ? 12.0 : KEPT_LOGIT_BYTES;
+  if (s.training.loss != Elementwise::EAGER) return KEPT_LOGIT_BYTES;
+  return s.plan.tp > 1 ? 16.0 : 12.0;
 }
 
 }  // namespace

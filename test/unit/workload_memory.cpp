@@ -354,15 +354,26 @@ TEST_CASE("under a pipeline, ZeRO-3 keeps the stage gathered and accumulates uns
 TEST_CASE("an eager loss peaks at 12 bytes per logit in its backward, a fused one at 4", "[workload]") {
   // F.cross_entropy(logits.float()): log_softmax's fp32 output, nll_loss's fp32 gradient and
   // log_softmax's fp32 gradient live at once; the 4 bytes a fused loss keeps are activations.
-  const double s = 2048, V = 51200, t = 8;
-  Scenario sc = gpt3_175b(8, 8, 1, 16);
+  const double s = 2048, V = 51200;
+  Scenario sc = gpt3_175b(1, 8, 1, 16);
   const MemoryEstimate fused = estimate(sc);
   sc.training.loss = Elementwise::EAGER;
   const MemoryEstimate eager = estimate(sc);
   CHECK(fused.stages[7].workspace.value == 0);
-  CHECK(eager.stages[7].workspace.value == Approx((12 - 4) * s * V / t));
+  CHECK(eager.stages[7].workspace.value == Approx((12 - 4) * s * V));
   CHECK(eager.stages[7].activations.value == Approx(fused.stages[7].activations.value));
   CHECK(eager.stages[3].workspace.value == 0);  // only the last stage runs the loss
+
+  SECTION("vocab-parallel over tp, PyTorch's loss_parallel peaks at 16") {
+    // (zeros_like(x) + exp(x)) * grad: the kept output x, the zeros, exp(x) and their sum, 4 bytes
+    // per logit each, on the rank's V / t logits.
+    const double t = 8;
+    Scenario tp = gpt3_175b(8, 8, 1, 16);
+    tp.training.loss = Elementwise::EAGER;
+    CHECK(estimate(tp).stages[7].workspace.value == Approx((16 - 4) * s * V / t));
+    tp.training.loss = Elementwise::FUSED;
+    CHECK(estimate(tp).stages[7].workspace.value == 0);
+  }
 }
 
 TEST_CASE("a fully recomputed layer's backward reruns its forward: one layer's activations on top", "[workload]") {
@@ -378,7 +389,7 @@ TEST_CASE("a fully recomputed layer's backward reruns its forward: one layer's a
 
   SECTION("after the loss's backward, not beside it: the larger of the two") {
     sc.training.loss = Elementwise::EAGER;
-    const double loss = (12 - 4) * s * V / t;
+    const double loss = (16 - 4) * s * V / t;  // loss_parallel under tp (below)
     CHECK(estimate(sc).stages[7].workspace.value == Approx(std::max(loss, rerun)));
     sc.training.micro_batch.value = 4;  // the layer's rerun grows with b, as the logits do
     CHECK(estimate(sc).stages[7].workspace.value == Approx(4 * std::max(loss, rerun)));
