@@ -5,23 +5,21 @@
 namespace sim {
 
 const std::vector<Fp8LibraryEntry>& fp8_libraries() {
-  // Transformer Engine: module/linear.py and layernorm_linear.py save the FP8 input (saved_inputmat
-  // is the FP8 tensor when fp8) and gather the FP8 norm output; module/base.py's
-  // grad_output_preprocess casts the output gradient before it gathers it ("FP8 case with gather:
-  // unfused bgrad, cast, transpose for efficient gather").
-  // torchao (float8/float8_linear.py, matmul_with_hp_or_float8_args: save_for_backward(input_hp,
-  // weight_hp_t), cast again in the backward; float8/float8_tensor_parallel.py: Float8ColwiseParallel
-  // casts its input before redistributing it, Float8RowwiseParallel's output gradient is gathered
-  // as the 16-bit tensor it is and cast inside the matmul's backward).
+  // Transformer Engine: layernorm_linear.py and layernorm_mlp.py gather the FP8 norm output;
+  // module/base.py's grad_output_preprocess casts the output gradient before it gathers it ("FP8
+  // case with gather: unfused bgrad, cast, transpose for efficient gather").
+  // torchao: float8/float8_tensor_parallel.py's Float8ColwiseParallel casts its input before it
+  // redistributes it; a Float8RowwiseParallel layer's output gradient is gathered by the
+  // redistribute's backward as the 16-bit tensor it is, and cast after, by the
+  // NoopFwToFloat8BwDynamic that Float8Linear.forward (float8/float8_linear.py) wraps its output in.
+  // Both keep the FP8 input for the weight gradient (Transformer Engine's saved_inputmat; torchao's
+  // tensorwise manual_float8_matmul_with_args_in_float8 saves input_fp8): the memory is the same.
   static const std::vector<Fp8LibraryEntry> libraries{
       {Fp8Library::TRANSFORMER_ENGINE, "te",
-       "NVIDIA Transformer Engine: keeps FP8 inputs, gathers inputs and output gradients in FP8 (Megatron-Core, "
-       "NeMo, llm-foundry)",
-       1.0, true},
+       "NVIDIA Transformer Engine: gathers inputs and output gradients in FP8 (Megatron-Core, NeMo, llm-foundry)",
+       true},
       {Fp8Library::TORCHAO, "torchao",
-       "torchao Float8Linear: keeps 16-bit inputs and casts again in backward, gathers inputs in FP8 and output "
-       "gradients in 16 bits (torchtitan)",
-       2.0, false},
+       "torchao Float8Linear: gathers inputs in FP8, output gradients in 16 bits (torchtitan)", false},
   };
   return libraries;
 }

@@ -1,7 +1,7 @@
 // Which library runs an FP8 run's linear layers -- scenario key `training.fp8_library`, printed by
-// `trainsim list`. The libraries cast the same GEMM operands to FP8 but differ in what they keep
-// for the backward and in what their sequence-parallel all-gathers carry; each entry states it,
-// and the ops (sim/workload/ops.cpp) and the memory (sim/workload/memory.cpp) read the entry.
+// `trainsim list`. The libraries cast the same GEMM operands to FP8 and keep the same FP8 copies
+// for the backward, but differ in what their sequence-parallel all-gathers carry; each entry
+// states it, and the ops (sim/workload/ops.cpp) read the entry.
 #pragma once
 
 #include <vector>
@@ -14,9 +14,6 @@ struct Fp8LibraryEntry {
   Fp8Library kind;
   const char* name;
   const char* description;
-  // Bytes per element of the input a linear layer keeps for its weight gradient: the FP8 copy it
-  // multiplied (1) or its 16-bit input (2).
-  double saved_input_bytes;
   // Whether a row-parallel layer's output gradient is cast to FP8 before its sequence-parallel
   // all-gather (1 byte per element) or gathered in 16 bits and cast after (2). Every library
   // gathers a column-parallel layer's input in FP8.

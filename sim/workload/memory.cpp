@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "sim/core/error.hpp"
-#include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/ops.hpp"
 #include "sim/workload/stage_layout.hpp"
@@ -104,20 +103,17 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
   // layernorm_linear.py: saved_inputmat(_t) is the FP8 tensor when fp8): the QKV and MLP GEMMs'
   // inputs and the second MLP GEMM's (the activation's output) take 1 byte instead of 2, and the
   // projection keeps an FP8 copy (1) beside the bf16 attention output the attention kernel keeps.
-  // torchao's Float8Linear (torchtitan's) keeps the bf16 input instead (fp8_library.hpp).
+  // torchao's tensorwise Float8Linear (torchtitan's) keeps the same FP8 copies (fp8_library.cpp).
   // K and V per query width, as every rank holds them (replicated heads counted on each rank).
   const double kv = m.rank_kv_heads(s.plan.tp) * t / static_cast<double>(m.heads);
   const double ffn = m.moe ? static_cast<double>(m.moe->top_k * m.moe->expert_ffn_hidden) : double(m.ffn_hidden);
-  // A linear layer's saved input, per element; where it is an FP8 copy, the projection keeps one
-  // beside the bf16 attention output (a library keeping 16-bit inputs keeps that output once).
   const bool fp8 = s.training.precision == Precision::FP8;
-  const double input = fp8 ? fp8_library(s.training.fp8_library).saved_input_bytes : 2.0;
-  const bool fp8_copies = input < 2.0;
+  const double input = fp8 ? 1.0 : 2.0;  // a linear layer's saved input, per element
   const double inner = ((m.activation == Activation::SWIGLU ? 4.0 : 2.0) + input) * ffn / h;
   const double whole = 4.0 + input + input + (m.dropout ? 2.0 : 0.0);
   // Q and the projection's input span the queries' width (hidden unless head_dim says otherwise).
   const double q = static_cast<double>(m.query_width()) / h;
-  const double split = 2.0 * q + 4.0 * kv * q + 2.0 * q + (fp8_copies ? q : 0.0) + inner;
+  const double split = 2.0 * q + 4.0 * kv * q + 2.0 * q + (fp8 ? q : 0.0) + inner;
   const double kept = sp ? (whole + split) / t : whole + split / t;
   // Unfused attention keeps its s x s tensors: the softmax output (2), and with dropout its mask
   // (1) and output (2): Table 2's 5as/h, split over tp. FlashAttention keeps none.
