@@ -192,11 +192,10 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     // CheckpointFunction rerun a whole layer: Chen et al. 2016 §3). XLA rematerialises at a finer
     // grain, inside the compiled step: not counted there (the TPU v4 rows, validation/, ran in
     // 32 GiB).
-    double step_work = 0.0;
-    if (r == layout.pp - 1) step_work = (loss_peak_bytes_per_logit(s) - KEPT_LOGIT_BYTES) * logits;
+    double work = 0.0;
+    if (r == layout.pp - 1) work = (loss_peak_bytes_per_logit(s) - KEPT_LOGIT_BYTES) * logits;
     if (s.training.recompute == Recompute::FULL && !s.cluster.scale_up.xla_runtime())
-      step_work = std::max(step_work, activation_bytes(s, micro_batch, Recompute::NONE).value);
-    double work = step_work;
+      work = std::max(work, activation_bytes(s, micro_batch, Recompute::NONE).value);
     if (s.plan.zero >= 3) {
       const double layer = s.model.layer_params_per_rank(s.plan.tp);
       const double outside = params - static_cast<double>(layout.layers_on_rank(r)) * layer;
