@@ -110,13 +110,14 @@ Op coll(std::string name, CollectiveKind kind, double bytes, CommGroup group = C
 // The conjugate TP communication of Megatron's f/g operators: without SP an all-reduce after the
 // row-parallel GEMM (forward) and after the column-parallel input gradient (backward); with SP an
 // all-gather before the column-parallel GEMM and a reduce-scatter after the row-parallel one, and
-// the reverse in backward (Korthikanti et al. 2022 §4.2.2): around a column-parallel (tp_in) and a
-// row-parallel (tp_out) linear layer. `gathered`: bytes per element of the sequence-parallel all-gathers, which gather
-// a linear layer's GEMM operand -- its input in forward, its output gradient in backward. In FP8, Transformer Engine
-// casts before it gathers (layernorm_linear.py and layernorm_mlp.py gather the FP8 norm output; base.py
-// grad_output_preprocess: "FP8 case with gather: unfused bgrad, cast, transpose for efficient gather"), as torchao's
-// Float8ColwiseParallel does its input: 1 byte (per library: fp8_library.hpp). The reduce-scatters and all-reduces
-// carry 16-bit outputs.
+// the reverse in backward (Korthikanti et al. 2022 §4.2.2): around a column-parallel (tp_in) and
+// a row-parallel (tp_out) linear layer. `gathered`: bytes per element of the sequence-parallel
+// all-gathers, which gather a linear layer's GEMM operand -- its input in forward, its output
+// gradient in backward. In FP8, Transformer Engine casts before it gathers (layernorm_linear.py
+// and layernorm_mlp.py gather the FP8 norm output; base.py grad_output_preprocess: "FP8 case with
+// gather: unfused bgrad, cast, transpose for efficient gather"), as torchao's Float8ColwiseParallel
+// does its input: 1 byte (per library: fp8_library.hpp). The reduce-scatters and all-reduces carry
+// 16-bit outputs.
 void tp_in(std::vector<Op>& ops, const Dims& x, const char* name, bool backward, double gathered) {
   if (x.t <= 1) return;
   const double elements = x.tokens * x.h;
