@@ -87,6 +87,8 @@ constexpr PublishedRefinement kPublishedRefinements[] = {
     {"fp8_recipe", "dynamic tensorwise scaling", "training.precision", "fp8", "training.fp8_scaling", "\"current\""},
     // ... and is torchao's, not Transformer Engine's (fp8_library.hpp).
     {"fp8_recipe", "torchao Float8Linear", "training.precision", "fp8", "training.fp8_library", "\"torchao\""},
+    // NeMo's fp8_params (Megatron-Core's --fp8-param-gather): primary weights in FP8.
+    {"fp8_recipe", "fp8_params=True", "training.precision", "fp8", "training.fp8_params", "true"},
     // torchtitan compiles its transformer blocks, and its loss only since bbb1b61 (2025-04-02,
     // #1033): from e8977b0 on, train.py had "TODO: compiling loss function causes CUDA errors,
     // turning off for now" above a commented-out torch.compile(loss_fn). A compiled run of a

@@ -13,13 +13,21 @@ const std::vector<Fp8LibraryEntry>& fp8_libraries() {
   // redistribute's backward as the 16-bit tensor it is, and cast after, by the
   // NoopFwToFloat8BwDynamic that Float8Linear.forward (float8/float8_linear.py) wraps its output in.
   // Both keep the FP8 input for the weight gradient (Transformer Engine's saved_inputmat; torchao's
-  // tensorwise manual_float8_matmul_with_args_in_float8 saves input_fp8): the memory is the same.
+  // tensorwise manual_float8_matmul_with_args_in_float8 saves input_fp8).
+  // Transformer Engine keeps each weight's FP8 cast and transpose in module buffers (weight_fp8,
+  // weight_t_fp8), filled by fp8_cast_transpose_fused at the first microbatch (layernorm_linear.py,
+  // update_fp8_weights); with primary weights in FP8 (fp8_model_init; Megatron-Core's
+  // --fp8-param-gather, NeMo's fp8_params) the weight itself is the FP8 tensor, with its transpose
+  // cached. torchao's Float8Linear casts the weight at each forward (cast_weight_to_float8_t).
   static const std::vector<Fp8LibraryEntry> libraries{
       {Fp8Library::TRANSFORMER_ENGINE, "te",
-       "NVIDIA Transformer Engine: gathers inputs and output gradients in FP8 (Megatron-Core, NeMo, llm-foundry)",
-       true},
+       "NVIDIA Transformer Engine: gathers inputs and output gradients in FP8, keeps FP8 weights (Megatron-Core, "
+       "NeMo, llm-foundry)",
+       true, true},
       {Fp8Library::TORCHAO, "torchao",
-       "torchao Float8Linear: gathers inputs in FP8, output gradients in 16 bits (torchtitan)", false},
+       "torchao Float8Linear: gathers inputs in FP8, output gradients in 16 bits, casts weights at each use "
+       "(torchtitan)",
+       false, false},
   };
   return libraries;
 }

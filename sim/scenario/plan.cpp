@@ -204,7 +204,7 @@ static auto registry_choice(const ParamReader& r, const Entries& entries) {
 
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "elementwise", "loss",
-                 "fp8_scaling", "fp8_library", "grad_reduce_in_fp32", "tokens"});
+                 "fp8_scaling", "fp8_library", "fp8_params", "grad_reduce_in_fp32", "tokens"});
   TrainingSpec t;
   t.seq_len = r.count("seq_len", 1, 1 << 24);
   t.global_batch = r.count("global_batch", 1, 1 << 24);
@@ -226,6 +226,7 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
     t.precision = precision_from_string(s);
   }
   if (auto g = r.find("grad_reduce_in_fp32")) t.grad_reduce_in_fp32 = g->as_bool();
+  if (auto f = r.find("fp8_params")) t.fp8_params = f->as_bool();
   if (auto tok = r.find("tokens")) t.tokens = token_count(*tok);
   return t;
 }

@@ -116,6 +116,11 @@ struct TrainingSpec {
   // `fp8_library` (fp8_library.hpp): Transformer Engine unless the scenario says "torchao"; an fp8
   // run's only, as fp8_scaling.
   Fp8Library fp8_library = Fp8Library::TRANSFORMER_ENGINE;
+  // `fp8_params`: the primary weights held in FP8, 1 byte per linear-layer parameter instead of 2
+  // (Transformer Engine's fp8_model_init; Megatron-Core's --fp8-param-gather, NeMo's fp8_params,
+  // whose distributed optimizer then gathers them in FP8). An fp8 run's with a library that keeps
+  // FP8 weights only (fp8_library.hpp, caches_fp8_weights); parse_scenario rejects it otherwise.
+  bool fp8_params = false;
   // `grad_reduce_in_fp32`: Megatron-Core's DistributedDataParallelConfig.grad_reduce_in_fp32.
   // False: the gradient buffer (main_grad) and its reduction are in the parameters' 16-bit type
   // (Megatron-Core's default, NeMo's recipes); true: fp32 -- what Megatron-LM's

@@ -153,10 +153,14 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     tr.at("precision")
         .fail("device " + s.cluster.device.name + " has no " + to_string(t.precision) + " peak",
               "a precision the device supports");
-  for (const char* key : {"fp8_scaling", "fp8_library"})
+  for (const char* key : {"fp8_scaling", "fp8_library", "fp8_params"})
     if (tr.has(key) && t.precision != Precision::FP8)
       tr.at(key).fail(fmt::format("is an fp8 run's setting, and this run's precision is {}", to_string(t.precision)),
                       fmt::format("\"precision\": \"fp8\", or no {}", key));
+  if (t.fp8_params && !fp8_library(t.fp8_library).caches_fp8_weights)
+    tr.at("fp8_params")
+        .fail(fmt::format("keeps the weights in FP8, which {} does not", fp8_library(t.fp8_library).name),
+              "\"fp8_library\": \"te\", or no fp8_params");
   if (t.precision == Precision::FP8 && s.cluster.device.dense_peak.count(Precision::BF16) == 0)
     tr.at("precision")
         .fail("device " + s.cluster.device.name +

@@ -30,8 +30,10 @@ double bucket_bytes_per_param(const Scenario& s) {
 }
 
 // The exposed all-gather of the updated parameters, in their 16-bit type: 2 / 2 all-reduce bytes
-// per parameter (Megatron-Core's DistributedOptimizer gathers the bf16 parameters).
+// per parameter (Megatron-Core's DistributedOptimizer gathers the bf16 parameters); with the
+// primary weights in FP8 (TrainingSpec::fp8_params) the linear layers' in 1 byte.
 constexpr double PARAM_GATHER_BYTES = 2.0;
+constexpr double FP8_PARAM_GATHER_BYTES = 1.0;
 
 // Megatron-Core's default bucket: DistributedDataParallel, bucket_size = max(40000000, 1000000 *
 // dp_size) parameters, dp_size the data-parallel group with context parallelism.
@@ -102,12 +104,16 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
   for (int64_t r = 0; r < pp; ++r) {
     const double params = rank_params(s, layout, r);
     const double sharded = s.plan.zero >= 1 ? params / double(s.plan.grad_group_size()) : params;
+    const double linear = double(layout.layers_on_rank(r)) * s.model.linear_params() / tp;
     if (s.plan.grad_group_size() > 1) {
       Task t;
       t.kind = TaskKind::DP_REDUCE;
       t.rank = r;
+      const double gathered = s.training.fp8_params
+                                  ? (params - linear) * PARAM_GATHER_BYTES + linear * FP8_PARAM_GATHER_BYTES
+                                  : params * PARAM_GATHER_BYTES;
       t.dp_bytes = !overlap                        ? Bytes(params * dp_bytes_per_param(s))
-                   : s.plan.param_gather_exposed() ? Bytes(params * PARAM_GATHER_BYTES / 2.0)
+                   : s.plan.param_gather_exposed() ? Bytes(gathered / 2.0)
                                                    : Bytes(0);
       append_task(p, r, t);
     }
@@ -116,8 +122,7 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
     opt.rank = r;
     for (const auto& op : optimizer_ops(s, params, sharded)) opt.compute += cm.memory_op(op.bytes);
     // Transformer Engine casts the FP8 weights at the step's first microbatch; priced here, once.
-    const double linear_params = double(layout.layers_on_rank(r)) * s.model.linear_params() / tp;
-    for (const auto& op : fp8_weight_cast_ops(s, linear_params)) opt.compute += cm.memory_op(op.bytes);
+    for (const auto& op : fp8_weight_cast_ops(s, linear)) opt.compute += cm.memory_op(op.bytes);
     opt.elementwise = opt.compute;
     append_task(p, r, opt);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/error.hpp"
+#include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/ops.hpp"
 #include "sim/workload/stage_layout.hpp"
@@ -13,8 +14,8 @@ namespace {
 
 // Rajbhandari et al. 2020 §3.1: 2 bytes of 16-bit weights, the gradient buffer (TrainingSpec::
 // grad_bytes: Megatron's main_grad, fp32 or 16-bit) and 12 bytes of fp32 master weights and Adam
-// moments per parameter. fp8 runs keep bf16 weights (Transformer Engine casts per GEMM), so
-// weights stay 2.
+// moments per parameter. FP8 runs keep their 16-bit weights too (fp8_weight_bytes for what the
+// library adds to the linear layers').
 constexpr double WEIGHT_BYTES = 2.0;
 constexpr double OPTIMIZER_BYTES = 12.0;
 
@@ -24,6 +25,16 @@ constexpr double OPTIMIZER_BYTES = 12.0;
 // average over eight LLMs trained on A100-80GB with recomputation, ZeRO and FSDP, against PyTorch's
 // caching allocator; taken as that allocator's share (a lower bound: GMLake's own is not zero).
 constexpr double CACHING_ALLOCATOR_FRAGMENTATION = 0.15;
+
+// Bytes per linear-layer parameter an FP8 run keeps beyond WEIGHT_BYTES, unsharded (ZeRO-3
+// gathers a unit's weights and casts them there; not counted): Transformer Engine's FP8 weight and
+// transpose beside the 16-bit weight, 1 + 1; with the primary weights in FP8 the 16-bit weight is
+// gone and the FP8 weight and its transpose take its 2 bytes (fp8_library.cpp).
+double fp8_weight_bytes(const Scenario& s) {
+  if (s.training.precision != Precision::FP8 || s.plan.zero >= 3) return 0.0;
+  if (!fp8_library(s.training.fp8_library).caches_fp8_weights) return 0.0;
+  return s.training.fp8_params ? 0.0 : 2.0;
+}
 
 }  // namespace
 
@@ -181,7 +192,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     const double in_flight = in_flight_microbatches(s, layout, r, m);
     StageMemory st;
     st.rank = r;
-    st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? shards : 1.0));
+    const double linear = static_cast<double>(layout.layers_on_rank(r)) * s.model.linear_params() / t;
+    st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? shards : 1.0) + linear * fp8_weight_bytes(s));
     st.grads = Bytes(params * grad_bytes / (s.plan.zero >= 2 ? shards : 1.0));
     st.optimizer = Bytes(params * OPTIMIZER_BYTES / (s.plan.zero >= 1 ? shards : 1.0));
     // Working set at the stage's peak, beyond what it keeps, of whichever step needs more, one

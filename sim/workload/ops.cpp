@@ -414,7 +414,9 @@ std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params) {
   if (s.training.precision != Precision::FP8) return {};
   // Transformer Engine casts each FP8 weight with its transpose once per step, at the first
   // microbatch (is_first_microbatch): read the bf16 weight, write 1 + 1 bytes; current scaling
-  // reads it once more for its amax.
+  // reads it once more for its amax. With the primary weights in FP8 (fp8_params) the optimizer
+  // writes them in FP8 and only the transpose is made: read 1, write 1.
+  if (s.training.fp8_params) return {mem("fp8_weight_transpose", 2.0 * linear_params)};
   std::vector<Op> ops{mem("fp8_weight_cast_transpose", 4.0 * linear_params)};
   if (s.training.fp8_scaling == Fp8Scaling::CURRENT) ops.push_back(mem("fp8_weight_amax", E * linear_params));
   return ops;

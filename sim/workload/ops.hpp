@@ -24,8 +24,9 @@
 // (fp8_transpose); each weight is cast with its transpose once per step (fp8_weight_cast_ops).
 // Current scaling (training.fp8_scaling "current"; torchao's dynamic tensorwise Float8Linear, as
 // torchtitan runs it, and Transformer Engine's Float8CurrentScaling) reads each tensor it casts
-// once more for its amax before the cast (ops.cpp). Not modelled: the per-step amax-history and
-// scale update (one small fused kernel), FP8 weight copies' memory.
+// once more for its amax before the cast (ops.cpp). The FP8 weight copies' memory is memory.cpp's
+// (fp8_weight_bytes). Not modelled: the per-step amax-history and scale update (one small fused
+// kernel).
 // TP communication overlap (parallelism.tp_comm_overlap, sequence parallel only), as Transformer
 // Engine's userbuffers run it under Megatron-Core's --tp-comm-overlap: the all-gather before QKV
 // and fc1 and the reduce-scatter after the projection and fc2 are split into tp pieces pipelined

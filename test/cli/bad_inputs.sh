@@ -257,6 +257,10 @@ case("fp8-scaling-without-fp8", "/training/fp8_scaling", "precision is bf16", pu
 case("unknown-fp8-library", "/training/fp8_library", "'transformer-engine' is not known",
      all_of(put("training.precision", "fp8"), put("training.fp8_library", "transformer-engine")))
 case("fp8-library-without-fp8", "/training/fp8_library", "precision is bf16", put("training.fp8_library", "torchao"))
+case("fp8-params-without-fp8", "/training/fp8_params", "precision is bf16", put("training.fp8_params", True))
+case("fp8-params-with-torchao", "/training/fp8_params", "which torchao does not",
+     all_of(put("cluster.gpu", "h100-sxm"), put("training.precision", "fp8"), put("training.fp8_library", "torchao"),
+            put("training.fp8_params", True)))
 case("loss-not-a-name", "/training/loss", "expected", put("training.loss", True))
 case("unknown-position", "/model/position", "'alibi' is not known", put("model.position", "alibi"))
 # overlap_param_gather is the distributed optimizer's (zero 1 or 2) and needs overlap_grad_reduce.

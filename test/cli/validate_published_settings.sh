@@ -7,7 +7,7 @@
 # selective_ac_option='op' refines recompute "selective" to "op"; llm-foundry's attn_impl 'triton'
 # and a pinned flash-attn==1.x refine attention "flash" to "triton" and "flash1"; torchao's
 # "dynamic tensorwise scaling" sets an fp8 run's fp8_scaling to "current", and its "torchao
-# Float8Linear" the fp8_library; a compiled torchtitan
+# Float8Linear" the fp8_library, NeMo's fp8_params=True fp8_params; a compiled torchtitan
 # 9dec370 ran its loss eager). Each row's prediction must
 # equal `trainsim run` on the scenario with the setting written in by hand.
 #
@@ -59,6 +59,7 @@ fp8["training"]["precision"] = "fp8"
 torchao = "torchao Float8Linear on nn.Linear, dynamic tensorwise scaling (defaults)"
 runs += [row("fp8-current", fp8, {"fp8_recipe": "dynamic tensorwise scaling (defaults)"}),
          row("fp8-torchao", fp8, {"fp8_recipe": torchao}),
+         row("fp8-params", fp8, {"fp8_recipe": "TransformerEngine FP8 'hybrid', delayed scaling, fp8_params=True"}),
          row("bf16-no-scaling", base, {"fp8_recipe": torchao})]
 titan = "torchtitan 9dec370 (2024-12-26), torch 1963fc8"
 runs += [row("titan-compiled", base, {"framework": titan, "torch_compile": True}),
@@ -82,13 +83,14 @@ scenario("cudnn", attention="cudnn")
 scenario("fp8", precision="fp8")
 scenario("fp8-current", precision="fp8", fp8_scaling="current")
 scenario("fp8-torchao", precision="fp8", fp8_scaling="current", fp8_library="torchao")
+scenario("fp8-params", precision="fp8", fp8_params=True)
 scenario("eager-loss", elementwise="fused", loss="eager")
 PY
 
 "$trainsim" validate "$work/table.json" >"$work/out" 2>"$work/err"
 code=$?
 if [ $code -eq 0 ]; then pass "validate runs every row"; else fail "validate runs every row" "exit $code: $(cat "$work/err")"; fi
-for s in eager fused overlap selective full triton flash1 cudnn fp8 fp8-current fp8-torchao eager-loss; do
+for s in eager fused overlap selective full triton flash1 cudnn fp8 fp8-current fp8-torchao fp8-params eager-loss; do
   "$trainsim" run "$work/$s.json" -q -o "$work/$s-report.json" >"$work/$s.log" 2>&1 ||
     fail "run $s" "$(cat "$work/$s.log")"
 done
@@ -104,7 +106,7 @@ for line in open(f"{work}/out"):
     if len(parts) > 3 and parts[1] == "g":
         predicted[parts[0]] = float(parts[3].rstrip("s"))
         lines[parts[0]] = line.rstrip("\n")
-run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full", "triton", "flash1", "cudnn", "fp8", "fp8-current", "fp8-torchao", "eager-loss")}
+run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full", "triton", "flash1", "cudnn", "fp8", "fp8-current", "fp8-torchao", "fp8-params", "eager-loss")}
 check(predicted.get("eager") == run["eager"], f"torch_compile false = elementwise eager ({predicted.get('eager')} vs {run['eager']} s)")
 check(predicted.get("compiled") == run["fused"], f"torch_compile true = elementwise fused ({predicted.get('compiled')} vs {run['fused']} s)")
 check(run["eager"] > run["fused"], f"eager kernels cost time ({run['eager']} > {run['fused']} s)")
@@ -124,6 +126,10 @@ check(run["fp8-current"] > run["fp8"], f"current scaling's amax passes cost time
 check(predicted.get("fp8-current") == run["fp8-current"], f"dynamic tensorwise scaling is current scaling ({predicted.get('fp8-current')} vs {run['fp8-current']} s)")
 check(predicted.get("fp8-torchao") == run["fp8-torchao"], f"torchao's Float8Linear is the torchao library ({predicted.get('fp8-torchao')} vs {run['fp8-torchao']} s)")
 check(lines.get("fp8-torchao", "").endswith('training.fp8_scaling="current", training.fp8_library="torchao"'), "both named on its line")
+raw = {s: json.load(open(f"{work}/{s}-report.json"))["step_time_s"] for s in ("fp8", "fp8-params")}
+check(raw["fp8-params"] < raw["fp8"], f"FP8 primary weights skip the weight cast ({raw['fp8-params']} < {raw['fp8']} s)")
+check(predicted.get("fp8-params") == run["fp8-params"] and lines.get("fp8-params", "").endswith("training.fp8_params=true"),
+      f"NeMo's fp8_params=True is fp8_params ({predicted.get('fp8-params')} vs {run['fp8-params']} s)")
 check(predicted.get("bf16-no-scaling") == run["fused"], "a bf16 run takes no fp8_scaling nor fp8_library")
 check(run["eager"] > run["eager-loss"] > run["fused"], f"an eager loss alone costs less than every kernel eager ({run['eager-loss']} s)")
 check(predicted.get("titan-compiled") == run["eager-loss"], f"torchtitan 9dec370 compiled its blocks, not its loss ({predicted.get('titan-compiled')} vs {run['eager-loss']} s)")

@@ -13,6 +13,7 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/ops.hpp"
+#include "sim/workload/stage_layout.hpp"
 #include "test/unit/text_fill.hpp"
 
 using namespace sim;
@@ -204,4 +205,32 @@ TEST_CASE("fp8: both libraries keep the FP8 copies of the linear layers' inputs"
   for (Scenario* s : {&bf16, &te, &torchao}) s->training.recompute = Recompute::NONE;
   CHECK(layer_activation_bytes(bf16, 1).value - layer_activation_bytes(te, 1).value == Approx(t * (h + h + f) - t * h));
   CHECK(layer_activation_bytes(torchao, 1).value == Approx(layer_activation_bytes(te, 1).value));
+}
+
+TEST_CASE("fp8: Transformer Engine keeps each weight's FP8 cast and transpose, 2 bytes per parameter", "[workload]") {
+  // Beside the 16-bit weights (2 bytes per parameter), Transformer Engine's weight_fp8 and
+  // weight_t_fp8 buffers hold 1 + 1 bytes per linear-layer parameter from the first microbatch to
+  // the last; with the primary weights in FP8 (fp8_params) they take the 16-bit weight's place, and
+  // torchao casts at each use and keeps none. The four layers' linear parameters: 4 x linear_params.
+  const Scenario bf16 = llama_like("bf16", "flash"), te = llama_like("fp8", "flash");
+  Scenario fp8_params = te, torchao = te, zero3 = te, zero3_bf16 = bf16;
+  fp8_params.training.fp8_params = true;
+  torchao.training.fp8_library = Fp8Library::TORCHAO;
+  zero3.plan.zero = zero3_bf16.plan.zero = 3;
+  auto weights = [](const Scenario& s) {
+    const StageLayout layout = make_stage_layout(s.model, s.plan, 1, "test");
+    return estimate_memory(s, layout, 1).stages[0].weights.value;
+  };
+  const double linear = 4 * te.model.linear_params();
+  CHECK(weights(te) - weights(bf16) == Approx(2 * linear));
+  CHECK(weights(fp8_params) == Approx(weights(bf16)));
+  CHECK(weights(torchao) == Approx(weights(bf16)));
+  CHECK(weights(zero3) == Approx(weights(zero3_bf16)));  // ZeRO-3 casts the gathered unit: not kept
+  // Once per step TE casts each weight with its transpose (read 2, write 1 + 1); with fp8_params
+  // only the transpose is made (read 1, write 1).
+  const auto cast = fp8_weight_cast_ops(te, linear), transpose = fp8_weight_cast_ops(fp8_params, linear);
+  REQUIRE(cast.size() == 1);
+  REQUIRE(transpose.size() == 1);
+  CHECK(cast[0].bytes.value == Approx(4 * linear));
+  CHECK(transpose[0].bytes.value == Approx(2 * linear));
 }

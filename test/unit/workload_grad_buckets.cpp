@@ -36,6 +36,16 @@ Scenario gpt3(int64_t dp, int64_t zero, bool overlap, const std::string& extra =
   return parse_scenario(ParamReader::from_text(text, "workload_grad_buckets.cpp"), TRAINSIM_SOURCE_DIR);
 }
 
+// The bytes of pipeline rank r's data-parallel task (the exposed reduction or gather); -1: none.
+double dp_task_bytes(const StepProgram& program, int64_t r) {
+  double dp = -1;
+  for (const auto& u : program.ranks[static_cast<size_t>(r)]) {
+    const Task& t = program.tasks[static_cast<size_t>(u.task)];
+    if (t.kind == TaskKind::DP_REDUCE) dp = t.dp_bytes.value;
+  }
+  return dp;
+}
+
 // The bytes of a chunk's only bucket; -1 when it has another count.
 double one_bucket(const std::vector<Bytes>& b) { return b.size() == 1 ? b[0].value : -1.0; }
 
@@ -148,12 +158,33 @@ TEST_CASE("without overlap_param_gather the distributed optimizer's parameter ga
   // The exposed gather is the rank's data-parallel task: 2 / 2 bytes per parameter it holds.
   const ComputeModel cm(off.cluster.device, off.training.precision);
   const StepProgram program = build_step_program(off, layout, 1, cm);
-  for (int64_t r = 0; r < 4; ++r) {
-    double dp = -1;
-    for (const auto& u : program.ranks[static_cast<size_t>(r)]) {
-      const Task& t = program.tasks[static_cast<size_t>(u.task)];
-      if (t.kind == TaskKind::DP_REDUCE) dp = t.dp_bytes.value;
+  for (int64_t r = 0; r < 4; ++r) CHECK(dp_task_bytes(program, r) == Approx(rank_params(off, layout, r) * 1.0));
+}
+
+TEST_CASE("with the primary weights in FP8 the exposed gather moves the linear layers' in 1 byte", "[workload]") {
+  // The same plan on H100s in FP8: with fp8_params the distributed optimizer gathers the linear
+  // layers' weights in FP8 (1 byte, an all-reduce of 1 / 2 per parameter) and the rest -- norms,
+  // biases, embeddings -- in bf16 (2 / 2); without it every parameter in bf16.
+  auto scenario = [](const char* fp8_params) {
+    const std::string text = fill(R"({"kind": "scenario", "name": "gather", "model": "gpt3-175b",
+      "cluster": {"from": "dgx-h100-superpod", "gpus": 512},
+      "parallelism": {"tp": 8, "pp": 4, "dp": 16, "zero": 1, "virtual_stages": 2, "overlap_grad_reduce": true,
+                      "overlap_param_gather": false},
+      "training": {"seq_len": 2048, "global_batch": 128, "micro_batch": 1, "precision": "fp8", "fp8_params": {f}}})",
+                                  {{"f", fp8_params}});
+    return parse_scenario(ParamReader::from_text(text, "workload_grad_buckets.cpp"), TRAINSIM_SOURCE_DIR);
+  };
+  for (const char* fp8_params : {"false", "true"}) {
+    INFO("fp8_params " << fp8_params);
+    const Scenario s = scenario(fp8_params);
+    const StageLayout layout = make_stage_layout(s.model, s.plan, 2, s.file);
+    const ComputeModel cm(s.cluster.device, s.training.precision);
+    const StepProgram program = build_step_program(s, layout, 1, cm);
+    for (int64_t r = 0; r < 4; ++r) {
+      const double dp = dp_task_bytes(program, r);
+      const double params = rank_params(s, layout, r);
+      const double linear = static_cast<double>(layout.layers_on_rank(r)) * s.model.linear_params() / 8;
+      CHECK(dp == Approx(std::string(fp8_params) == "true" ? (params - linear) * 1.0 + linear * 0.5 : params * 1.0));
     }
-    CHECK(dp == Approx(rank_params(off, layout, r) * 1.0));
   }
 }
