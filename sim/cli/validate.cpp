@@ -63,16 +63,18 @@ constexpr PublishedSetting kPublishedSettings[] = {
 };
 
 // Published settings a row states in words that name, in the framework's own option spelling, a
-// variant of what its scenario says: where the scenario's `when_key` says `when_value`, the
-// scenario key is set to the variant trainsim has for it -- `when_key` itself refined, or a key
-// the scenario leaves out. Only the exact spelling is read.
+// variant of what its scenario says: where the scenario's `when_key` says `when_value` (and, for a
+// setting the row states per model, its model is `model`), the scenario key is set to the variant
+// trainsim has for it -- `when_key` itself refined, or a key the scenario leaves out. Only the
+// exact spelling is read.
 struct PublishedRefinement {
   const char* extra_key;
-  const char* spelling;      // as the framework's configuration or its authors write it
-  const char* when_key;      // dotted
-  const char* when_value;    // the scenario's value there
-  const char* scenario_key;  // dotted: when_key, or one the scenario does not set
-  const char* refined;       // JSON
+  const char* spelling;         // as the framework's configuration or its authors write it
+  const char* when_key;         // dotted
+  const char* when_value;       // the scenario's value there
+  const char* scenario_key;     // dotted: when_key, or one the scenario does not set
+  const char* refined;          // JSON
+  const char* model = nullptr;  // the model's name, where the spelling names the models it covers
 };
 constexpr PublishedRefinement kPublishedRefinements[] = {
     // torchtitan's [activation_checkpointing] mode = "selective" with selective_ac_option = "op" is
@@ -82,6 +84,11 @@ constexpr PublishedRefinement kPublishedRefinements[] = {
     // llm-foundry's attention implementation (its model config's attn_impl; 'triton' was the
     // default in 2023) and a pinned FlashAttention-1 (pip's flash-attn==1.x): variants of "flash".
     {"settings", "attn_impl default 'triton'", "training.attention", "flash", "training.attention", "\"triton\""},
+    {"settings", "attn_impl triton", "training.attention", "flash", "training.attention", "\"triton\""},
+    // llm-foundry's 2024 benchmark sweep: "attn_impl flash ... for 1b/3b/7b/70b and triton for
+    // 13b/30b" (scripts/train/benchmarking/sweep.py at 5e85bd62d).
+    {"settings", "triton for 13b/30b", "training.attention", "flash", "training.attention", "\"triton\"", "mpt-13b"},
+    {"settings", "triton for 13b/30b", "training.attention", "flash", "training.attention", "\"triton\"", "mpt-30b"},
     {"settings", "flash-attn==1.", "training.attention", "flash", "training.attention", "\"flash1\""},
     // torchao's Float8Linear scales dynamically, per tensor ("dynamic tensorwise"): current scaling.
     {"fp8_recipe", "dynamic tensorwise scaling", "training.precision", "fp8", "training.fp8_scaling", "\"current\""},
@@ -95,6 +102,15 @@ constexpr PublishedRefinement kPublishedRefinements[] = {
     // version in between -- 9dec370 (2024-12-26) is one -- ran the loss eager.
     {"framework", "torchtitan 9dec370", "training.elementwise", "fused", "training.loss", "\"eager\""},
 };
+
+// The name of the scenario's model: the one it names, or its inline model's `name`.
+std::string model_name(const ParamReader& scenario) {
+  const auto model = scenario.find("model");
+  if (!model) return {};
+  if (model->is_string()) return model->as_string();
+  const auto name = model->is_object() ? model->find("name") : std::nullopt;
+  return name && name->is_string() ? name->as_string() : std::string();
+}
 
 // The section of a dotted scenario key and the key within it.
 std::pair<std::optional<ParamReader>, std::string> scenario_slot(const ParamReader& scenario, const std::string& key) {
@@ -121,6 +137,7 @@ ParamReader with_published_settings(const ParamReader& run, ParamReader scenario
   for (const auto& r : kPublishedRefinements) {
     const auto given = extra->find(r.extra_key);
     if (!given || !given->is_string() || given->as_string().find(r.spelling) == std::string::npos) continue;
+    if (r.model && model_name(scenario) != r.model) continue;
     const auto [section, name] = scenario_slot(scenario, r.when_key);
     const auto value = section ? section->find(name) : std::nullopt;
     if (!value || !value->is_string() || value->as_string() != r.when_value) continue;

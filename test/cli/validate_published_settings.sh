@@ -5,7 +5,8 @@
 # key itself; anything else in `extra` (a string, an unknown key) changes nothing -- except a
 # framework's own spelling of a variant of what the scenario says (torchtitan's
 # selective_ac_option='op' refines recompute "selective" to "op"; llm-foundry's attn_impl 'triton'
-# and a pinned flash-attn==1.x refine attention "flash" to "triton" and "flash1"; torchao's
+# (and its 2024 sweep's "triton for 13b/30b", for those models) and a pinned flash-attn==1.x
+# refine attention "flash" to "triton" and "flash1"; torchao's
 # "dynamic tensorwise scaling" sets an fp8 run's fp8_scaling to "current", and its "torchao
 # Float8Linear" the fp8_library, NeMo's fp8_params=True fp8_params; a compiled torchtitan
 # 9dec370 ran its loss eager). Each row's prediction must
@@ -53,7 +54,13 @@ cudnn = copy.deepcopy(base)
 cudnn["training"]["attention"] = "cudnn"
 runs += [row("attn-triton", flash, {"settings": "image x, attn_impl default 'triton' (Triton FlashAttention kernel)"}),
          row("attn-fa1", flash, {"settings": "installs flash-attn==1.0.7 for these runs"}),
-         row("attn-cudnn-stays", cudnn, {"settings": "attn_impl default 'triton'"})]
+         row("attn-cudnn-stays", cudnn, {"settings": "attn_impl default 'triton'"}),
+         row("attn-triton-a100", flash, {"settings": "A100 80GB, 1600 Gbps node-node RoCE; attn_impl triton (Triton FlashAttention)"})]
+# A setting stated per model: "triton for 13b/30b" refines an MPT-13B's flash, not another model's.
+sweep = "attn_impl flash (FlashAttention-2) for 1b/3b/7b/70b and triton for 13b/30b"
+mpt13 = copy.deepcopy(flash)
+mpt13["model"]["name"] = "mpt-13b"
+runs += [row("attn-13b", mpt13, {"settings": sweep}), row("attn-other-model", flash, {"settings": sweep})]
 fp8 = copy.deepcopy(base)
 fp8["training"]["precision"] = "fp8"
 torchao = "torchao Float8Linear on nn.Linear, dynamic tensorwise scaling (defaults)"
@@ -122,6 +129,10 @@ check(run["triton"] > run["fused"] and run["flash1"] > run["fused"], "the older 
 check(predicted.get("attn-triton") == run["triton"], f"attn_impl 'triton' refines flash to triton ({predicted.get('attn-triton')} vs {run['triton']} s)")
 check(predicted.get("attn-fa1") == run["flash1"], f"flash-attn==1.x refines flash to flash1 ({predicted.get('attn-fa1')} vs {run['flash1']} s)")
 check(predicted.get("attn-cudnn-stays") == run["cudnn"], "a kernel other than flash is not refined")
+check(predicted.get("attn-triton-a100") == run["triton"], "attn_impl triton refines flash to triton")
+check(predicted.get("attn-13b") == run["triton"], f"triton for 13b/30b refines an MPT-13B's flash ({predicted.get('attn-13b')} s)")
+check(predicted.get("attn-other-model") == run["fused"] and "from extra" not in lines.get("attn-other-model", "x from extra"),
+      "and leaves another model's")
 check(run["fp8-current"] > run["fp8"], f"current scaling's amax passes cost time ({run['fp8-current']} > {run['fp8']} s)")
 check(predicted.get("fp8-current") == run["fp8-current"], f"dynamic tensorwise scaling is current scaling ({predicted.get('fp8-current')} vs {run['fp8-current']} s)")
 check(predicted.get("fp8-torchao") == run["fp8-torchao"], f"torchao's Float8Linear is the torchao library ({predicted.get('fp8-torchao')} vs {run['fp8-torchao']} s)")
