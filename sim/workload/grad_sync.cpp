@@ -104,7 +104,7 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
   for (int64_t r = 0; r < pp; ++r) {
     const double params = rank_params(s, layout, r);
     const double sharded = s.plan.zero >= 1 ? params / double(s.plan.grad_group_size()) : params;
-    const double linear = double(layout.layers_on_rank(r)) * s.model.linear_params() / tp;
+    const double linear = rank_linear_params(s, layout, r);
     if (s.plan.grad_group_size() > 1) {
       Task t;
       t.kind = TaskKind::DP_REDUCE;

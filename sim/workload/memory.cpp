@@ -63,6 +63,10 @@ double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
   return params;
 }
 
+double rank_linear_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
+  return static_cast<double>(layout.layers_on_rank(rank)) * s.model.linear_params() / static_cast<double>(s.plan.tp);
+}
+
 namespace {
 
 // Microbatches whose activations pipeline rank `rank` holds at its peak, in units of "all of the
@@ -192,8 +196,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     const double in_flight = in_flight_microbatches(s, layout, r, m);
     StageMemory st;
     st.rank = r;
-    const double linear = static_cast<double>(layout.layers_on_rank(r)) * s.model.linear_params() / t;
-    st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? shards : 1.0) + linear * fp8_weight_bytes(s));
+    st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? shards : 1.0) +
+                       rank_linear_params(s, layout, r) * fp8_weight_bytes(s));
     st.grads = Bytes(params * grad_bytes / (s.plan.zero >= 2 ? shards : 1.0));
     st.optimizer = Bytes(params * OPTIMIZER_BYTES / (s.plan.zero >= 1 ? shards : 1.0));
     // Working set at the stage's peak, beyond what it keeps, of whichever step needs more, one

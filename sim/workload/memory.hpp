@@ -36,6 +36,8 @@ struct StageLayout;
 // of them: memory, the gradient reduction and the optimizer step use it.
 double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk);
 double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank);
+// Of those, the linear layers' (over tp): the parameters an FP8 run casts, keeps and gathers in FP8.
+double rank_linear_params(const Scenario& s, const StageLayout& layout, int64_t rank);
 
 struct StageMemory {
   int64_t rank = 0;
