@@ -90,6 +90,16 @@ constexpr PublishedRefinement kPublishedRefinements[] = {
     {"settings", "triton for 13b/30b", "training.attention", "flash", "training.attention", "\"triton\"", "mpt-13b"},
     {"settings", "triton for 13b/30b", "training.attention", "flash", "training.attention", "\"triton\"", "mpt-30b"},
     {"settings", "flash-attn==1.", "training.attention", "flash", "training.attention", "\"flash1\""},
+    // Transformer Engine's attention on Hopper and later is cuDNN's: with both backends enabled it
+    // drops FlashAttention "to give FusedAttention preference on Hopper+ for performance reasons"
+    // (transformer_engine/pytorch/attention.py, get_attention_backend, v2.0 and v2.1), and cuDNN's
+    // arbitrary-length kernel covers head dims up to 128 on sm_100 (common/fused_attn/fused_attn.cpp).
+    // A row may say so; NeMo's v2.2.0 performance scripts run with both enabled (NVTE_FUSED_ATTN=1,
+    // NVTE_FLASH_ATTN=1: scripts/llm/performance/utils.py, slurm_executor).
+    {"attention", "TransformerEngine fused attention", "training.attention", "flash", "training.attention",
+     "\"cudnn\""},
+    {"framework", "NeMo v2.2.0 scripts/llm/performance", "training.attention", "flash", "training.attention",
+     "\"cudnn\""},
     // torchao's Float8Linear scales dynamically, per tensor ("dynamic tensorwise"): current scaling.
     {"fp8_recipe", "dynamic tensorwise scaling", "training.precision", "fp8", "training.fp8_scaling", "\"current\""},
     // ... and is torchao's, not Transformer Engine's (fp8_library.hpp).

@@ -6,7 +6,8 @@
 # framework's own spelling of a variant of what the scenario says (torchtitan's
 # selective_ac_option='op' refines recompute "selective" to "op"; llm-foundry's attn_impl 'triton'
 # (and its 2024 sweep's "triton for 13b/30b", for those models) and a pinned flash-attn==1.x
-# refine attention "flash" to "triton" and "flash1"; torchao's
+# refine attention "flash" to "triton" and "flash1"; Transformer Engine's fused attention, stated
+# or run by NeMo's v2.2.0 performance scripts, refines it to "cudnn"; torchao's
 # "dynamic tensorwise scaling" sets an fp8 run's fp8_scaling to "current", and its "torchao
 # Float8Linear" the fp8_library, NeMo's fp8_params=True fp8_params; a compiled torchtitan
 # 9dec370 ran its loss eager). Each row's prediction must
@@ -61,6 +62,11 @@ sweep = "attn_impl flash (FlashAttention-2) for 1b/3b/7b/70b and triton for 13b/
 mpt13 = copy.deepcopy(flash)
 mpt13["model"]["name"] = "mpt-13b"
 runs += [row("attn-13b", mpt13, {"settings": sweep}), row("attn-other-model", flash, {"settings": sweep})]
+# Transformer Engine's attention is cuDNN's: a row that says so, and NeMo's v2.2.0 performance scripts.
+nemo = "NeMo 2.0 (Megatron-Core); settings below are those of the NeMo v2.2.0 scripts/llm/performance recipes"
+runs += [row("te-fused", flash, {"attention": "TransformerEngine fused attention (cuDNN flash)"}),
+         row("nemo-perf", flash, {"framework": nemo}),
+         row("nemo-other", flash, {"framework": "NeMo 2.0 (Megatron-Core), dgxc recipes"})]
 fp8 = copy.deepcopy(base)
 fp8["training"]["precision"] = "fp8"
 torchao = "torchao Float8Linear on nn.Linear, dynamic tensorwise scaling (defaults)"
@@ -131,6 +137,11 @@ check(predicted.get("attn-fa1") == run["flash1"], f"flash-attn==1.x refines flas
 check(predicted.get("attn-cudnn-stays") == run["cudnn"], "a kernel other than flash is not refined")
 check(predicted.get("attn-triton-a100") == run["triton"], "attn_impl triton refines flash to triton")
 check(predicted.get("attn-13b") == run["triton"], f"triton for 13b/30b refines an MPT-13B's flash ({predicted.get('attn-13b')} s)")
+check(predicted.get("te-fused") == run["cudnn"] and lines.get("te-fused", "").endswith('training.attention="cudnn"'),
+      f"'TransformerEngine fused attention' refines flash to cudnn ({predicted.get('te-fused')} vs {run['cudnn']} s)")
+check(predicted.get("nemo-perf") == run["cudnn"], f"NeMo v2.2.0's performance scripts run cuDNN ({predicted.get('nemo-perf')} s)")
+check(predicted.get("nemo-other") == run["fused"], "other NeMo wording leaves flash as it is")
+check(run["cudnn"] != run["fused"], f"cuDNN and FlashAttention-2 differ on an H100 ({run['cudnn']} vs {run['fused']} s)")
 check(predicted.get("attn-other-model") == run["fused"] and "from extra" not in lines.get("attn-other-model", "x from extra"),
       "and leaves another model's")
 check(run["fp8-current"] > run["fp8"], f"current scaling's amax passes cost time ({run['fp8-current']} > {run['fp8']} s)")
