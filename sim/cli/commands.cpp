@@ -76,6 +76,7 @@ int list() {
   print("elementwise (and loss, the cross entropy apart)", described(elementwise_modes()));
   print("fp8_scaling", described(fp8_scaling_recipes()));
   print("fp8_library", described(fp8_libraries()));
+  print("tp_library", described(tp_libraries()));
   print("recompute", {"none", "selective    attention core (Korthikanti et al. 2022)",
                       "op           torchtitan's per-op selective checkpointing: every second matmul and every "
                       "non-matmul op",

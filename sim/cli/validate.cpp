@@ -65,12 +65,13 @@ constexpr PublishedSetting kPublishedSettings[] = {
 // Published settings a row states in words that name, in the framework's own option spelling, a
 // variant of what its scenario says: where the scenario's `when_key` says `when_value` (and, for a
 // setting the row states per model, its model is `model`), the scenario key is set to the variant
-// trainsim has for it -- `when_key` itself refined, or a key the scenario leaves out. Only the
-// exact spelling is read.
+// trainsim has for it -- `when_key` itself refined, or a key the scenario leaves out. Without a
+// `when_key`, a key the scenario leaves out is set whatever the scenario says. Only the exact
+// spelling is read.
 struct PublishedRefinement {
   const char* extra_key;
   const char* spelling;         // as the framework's configuration or its authors write it
-  const char* when_key;         // dotted
+  const char* when_key;         // dotted; nullptr: unconditional
   const char* when_value;       // the scenario's value there
   const char* scenario_key;     // dotted: when_key, or one the scenario does not set
   const char* refined;          // JSON
@@ -111,6 +112,8 @@ constexpr PublishedRefinement kPublishedRefinements[] = {
     // turning off for now" above a commented-out torch.compile(loss_fn). A compiled run of a
     // version in between -- 9dec370 (2024-12-26) is one -- ran the loss eager.
     {"framework", "torchtitan 9dec370", "training.elementwise", "fused", "training.loss", "\"eager\""},
+    // torchtitan's tensor parallelism is PyTorch DTensor's (tp_library.hpp).
+    {"framework", "torchtitan", nullptr, nullptr, "parallelism.tp_library", "\"dtensor\""},
 };
 
 // The name of the scenario's model: the one it names, or its inline model's `name`.
@@ -148,10 +151,12 @@ ParamReader with_published_settings(const ParamReader& run, ParamReader scenario
     const auto given = extra->find(r.extra_key);
     if (!given || !given->is_string() || given->as_string().find(r.spelling) == std::string::npos) continue;
     if (r.model && model_name(scenario) != r.model) continue;
-    const auto [section, name] = scenario_slot(scenario, r.when_key);
-    const auto value = section ? section->find(name) : std::nullopt;
-    if (!value || !value->is_string() || value->as_string() != r.when_value) continue;
-    if (std::string(r.scenario_key) != r.when_key) {
+    if (r.when_key) {
+      const auto [section, name] = scenario_slot(scenario, r.when_key);
+      const auto value = section ? section->find(name) : std::nullopt;
+      if (!value || !value->is_string() || value->as_string() != r.when_value) continue;
+    }
+    if (!r.when_key || std::string(r.scenario_key) != r.when_key) {
       const auto [target, key] = scenario_slot(scenario, r.scenario_key);
       if (!target || target->has(key)) continue;
     }

@@ -1,7 +1,7 @@
 // A registry entry that names one variant of a scenario choice: its enum value, the name a
 // scenario gives and the line `trainsim list` prints (the registries of elementwise.hpp and
-// fp8_scaling.hpp; registries whose entries carry more define their own), and the lookup of any
-// registry's entry by its kind.
+// fp8_scaling.hpp; tp_library.hpp's entries extend it; others define their own), and the lookup
+// of any registry's entry by its kind.
 #pragma once
 
 #include "sim/core/error.hpp"

@@ -123,10 +123,21 @@ static void parse_placement(const ParamReader& r, ParallelPlan& p) {
   for (size_t i = 0; i < r.size(); ++i) p.gpu_of_rank.push_back(r[i].as_count(0, INT64_MAX));
 }
 
+// The `kind` of the registry entry (attention_kernels.hpp, elementwise.hpp, fp8_scaling.hpp,
+// fp8_library.hpp,
+// tp_library.hpp) whose name `r` gives; the message lists the names otherwise.
+template <class Entries>
+static auto registry_choice(const ParamReader& r, const Entries& entries) {
+  std::vector<std::string> names;
+  for (const auto& e : entries) names.push_back(e.name);
+  const std::string name = r.as_choice(names);
+  return std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return name == e.name; })->kind;
+}
+
 ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   r.expect_keys({"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "virtual_stages", "schedule", "zero",
-                 "overlap_grad_reduce", "overlap_param_gather", "reshard_after_forward", "tp_comm_overlap", "cp_comm",
-                 "layers_per_stage", "placement", "collective_algorithms"});
+                 "overlap_grad_reduce", "overlap_param_gather", "reshard_after_forward", "tp_comm_overlap",
+                 "tp_library", "cp_comm", "layers_per_stage", "placement", "collective_algorithms"});
   ParallelPlan p;
   p.tp = r.count("tp", 1, MAX_DEGREE);
   p.pp = r.count("pp", 1, MAX_DEGREE);
@@ -153,6 +164,7 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   }
   if (r.has("reshard_after_forward")) p.reshard_after_forward = r.boolean("reshard_after_forward");
   if (r.has("tp_comm_overlap")) p.tp_comm_overlap = r.boolean("tp_comm_overlap");
+  if (r.has("tp_library")) p.tp_library = registry_choice(r.at("tp_library"), tp_libraries());
   if (r.has("cp_comm"))
     p.cp_comm = r.at("cp_comm").as_choice({"p2p", "all_gather"}) == "p2p" ? ParallelPlan::CpComm::P2P
                                                                           : ParallelPlan::CpComm::ALL_GATHER;
@@ -190,16 +202,6 @@ static int64_t token_count(const ParamReader& r) {
     if (!(v >= 1 && v <= MAX_TOKENS)) r.fail("'" + text + "' is out of range", expected);
   }
   return static_cast<int64_t>(std::llround(v));
-}
-
-// The `kind` of the registry entry (attention_kernels.hpp, elementwise.hpp, fp8_scaling.hpp,
-// fp8_library.hpp) whose name `r` gives; the message lists the names otherwise.
-template <class Entries>
-static auto registry_choice(const ParamReader& r, const Entries& entries) {
-  std::vector<std::string> names;
-  for (const auto& e : entries) names.push_back(e.name);
-  const std::string name = r.as_choice(names);
-  return std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return name == e.name; })->kind;
 }
 
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {

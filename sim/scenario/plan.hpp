@@ -13,6 +13,7 @@
 #include "sim/scenario/elementwise.hpp"
 #include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/fp8_scaling.hpp"
+#include "sim/scenario/tp_library.hpp"
 
 namespace sim {
 
@@ -64,6 +65,10 @@ struct ParallelPlan {
   // and reduce-scatters with the GEMMs beside them (Megatron-Core --tp-comm-overlap); on a torus,
   // XLA's collective matmul, with or without sequence parallelism; ops.hpp.
   bool tp_comm_overlap = false;
+  // `tp_library` (tp_library.hpp): the library that runs tensor parallelism, Megatron-Core unless
+  // the scenario says "dtensor"; with sequence parallelism it decides the copies around each
+  // all-gather and reduce-scatter.
+  TpLibrary tp_library = TpLibrary::MEGATRON;
   // `cp_comm`: how context parallelism exchanges keys and values (ops.hpp): around a ring, each
   // block's transfer overlapped with attention on the previous one (Megatron-Core's default
   // --cp-comm-type p2p), or gathered whole before attention (Llama 3's all-gather).

@@ -139,6 +139,20 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     par.at("tp_comm_overlap")
         .fail(p.tp < 2 ? "needs tensor parallelism (tp=1)" : "needs sequence_parallel",
               "tp > 1 and \"sequence_parallel\": true, or no tp_comm_overlap");
+  if (p.tp_library == TpLibrary::DTENSOR) {
+    // tp_comm_overlap is Transformer Engine's userbuffers overlap (and XLA's collective matmul);
+    // PyTorch's own (async tensor parallelism) is not modelled.
+    if (s.cluster.scale_up.xla_runtime())
+      par.at("tp_library")
+          .fail("is PyTorch's, and this cluster's runtime is XLA (a torus or mesh scale-up)",
+                "\"tp_library\": \"megatron\", or no tp_library");
+    if (p.tp_comm_overlap)
+      par.at("tp_library")
+          .fail(
+              "is given with tp_comm_overlap, which models Transformer Engine's userbuffers; PyTorch's async "
+              "tensor parallelism is not modelled",
+              "\"tp_library\": \"megatron\", or no tp_comm_overlap");
+  }
   if (p.sequence_parallel && s.training.seq_len % p.tp != 0)
     par.at("sequence_parallel")
         .fail("seq_len=" + i2s(s.training.seq_len) + " is not divisible by tp=" + i2s(p.tp), "seq_len divisible by tp");

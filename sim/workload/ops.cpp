@@ -2,6 +2,7 @@
 
 #include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/scenario/tp_library.hpp"
 
 namespace sim {
 namespace {
@@ -12,6 +13,7 @@ struct Dims {
   // s: local queries; s_kv: keys seen; q: queries' width; kv: K/V heads per tensor-parallel rank
   double b, s, s_kv, h, q, a, kv, d, f, t, tokens, tokens_sp;
   bool sp;
+  bool sp_copies;  // the TP library copies the whole tensor around each sequence-parallel collective
 };
 
 Dims dims(const Scenario& sc, int64_t micro_batch) {
@@ -29,6 +31,7 @@ Dims dims(const Scenario& sc, int64_t micro_batch) {
   x.tokens = x.b * x.s;
   x.sp = sc.plan.sequence_parallel && sc.plan.tp > 1;
   x.tokens_sp = x.sp ? x.tokens / x.t : x.tokens;
+  x.sp_copies = x.sp && tp_library(sc.plan.tp_library).copies_around_sequence_parallel_collectives;
   return x;
 }
 
@@ -107,6 +110,16 @@ Op coll(std::string name, CollectiveKind kind, double bytes, CommGroup group = C
   return op;
 }
 
+// A sequence-parallel all-gather or reduce-scatter of `bytes` (the whole tensor), with the copy a
+// TP library makes around it (tp_library.hpp): after an all-gather, of its output; before a
+// reduce-scatter, of its input -- read and written once, at the collective's bytes per element.
+void sp_collective(std::vector<Op>& ops, const Dims& x, const char* name, CollectiveKind kind, double bytes) {
+  const bool gather = kind == CollectiveKind::ALL_GATHER;
+  if (x.sp_copies && !gather) ops.push_back(mem(std::string(name) + "_layout", 2.0 * bytes));
+  ops.push_back(coll(name, kind, bytes));
+  if (x.sp_copies && gather) ops.push_back(mem(std::string(name) + "_layout", 2.0 * bytes));
+}
+
 // The conjugate TP communication of Megatron's f/g operators: without SP an all-reduce after the
 // row-parallel GEMM (forward) and after the column-parallel input gradient (backward); with SP an
 // all-gather before the column-parallel GEMM and a reduce-scatter after the row-parallel one, and
@@ -122,8 +135,8 @@ void tp_in(std::vector<Op>& ops, const Dims& x, const char* name, bool backward,
   if (x.t <= 1) return;
   const double elements = x.tokens * x.h;
   if (x.sp)
-    ops.push_back(backward ? coll(name, CollectiveKind::REDUCE_SCATTER, E * elements)
-                           : coll(name, CollectiveKind::ALL_GATHER, gathered * elements));
+    backward ? sp_collective(ops, x, name, CollectiveKind::REDUCE_SCATTER, E * elements)
+             : sp_collective(ops, x, name, CollectiveKind::ALL_GATHER, gathered * elements);
   else if (backward)
     ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, E * elements));
 }
@@ -132,8 +145,8 @@ void tp_out(std::vector<Op>& ops, const Dims& x, const char* name, bool backward
   if (x.t <= 1) return;
   const double elements = x.tokens * x.h;
   if (x.sp)
-    ops.push_back(backward ? coll(name, CollectiveKind::ALL_GATHER, gathered * elements)
-                           : coll(name, CollectiveKind::REDUCE_SCATTER, E * elements));
+    backward ? sp_collective(ops, x, name, CollectiveKind::ALL_GATHER, gathered * elements)
+             : sp_collective(ops, x, name, CollectiveKind::REDUCE_SCATTER, E * elements);
   else if (!backward)
     ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, E * elements));
 }
@@ -369,13 +382,14 @@ PassOps embedding_ops(const Scenario& sc, int64_t micro_batch) {
   PassOps p;
   // Vocab-parallel lookup (+ learned positions for GPT), then the TP reduction and dropout.
   p.forward.push_back(mem("embedding", 3.0 * E * x.tokens * x.h));
-  if (x.t > 1)
-    p.forward.push_back(
-        coll("tp_embedding", x.sp ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_REDUCE, E * x.tokens * x.h));
+  if (x.sp)
+    sp_collective(p.forward, x, "tp_embedding", CollectiveKind::REDUCE_SCATTER, E * x.tokens * x.h);
+  else if (x.t > 1)
+    p.forward.push_back(coll("tp_embedding", CollectiveKind::ALL_REDUCE, E * x.tokens * x.h));
   // Dropout with p = 0 returns its input (ATen's dropout), so a model without dropout runs none.
   if (sc.model.dropout) p.forward.push_back(mem("embedding_dropout", x.tokens_sp * x.h * (2.0 * E + 1.0)));
   p.backward.push_back(mem("embedding_bwd", 3.0 * E * x.tokens * x.h));
-  if (x.sp) p.backward.push_back(coll("tp_embedding_bwd", CollectiveKind::ALL_GATHER, E * x.tokens * x.h));
+  if (x.sp) sp_collective(p.backward, x, "tp_embedding_bwd", CollectiveKind::ALL_GATHER, E * x.tokens * x.h);
   return p;
 }
 
@@ -385,7 +399,7 @@ PassOps output_ops(const Scenario& sc, int64_t micro_batch) {
   PassOps p;
   const bool eager = sc.training.loss == Elementwise::EAGER;
   p.forward.push_back(mem("final_norm", norm_bytes_per_element(sc, false) * x.tokens_sp * x.h));
-  if (x.sp) p.forward.push_back(coll("tp_logits_in", CollectiveKind::ALL_GATHER, E * x.tokens * x.h));
+  if (x.sp) sp_collective(p.forward, x, "tp_logits_in", CollectiveKind::ALL_GATHER, E * x.tokens * x.h);
   Op logits = gemm("logits", x.tokens, v, x.h, 1.0, false, math_precision(sc, false));
   p.forward.push_back(logits);
   // Vocab-parallel cross-entropy in fp32: read bf16 logits, write fp32, max/exp-sum passes over
@@ -396,7 +410,7 @@ PassOps output_ops(const Scenario& sc, int64_t micro_batch) {
   p.backward.push_back(mem("cross_entropy_bwd", x.tokens * v * (eager ? eager::kLossBwd : 4.0 + E)));
   gemm_backward(p.backward, logits);
   if (x.t > 1 && !x.sp) p.backward.push_back(coll("tp_logits_bwd", CollectiveKind::ALL_REDUCE, E * x.tokens * x.h));
-  if (x.sp) p.backward.push_back(coll("tp_logits_bwd", CollectiveKind::REDUCE_SCATTER, E * x.tokens * x.h));
+  if (x.sp) sp_collective(p.backward, x, "tp_logits_bwd", CollectiveKind::REDUCE_SCATTER, E * x.tokens * x.h);
   p.backward.push_back(mem("final_norm_bwd", norm_bytes_per_element(sc, true) * x.tokens_sp * x.h));
   return p;
 }

@@ -357,6 +357,15 @@ case("tp-overlap-across-nodes", "/parallelism/tp_comm_overlap",
      all_of(put("cluster.gpus_per_node", 4), put("cluster.scale_out.nics_per_node", 4),
             put("parallelism.sequence_parallel", True), put("parallelism.tp_comm_overlap", True)))
 case("tp-overlap-not-bool", "/parallelism/tp_comm_overlap", "expected", put("parallelism.tp_comm_overlap", "yes"))
+# parallelism.tp_library (sim/scenario/tp_library.hpp): a name outside the registry; PyTorch's
+# DTensor with Transformer Engine's userbuffers overlap, or on an XLA torus.
+case("unknown-tp-library", "/parallelism/tp_library", "'deepspeed' is not known",
+     put("parallelism.tp_library", "deepspeed"))
+case("tp-library-with-userbuffers", "/parallelism/tp_library", "PyTorch's async tensor parallelism is not modelled",
+     all_of(put("parallelism.sequence_parallel", True), put("parallelism.tp_comm_overlap", True),
+            put("parallelism.tp_library", "dtensor")))
+case("tp-library-on-xla", "/parallelism/tp_library", "this cluster's runtime is XLA",
+     all_of(torus([2, 2, 2]), put("parallelism.tp_library", "dtensor")))
 case("cp-comm-unknown", "/parallelism/cp_comm", "'ring' is not known (expected one of p2p, all_gather)",
      put("parallelism.cp_comm", "ring"))
 case("placement-too-long", "/parallelism/placement", "9 GPUs listed for the plan's 8 global ranks",

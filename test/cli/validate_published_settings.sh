@@ -10,7 +10,7 @@
 # or run by NeMo's v2.2.0 performance scripts, refines it to "cudnn"; torchao's
 # "dynamic tensorwise scaling" sets an fp8 run's fp8_scaling to "current", and its "torchao
 # Float8Linear" the fp8_library, NeMo's fp8_params=True fp8_params; a compiled torchtitan
-# 9dec370 ran its loss eager). Each row's prediction must
+# 9dec370 ran its loss eager; torchtitan's tensor parallelism is DTensor's). Each row's prediction must
 # equal `trainsim run` on the scenario with the setting written in by hand.
 #
 # Usage: bash validate_published_settings.sh TRAINSIM REPO
@@ -78,6 +78,13 @@ titan = "torchtitan 9dec370 (2024-12-26), torch 1963fc8"
 runs += [row("titan-compiled", base, {"framework": titan, "torch_compile": True}),
          row("titan-eager", base, {"framework": titan, "torch_compile": False}),
          row("titan-later", base, {"framework": "torchtitan e7c0cae (2025-06-11)", "torch_compile": True})]
+tp8 = copy.deepcopy(base)
+tp8["parallelism"] = {"tp": 8, "pp": 1, "dp": 1, "sequence_parallel": True}
+tp8["training"]["global_batch"] = 2
+tp8_stated = copy.deepcopy(tp8)
+tp8_stated["parallelism"]["tp_library"] = "megatron"
+runs += [row("titan-tp", tp8, {"framework": "torchtitan 820504e (2025-06)", "torch_compile": True}),
+         row("titan-tp-stated", tp8_stated, {"framework": "torchtitan 820504e (2025-06)", "torch_compile": True})]
 json.dump({"kind": "validation", "runs": runs}, open(f"{work}/table.json", "w"))
 def scenario(name, **training_or_plan):
     s = copy.deepcopy(base)
@@ -98,12 +105,18 @@ scenario("fp8-current", precision="fp8", fp8_scaling="current")
 scenario("fp8-torchao", precision="fp8", fp8_scaling="current", fp8_library="torchao")
 scenario("fp8-params", precision="fp8", fp8_params=True)
 scenario("eager-loss", elementwise="fused", loss="eager")
+for name, library in (("tp8", "megatron"), ("dtensor", "dtensor")):
+    s = copy.deepcopy(tp8)
+    s["kind"] = "scenario"
+    s["training"]["elementwise"] = "fused"
+    s["parallelism"]["tp_library"] = library
+    json.dump(s, open(f"{work}/{name}.json", "w"))
 PY
 
 "$trainsim" validate "$work/table.json" >"$work/out" 2>"$work/err"
 code=$?
 if [ $code -eq 0 ]; then pass "validate runs every row"; else fail "validate runs every row" "exit $code: $(cat "$work/err")"; fi
-for s in eager fused overlap selective full triton flash1 cudnn fp8 fp8-current fp8-torchao fp8-params eager-loss; do
+for s in eager fused overlap selective full triton flash1 cudnn fp8 fp8-current fp8-torchao fp8-params eager-loss tp8 dtensor; do
   "$trainsim" run "$work/$s.json" -q -o "$work/$s-report.json" >"$work/$s.log" 2>&1 ||
     fail "run $s" "$(cat "$work/$s.log")"
 done
@@ -119,7 +132,7 @@ for line in open(f"{work}/out"):
     if len(parts) > 3 and parts[1] == "g":
         predicted[parts[0]] = float(parts[3].rstrip("s"))
         lines[parts[0]] = line.rstrip("\n")
-run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full", "triton", "flash1", "cudnn", "fp8", "fp8-current", "fp8-torchao", "fp8-params", "eager-loss")}
+run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full", "triton", "flash1", "cudnn", "fp8", "fp8-current", "fp8-torchao", "fp8-params", "eager-loss", "tp8", "dtensor")}
 check(predicted.get("eager") == run["eager"], f"torch_compile false = elementwise eager ({predicted.get('eager')} vs {run['eager']} s)")
 check(predicted.get("compiled") == run["fused"], f"torch_compile true = elementwise fused ({predicted.get('compiled')} vs {run['fused']} s)")
 check(run["eager"] > run["fused"], f"eager kernels cost time ({run['eager']} > {run['fused']} s)")
@@ -157,8 +170,12 @@ check(run["eager"] > run["eager-loss"] > run["fused"], f"an eager loss alone cos
 check(predicted.get("titan-compiled") == run["eager-loss"], f"torchtitan 9dec370 compiled its blocks, not its loss ({predicted.get('titan-compiled')} vs {run['eager-loss']} s)")
 check(predicted.get("titan-eager") == run["eager"], "uncompiled, everything is eager")
 check(predicted.get("titan-later") == run["fused"], "a later torchtitan compiles the loss too")
-check(lines.get("titan-compiled", "").endswith('from extra: training.elementwise="fused", training.loss="eager"'),
-      "the loss's setting is named on the line")
+check(lines.get("titan-compiled", "").endswith(
+    'from extra: training.elementwise="fused", training.loss="eager", parallelism.tp_library="dtensor"'),
+      "the loss's setting is named on the line, and torchtitan's tensor parallelism")
+check(predicted.get("titan-tp") == run["dtensor"] and run["dtensor"] > run["tp8"],
+      f"torchtitan's tensor parallelism is DTensor's, which copies around its collectives ({predicted.get('titan-tp')} vs {run['dtensor']} > {run['tp8']} s)")
+check(predicted.get("titan-tp-stated") == run["tp8"], "a tp_library the scenario states is kept")
 # Each row's line says what it took from `extra`, and only that.
 check(lines.get("sac-op", "").endswith('from extra: training.recompute="op"'), "a row's line names the setting applied")
 check(lines.get("overlap", "").endswith(
