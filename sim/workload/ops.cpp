@@ -227,7 +227,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   flash_bwd.bytes = Bytes(2.0 * qkvo_bytes);
 
   // Transformer Engine FP8 (ops.hpp, "FP8 casts"): the norms write their output in FP8, one byte
-  // per element instead of two; so does the MLP activation.
+  // per element instead of two; the MLP activation writes 16 bits, which fc2 casts.
   const bool fp8 = linear == Precision::FP8;
   // Bytes per element of the sequence-parallel all-gathers (tp_in): inputs forward, output
   // gradients backward, in FP8 as the library gathers them.
@@ -281,9 +281,10 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   tp_in(f, x, "tp_mlp_in", false, gathered);
   f.push_back(fc1);
   const double swiglu_fwd = eager ? eager::kSwigluFwd : 3.0 * E, swiglu_bwd = eager ? eager::kSwigluBwd : 5.0 * E;
-  f.push_back(
-      mem(swiglu ? "swiglu" : "gelu", (swiglu ? swiglu_fwd : 2.0 * E) * x.tokens * ffn - (fp8 ? x.tokens * ffn : 0.0)));
+  f.push_back(mem(swiglu ? "swiglu" : "gelu", (swiglu ? swiglu_fwd : 2.0 * E) * x.tokens * ffn));
   if (current) f.push_back(mem("fp8_amax", E * (2.0 * x.tokens_sp * x.h + x.tokens * (x.q / x.t + ffn))));
+  // fc2 casts its 16-bit input with the transpose its weight gradient reads: read 2, write 1 + 1.
+  if (fp8) f.push_back(mem("fp8_cast_transpose_fc2_in", 4.0 * x.tokens * ffn));
   f.push_back(fc2);
   tp_out(f, x, "tp_mlp_out", false, gathered);
   f.push_back(mem("bias_dropout_add2", bda_bytes));
@@ -292,15 +293,15 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   b.push_back(mem("bias_dropout_add2_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
   tp_out(b, x, "tp_mlp_out_bwd", true, gathered_grad);
   // FP8 backward: each linear layer's output gradient cast to FP8 with its transpose (read 2, write
-  // 1 + 1; the MLP activation's backward fuses it for fc1 at no extra traffic), and the FP8 inputs
-  // saved by the norms and the activation transposed for the weight gradient (read 1, write 1).
-  if (fp8) {
-    b.push_back(mem("fp8_cast_transpose_fc2_dgrad", 4.0 * x.tokens * x.h));
-    b.push_back(mem("fp8_transpose_fc2_in", 2.0 * x.tokens * ffn));
-  }
+  // 1 + 1; fc1's, twice the FFN width when gated, after the activation's 16-bit backward), and the
+  // FP8 inputs the norms saved transposed for the weight gradient (read 1, write 1).
+  if (fp8) b.push_back(mem("fp8_cast_transpose_fc2_dgrad", 4.0 * x.tokens * x.h));
   gemm_backward(b, fc2);
   b.push_back(mem(swiglu ? "swiglu_bwd" : "gelu_bwd", (swiglu ? swiglu_bwd : 3.0 * E) * x.tokens * ffn));
-  if (fp8) b.push_back(mem("fp8_transpose_fc1_in", 2.0 * x.tokens * x.h));
+  if (fp8) {
+    b.push_back(mem("fp8_cast_transpose_fc1_dgrad", 4.0 * x.tokens * fc1_out));
+    b.push_back(mem("fp8_transpose_fc1_in", 2.0 * x.tokens * x.h));
+  }
   gemm_backward(b, fc1);
   tp_in(b, x, "tp_mlp_in_bwd", true, gathered_grad);
   b.push_back(mem("norm2_bwd", norm_bwd_bytes));

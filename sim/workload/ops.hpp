@@ -15,13 +15,16 @@
 // torchtitan's float8 converts nn.Linear modules only) and the output layer (Megatron's output
 // layer is a tensor_parallel.ColumnParallelLinear, not a Transformer Engine module; torchtitan's
 // float8 recipes set filter_fqns = ["output"]). An FP8 GEMM reads 1-byte operands.
-// FP8 casts, as Transformer Engine 1.x's LayerNormLinear, Linear and LayerNormMLP run them with
+// FP8 casts, as Transformer Engine's LayerNormLinear and Linear run them under Megatron-Core with
 // delayed scaling (transformer_engine/pytorch/module/*.py; amax is taken inside each cast kernel):
-// the norms and the MLP activation write FP8 outputs; the attention output is cast with its
-// transpose (fp8_cast_transpose_fused); in backward each linear layer's output gradient is cast
-// with its transpose (fp8_cast_transpose_bgrad_fused; fused into the activation's backward for
-// fc1), and the saved FP8 inputs of QKV, fc1 and fc2 are transposed for the weight gradients
-// (fp8_transpose); each weight is cast with its transpose once per step (fp8_weight_cast_ops).
+// the norms before QKV and fc1 write FP8 outputs; the attention output and the MLP activation,
+// which Megatron-Core's MLP computes in 16 bits before its fc2 (megatron/core/transformer/mlp.py:
+// bias_swiglu_impl, then linear_fc2; llm-foundry's te.Linear and torchao's Float8Linear cast the
+// same inputs), are cast with their transposes (fp8_cast_transpose_fused); in backward each
+// linear layer's output gradient is cast with its transpose (fp8_cast_transpose_bgrad_fused), and
+// the saved FP8 inputs of QKV and fc1 are transposed for the weight gradients (fp8_transpose);
+// each weight is cast with its transpose once per step (fp8_weight_cast_ops). Transformer
+// Engine's own LayerNormMLP, which fuses the activation with fc2's cast, is not modelled.
 // Current scaling (training.fp8_scaling "current"; torchao's dynamic tensorwise Float8Linear, as
 // torchtitan runs it, and Transformer Engine's Float8CurrentScaling) reads each tensor it casts
 // once more for its amax before the cast (ops.cpp). The FP8 weight copies' memory is memory.cpp's

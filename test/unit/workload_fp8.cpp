@@ -124,18 +124,19 @@ TEST_CASE("fp8: a GEMM's time is the roofline at the peak of the type it runs in
 TEST_CASE("fp8: Transformer Engine's casts and transposes add the bytes its kernels move", "[workload]") {
   // One Llama-like layer (tp 1: tokens t = 8192, hidden h = 4096, local ffn f = 14336, QKV width
   // q = h + 2 * 8 * 128 = 6144), the FP8 run's memory-bound bytes against the bf16 run's:
-  //   forward   the two norms and the activation write 1 byte instead of 2: -(2 t h + t f);
-  //             the attention output is cast with its transpose (read 2, write 1 + 1): +4 t h
-  //   backward  output gradients of fc2, projection and QKV cast with their transposes:
-  //             +4 t h + 4 t h + 4 t q; saved FP8 inputs of fc2, fc1 and QKV transposed (read 1,
-  //             write 1): +2 t f + 2 t h + 2 t h
+  //   forward   the two norms write 1 byte instead of 2: -2 t h; the attention output and the
+  //             activation (16 bits, Megatron-Core's MLP) are cast with their transposes (read 2,
+  //             write 1 + 1): +4 t h + 4 t f
+  //   backward  output gradients of fc2, projection, QKV and fc1 (2 f wide, gated) cast with
+  //             their transposes: +4 t h + 4 t h + 4 t q + 8 t f; saved FP8 inputs of fc1 and QKV
+  //             transposed (read 1, write 1): +2 t h + 2 t h
   const double t = 8192, h = 4096, f = 14336, q = 4096 + 2 * 8 * 128;
   for (const char* attention : {"unfused", "flash"}) {
     INFO(attention);
     const PassOps p8 = layer_ops(llama_like("fp8", attention), 1), p16 = layer_ops(llama_like("bf16", attention), 1);
-    CHECK(memory_bytes(p8.forward) - memory_bytes(p16.forward) == Approx(-(2 * t * h + t * f) + 4 * t * h));
+    CHECK(memory_bytes(p8.forward) - memory_bytes(p16.forward) == Approx(-2 * t * h + 4 * t * h + 4 * t * f));
     CHECK(memory_bytes(p8.backward) - memory_bytes(p16.backward) ==
-          Approx(8 * t * h + 4 * t * q + 2 * t * f + 4 * t * h));
+          Approx(8 * t * h + 4 * t * q + 8 * t * f + 4 * t * h));
   }
   // Once per step, each weight matrix cast with its transpose: 4 bytes per linear-layer parameter,
   // h (h + 2 * 1024) + h h + 3 h f per layer; none in bf16.
