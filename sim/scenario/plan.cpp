@@ -124,8 +124,7 @@ static void parse_placement(const ParamReader& r, ParallelPlan& p) {
 }
 
 // The `kind` of the registry entry (attention_kernels.hpp, elementwise.hpp, fp8_scaling.hpp,
-// fp8_library.hpp,
-// tp_library.hpp) whose name `r` gives; the message lists the names otherwise.
+// fp8_library.hpp, tp_library.hpp) whose name `r` gives; the message lists the names otherwise.
 template <class Entries>
 static auto registry_choice(const ParamReader& r, const Entries& entries) {
   std::vector<std::string> names;

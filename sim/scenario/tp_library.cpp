@@ -15,8 +15,9 @@ const std::vector<TpLibraryEntry>& tp_libraries() {
   // "tensor_list = torch.chunk(self, group_size, dim=scatter_dim); self = torch.cat(tensor_list)"
   // before the reduce-scatter: one copy of the whole tensor each.
   static const std::vector<TpLibraryEntry> libraries{
-      {TpLibrary::MEGATRON, "megatron",
-       "Megatron-Core: sequence-first activations, sequence-parallel collectives in place (Megatron-LM, NeMo)", false},
+      {{TpLibrary::MEGATRON, "megatron",
+        "Megatron-Core: sequence-first activations, sequence-parallel collectives in place (Megatron-LM, NeMo)"},
+       false},
       {{TpLibrary::DTENSOR, "dtensor",
         "PyTorch DTensor: batch-first activations sharded on dim 1, each sequence-parallel all-gather and "
         "reduce-scatter copying the whole tensor through dim 0 (torchtitan)"},

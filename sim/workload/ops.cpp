@@ -134,9 +134,10 @@ void sp_collective(std::vector<Op>& ops, const Dims& x, const char* name, Collec
 void tp_in(std::vector<Op>& ops, const Dims& x, const char* name, bool backward, double gathered) {
   if (x.t <= 1) return;
   const double elements = x.tokens * x.h;
-  if (x.sp)
-    backward ? sp_collective(ops, x, name, CollectiveKind::REDUCE_SCATTER, E * elements)
-             : sp_collective(ops, x, name, CollectiveKind::ALL_GATHER, gathered * elements);
+  if (x.sp && backward)
+    sp_collective(ops, x, name, CollectiveKind::REDUCE_SCATTER, E * elements);
+  else if (x.sp)
+    sp_collective(ops, x, name, CollectiveKind::ALL_GATHER, gathered * elements);
   else if (backward)
     ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, E * elements));
 }
@@ -144,9 +145,10 @@ void tp_in(std::vector<Op>& ops, const Dims& x, const char* name, bool backward,
 void tp_out(std::vector<Op>& ops, const Dims& x, const char* name, bool backward, double gathered) {
   if (x.t <= 1) return;
   const double elements = x.tokens * x.h;
-  if (x.sp)
-    backward ? sp_collective(ops, x, name, CollectiveKind::ALL_GATHER, gathered * elements)
-             : sp_collective(ops, x, name, CollectiveKind::REDUCE_SCATTER, E * elements);
+  if (x.sp && backward)
+    sp_collective(ops, x, name, CollectiveKind::ALL_GATHER, gathered * elements);
+  else if (x.sp)
+    sp_collective(ops, x, name, CollectiveKind::REDUCE_SCATTER, E * elements);
   else if (!backward)
     ops.push_back(coll(name, CollectiveKind::ALL_REDUCE, E * elements));
 }
