@@ -217,7 +217,12 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   flash_fwd.flops = scores.flops + context.flops;
   flash_fwd.executed = flash_fwd.flops * 0.5;
   flash_fwd.bytes = Bytes(qkvo_bytes);
-  flash_fwd.seq_len = x.s_kv;
+  // The kernel's length, which sets its efficiency (compute_model.hpp): the sequence, or, around a
+  // context-parallel ring, the block of s/cp queries and keys each step's kernel runs on
+  // (Transformer Engine's AttnFuncWithCPAndKVP2P calls it once per step: the local causal block,
+  // then the blocks of keys that arrive).
+  const bool per_block = sc.plan.cp > 1 && sc.plan.cp_comm == ParallelPlan::CpComm::P2P;
+  flash_fwd.seq_len = per_block ? x.s : x.s_kv;
   flash_fwd.kernel = sc.training.attention;
   flash_fwd.attention_core = true;
   flash_fwd.precision = core;

@@ -49,7 +49,8 @@
 // Engine's AttnFuncWithCPAndKVP2P) they travel around the cp ring block by block, each transfer
 // beside attention on the block before: the forward passes the key/value blocks (the all-gather's
 // traffic), the backward passes them again with their gradients (twice that), each pass hidden by
-// the pass's attention kernels where those are longer (pipeline.hpp, exposed()).
+// the pass's attention kernels where those are longer (pipeline.hpp, exposed()); each step's
+// kernel runs on a block of s/cp queries and keys, and its efficiency is read at that length.
 #pragma once
 
 #include <string>

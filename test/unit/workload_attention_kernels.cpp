@@ -88,3 +88,34 @@ TEST_CASE("FlashAttention in Triton and FlashAttention-1 take Dao 2023's multipl
   CHECK(fa1_fwd / flash_fwd == Approx(2.0));
   CHECK(fa1_bwd / flash_bwd == Approx(2.0));
 }
+
+TEST_CASE("around a context-parallel ring the kernel runs on blocks of s/cp", "[workload]") {
+  // Transformer Engine's p2p context parallelism runs the attention kernel once per ring step on a
+  // block of s/cp queries against s/cp keys, so the curve is read there; gathered whole (Llama 3's
+  // all_gather) the kernel meets every key, s. Without context parallelism: s.
+  const auto kernel_length = [](const std::string& cp) {
+    const std::string text = fill(R"({"kind": "scenario", "name": "cp-blocks",
+    "model": {"name": "h16-d128", "layers": 2, "hidden": 2048, "heads": 16, "ffn_hidden": 8192, "vocab": 32000,
+              "activation": "swiglu", "norm": "rmsnorm"},
+    "cluster": {"from": "dgx-h100-superpod", "gpus": 8, "gpu": "h200-sxm"},
+    "parallelism": {"tp": 1, "pp": 1, "dp": 4, "cp": 2{c}},
+    "training": {"seq_len": 8192, "global_batch": 16, "micro_batch": 2}})",
+                                  {{"c", cp}});
+    const Scenario s = parse_scenario(ParamReader::from_text(text, "attention_kernels.cpp"), TRAINSIM_SOURCE_DIR);
+    const PassOps ops = layer_ops(s, 2);
+    double length = 0;
+    for (const auto* list : {&ops.forward, &ops.backward})
+      for (const Op& op : *list)
+        if (op.cls == OpClass::FLASH_ATTENTION) {
+          CHECK((length == 0 || length == op.seq_len));
+          length = op.seq_len;
+        }
+    return length;
+  };
+  CHECK(kernel_length("") == 8192.0 / 2);
+  CHECK(kernel_length(", \"cp_comm\": \"p2p\"") == 8192.0 / 2);
+  CHECK(kernel_length(", \"cp_comm\": \"all_gather\"") == 8192.0);
+  const PassOps whole = layer_ops(scenario("flash"), 2);
+  for (const Op& op : whole.forward)
+    if (op.cls == OpClass::FLASH_ATTENTION) CHECK(op.seq_len == 8192.0);
+}
