@@ -444,6 +444,11 @@ std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params) {
   return ops;
 }
 
+Op gemm_piece(const Op& g, int64_t pieces) {
+  const GemmShape& s = g.shape;
+  return gemm(g.name, s.m / static_cast<double>(pieces), s.n, s.k, s.batch, g.attention_core, g.precision);
+}
+
 Flops sum_flops(const std::vector<Op>& ops) {
   Flops total;
   for (const auto& op : ops) total += op.flops;

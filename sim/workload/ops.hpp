@@ -36,7 +36,8 @@
 // with their GEMM (forward; and in backward the output gradient's all-gather with the projection's
 // and fc2's input-gradient GEMMs); the backward's reduce-scatters of the QKV and fc1 input
 // gradients run in bulk beside those layers' weight-gradient GEMMs (TE's ub_split_ag/ub_split_rs,
-// ub_bulk_wgrad). The GEMMs keep their unsplit time, and the communication's SM use is not charged.
+// ub_bulk_wgrad). A split GEMM runs as tp pieces of its rows, each on the GEMM curve (so the
+// curve's ramp is paid tp times, gemm_piece); the communication's SM use is not charged.
 // On a torus the runtime is XLA's (ScaleUp::overlaps_tp_without_sp): without sequence parallelism
 // the all-reduces after the projection and fc2 are pipelined in tp pieces with those GEMMs, and
 // the backward's after the QKV and fc1 input gradients run beside their weight gradients -- the
@@ -122,6 +123,10 @@ PassOps output_ops(const Scenario& s, int64_t micro_batch);  // final norm, logi
 std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded);
 // Under FP8, the once-per-step cast of the `linear_params` FP8 weights this GPU holds; else none.
 std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params);
+
+// One of `pieces` pieces of a GEMM split along its rows (the tokens), as tp_comm_overlap runs a
+// GEMM beside its collective: each piece reads the whole weight.
+Op gemm_piece(const Op& gemm, int64_t pieces);
 
 Flops sum_flops(const std::vector<Op>& ops);
 

@@ -28,10 +28,21 @@ struct Accumulator {
     return Seconds(0);
   }
 
+  // A GEMM that a collective is pipelined with in pieces (tp_comm_overlap) runs as those pieces.
+  Seconds gemm_time(const Op& op, const std::map<std::string, int64_t>& pieces) const {
+    const auto split = pieces.find(op.name);
+    if (split == pieces.end()) return kernel_time(op);
+    return kernel_time(gemm_piece(op, split->second)) * static_cast<double>(split->second);
+  }
+
   void add(const std::vector<Op>& ops, double times, bool model_work) {
     if (times <= 0) return;
+    std::map<std::string, int64_t> pieces;
+    for (const auto& op : ops)
+      if (op.cls == OpClass::COLLECTIVE && op.hidden_by == Op::HiddenBy::GEMM && op.chunks > 1)
+        pieces[op.overlaps] = op.chunks;
     for (const auto& op : ops) {
-      Seconds t = kernel_time(op);
+      Seconds t = op.cls == OpClass::GEMM ? gemm_time(op, pieces) : kernel_time(op);
       if (op.cls == OpClass::COLLECTIVE) {
         Seconds hidden;
         if (op.hidden_by == Op::HiddenBy::ATTENTION_CORE) {
@@ -40,7 +51,7 @@ struct Accumulator {
         } else if (op.hidden_by == Op::HiddenBy::GEMM) {
           const auto gemm = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == op.overlaps; });
           SIM_ASSERT(gemm != ops.end(), "an overlapped collective's GEMM is in its pass");
-          hidden = kernel_time(*gemm);
+          hidden = gemm_time(*gemm, pieces);
         }
         collectives[{static_cast<int>(op.group), static_cast<int>(op.collective), op.bytes.value, hidden.value,
                      op.chunks, op.ring}] += static_cast<int64_t>(times);
