@@ -91,6 +91,10 @@ constexpr PublishedRefinement kPublishedRefinements[] = {
     {"settings", "triton for 13b/30b", "training.attention", "flash", "training.attention", "\"triton\"", "mpt-13b"},
     {"settings", "triton for 13b/30b", "training.attention", "flash", "training.attention", "\"triton\"", "mpt-30b"},
     {"settings", "flash-attn==1.", "training.attention", "flash", "training.attention", "\"flash1\""},
+    // ... and its FlashAttention-2, which it calls on unpadded tokens (attention_kernels.hpp): the
+    // sweep's "attn_impl flash (FlashAttention-2 ..." for the models it does not give triton.
+    {"settings", "attn_impl flash (FlashAttention-2", "training.attention", "flash", "training.attention",
+     "\"flash_varlen\""},
     // Transformer Engine's attention on Hopper and later is cuDNN's: with both backends enabled it
     // drops FlashAttention "to give FusedAttention preference on Hopper+ for performance reasons"
     // (transformer_engine/pytorch/attention.py, get_attention_backend, v2.0 and v2.1), and cuDNN's

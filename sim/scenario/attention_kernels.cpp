@@ -18,7 +18,7 @@ const std::vector<AttentionKernel>& attention_kernels() {
        "flash",
        "flash_attention",
        {"torch-sdpa-flash", "FA2"},
-       "FlashAttention-2: flash-attn 2, PyTorch SDPA's default on Ampere and Hopper (torchtitan, llm-foundry)"},
+       "FlashAttention-2: flash-attn 2, PyTorch SDPA's default on Ampere and Hopper (torchtitan)"},
       {Attention::CUDNN,
        "cudnn",
        "cudnn_attention",
@@ -43,6 +43,18 @@ const std::vector<AttentionKernel>& attention_kernels() {
        {},
        "FlashAttention-1 (flash-attn 1.x): FlashAttention-2's curve at 2x its time (Dao 2023 §4.1)",
        KernelDerivation{Attention::FLASH, 2.0, 2.0}},
+      // llm-foundry's flash_attn_fn (llmfoundry/models/layers/attention.py at 5e85bd62d) passes
+      // the queries, keys and values through bert_padding.unpad_input, calls
+      // flash_attn_varlen_func, and scatters the output back with bert_padding.pad_input -- even
+      // when no token is padding.
+      {Attention::FLASH_VARLEN,
+       "flash_varlen",
+       nullptr,
+       {},
+       "FlashAttention-2 on unpadded tokens (llm-foundry's attn_impl flash): FlashAttention-2's curve, plus the "
+       "gathers of Q, K, V and the scatter of the output, and their gradients' reverse",
+       KernelDerivation{Attention::FLASH, 1.0, 1.0},
+       true},
   };
   return kernels;
 }

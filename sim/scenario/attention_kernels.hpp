@@ -22,8 +22,10 @@ namespace sim {
 // flash-attn 2 and PyTorch SDPA's flash backend run it. CUDNN: cuDNN's fused flash attention
 // (Transformer Engine's FusedAttention, SDPA's cudnn backend). TRITON: FlashAttention in Triton
 // (flash_attn_triton.py, llm-foundry's attn_impl "triton" in 2023). FLASH1: FlashAttention-1
-// (flash-attn 1.x). The fused ones never write the scores.
-enum class Attention { UNFUSED, FLASH, CUDNN, TRITON, FLASH1 };
+// (flash-attn 1.x). FLASH_VARLEN: FlashAttention-2 called through flash-attn's variable-length
+// interface behind bert_padding's unpad_input and pad_input (llm-foundry's flash_attn_fn). The fused
+// ones never write the scores.
+enum class Attention { UNFUSED, FLASH, CUDNN, TRITON, FLASH1, FLASH_VARLEN };
 
 // A kernel priced from another's curve: its forward and backward take `forward` and `backward`
 // times as long as the base kernel's on the same problem, as a published benchmark of both on one
@@ -40,6 +42,10 @@ struct AttentionKernel {
   std::vector<std::string> measured_by;  // `impl` names of measurement records of this kernel
   const char* description;
   std::optional<KernelDerivation> derived{};  // priced from another kernel's curve
+  // Whether the kernel is called on unpadded tokens: the queries, keys and values gathered into
+  // packed tensors before it and the output scattered back after it (bert_padding's
+  // index_first_axis and pad_input), their gradients the other way in the backward (ops.cpp).
+  bool unpads = false;
 };
 
 const std::vector<AttentionKernel>& attention_kernels();

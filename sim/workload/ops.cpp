@@ -270,8 +270,15 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     f.push_back(ring ? around_the_ring(gather) : gather);
     f.back().attention_core = true;
   }
+  // Unpadded (attention_kernels.hpp): each of Q, K, V gathered (read and write); the output
+  // scattered into a zeroed tensor (write, then read and write). Backward: the output gradient
+  // gathered, the Q, K, V gradients scattered into zeroed tensors.
+  const bool unpads = flash && attention_kernel(sc.training.attention).unpads;
+  const double qkv_elements = x.tokens * (x.q / x.t + 2.0 * x.kv * x.d), o_elements = x.tokens * x.q / x.t;
+  if (unpads) f.push_back(mem("attention_unpad", 2.0 * E * qkv_elements, true));
   if (flash) {
     f.push_back(flash_fwd);
+    if (unpads) f.push_back(mem("attention_pad", 3.0 * E * o_elements, true));
   } else {
     f.push_back(scores);
     f.push_back(mem("softmax", 2.0 * E * probs, true));
@@ -317,7 +324,9 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   if (fp8) b.push_back(mem("fp8_cast_transpose_proj_dgrad", 4.0 * x.tokens * x.h));
   gemm_backward(b, proj);
   if (flash) {
+    if (unpads) b.push_back(mem("attention_pad_bwd", 2.0 * E * o_elements, true));
     b.push_back(flash_bwd);
+    if (unpads) b.push_back(mem("attention_unpad_bwd", 3.0 * E * qkv_elements, true));
   } else {
     gemm_backward(b, context);
     if (sc.model.dropout) b.push_back(mem("attn_dropout_bwd", probs * (2.0 * E + 1.0), true));

@@ -6,7 +6,8 @@
 # framework's own spelling of a variant of what the scenario says (torchtitan's
 # selective_ac_option='op' refines recompute "selective" to "op"; llm-foundry's attn_impl 'triton'
 # (and its 2024 sweep's "triton for 13b/30b", for those models) and a pinned flash-attn==1.x
-# refine attention "flash" to "triton" and "flash1"; Transformer Engine's fused attention, stated
+# refine attention "flash" to "triton" and "flash1", the sweep's FlashAttention-2 for the other
+# models to "flash_varlen"; Transformer Engine's fused attention, stated
 # or run by NeMo's v2.2.0 performance scripts, refines it to "cudnn"; torchao's
 # "dynamic tensorwise scaling" sets an fp8 run's fp8_scaling to "current", and its "torchao
 # Float8Linear" the fp8_library, NeMo's fp8_params=True fp8_params; a compiled torchtitan
@@ -99,6 +100,7 @@ scenario("selective", recompute="selective")
 scenario("full", recompute="full")
 scenario("triton", attention="triton")
 scenario("flash1", attention="flash1")
+scenario("flash_varlen", attention="flash_varlen")
 scenario("cudnn", attention="cudnn")
 scenario("fp8", precision="fp8")
 scenario("fp8-current", precision="fp8", fp8_scaling="current")
@@ -116,7 +118,7 @@ PY
 "$trainsim" validate "$work/table.json" >"$work/out" 2>"$work/err"
 code=$?
 if [ $code -eq 0 ]; then pass "validate runs every row"; else fail "validate runs every row" "exit $code: $(cat "$work/err")"; fi
-for s in eager fused overlap selective full triton flash1 cudnn fp8 fp8-current fp8-torchao fp8-params eager-loss tp8 dtensor; do
+for s in eager fused overlap selective full triton flash1 flash_varlen cudnn fp8 fp8-current fp8-torchao fp8-params eager-loss tp8 dtensor; do
   "$trainsim" run "$work/$s.json" -q -o "$work/$s-report.json" >"$work/$s.log" 2>&1 ||
     fail "run $s" "$(cat "$work/$s.log")"
 done
@@ -132,7 +134,7 @@ for line in open(f"{work}/out"):
     if len(parts) > 3 and parts[1] == "g":
         predicted[parts[0]] = float(parts[3].rstrip("s"))
         lines[parts[0]] = line.rstrip("\n")
-run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full", "triton", "flash1", "cudnn", "fp8", "fp8-current", "fp8-torchao", "fp8-params", "eager-loss", "tp8", "dtensor")}
+run = {s: round(json.load(open(f"{work}/{s}-report.json"))["step_time_s"], 3) for s in ("eager", "fused", "overlap", "selective", "full", "triton", "flash1", "flash_varlen", "cudnn", "fp8", "fp8-current", "fp8-torchao", "fp8-params", "eager-loss", "tp8", "dtensor")}
 check(predicted.get("eager") == run["eager"], f"torch_compile false = elementwise eager ({predicted.get('eager')} vs {run['eager']} s)")
 check(predicted.get("compiled") == run["fused"], f"torch_compile true = elementwise fused ({predicted.get('compiled')} vs {run['fused']} s)")
 check(run["eager"] > run["fused"], f"eager kernels cost time ({run['eager']} > {run['fused']} s)")
@@ -155,8 +157,10 @@ check(predicted.get("te-fused") == run["cudnn"] and lines.get("te-fused", "").en
 check(predicted.get("nemo-perf") == run["cudnn"], f"NeMo v2.2.0's performance scripts run cuDNN ({predicted.get('nemo-perf')} s)")
 check(predicted.get("nemo-other") == run["fused"], "other NeMo wording leaves flash as it is")
 check(run["cudnn"] != run["fused"], f"cuDNN and FlashAttention-2 differ on an H100 ({run['cudnn']} vs {run['fused']} s)")
-check(predicted.get("attn-other-model") == run["fused"] and "from extra" not in lines.get("attn-other-model", "x from extra"),
-      "and leaves another model's")
+check(predicted.get("attn-other-model") == run["flash_varlen"] and lines.get("attn-other-model", "").endswith(
+    'from extra: training.attention="flash_varlen"'),
+      f"and gives another model's FlashAttention-2 on unpadded tokens ({predicted.get('attn-other-model')} s)")
+check(run["flash_varlen"] > run["fused"], f"unpadding costs time ({run['flash_varlen']} > {run['fused']} s)")
 check(run["fp8-current"] > run["fp8"], f"current scaling's amax passes cost time ({run['fp8-current']} > {run['fp8']} s)")
 check(predicted.get("fp8-current") == run["fp8-current"], f"dynamic tensorwise scaling is current scaling ({predicted.get('fp8-current')} vs {run['fp8-current']} s)")
 check(predicted.get("fp8-torchao") == run["fp8-torchao"], f"torchao's Float8Linear is the torchao library ({predicted.get('fp8-torchao')} vs {run['fp8-torchao']} s)")

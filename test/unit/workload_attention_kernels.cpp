@@ -119,3 +119,24 @@ TEST_CASE("around a context-parallel ring the kernel runs on blocks of s/cp", "[
   for (const Op& op : whole.forward)
     if (op.cls == OpClass::FLASH_ATTENTION) CHECK(op.seq_len == 8192.0);
 }
+
+TEST_CASE("flash_varlen: FlashAttention-2's kernel plus the unpadding's gathers and scatters", "[workload]") {
+  // llm-foundry's flash_attn_fn: Q, K, V gathered (read and write, bf16), the output scattered
+  // into zeros (write, read, write); backward the output gradient gathered and the Q, K, V
+  // gradients scattered into zeros. Per token q = 16 x 128 query and 2 x 16 x 128 key/value
+  // elements (no grouping here); micro-batch 2 of 8192 tokens.
+  const double tokens = 2 * 8192.0, q = 16 * 128.0, kv = 2 * 16 * 128.0;
+  const PassOps flash = layer_ops(scenario("flash"), 2), varlen = layer_ops(scenario("flash_varlen"), 2);
+  const auto memory = [](const std::vector<Op>& ops) {
+    double b = 0;
+    for (const Op& op : ops)
+      if (op.cls == OpClass::MEMORY) b += op.bytes.value;
+    return b;
+  };
+  CHECK(memory(varlen.forward) - memory(flash.forward) == Approx(tokens * (2 * 2 * (q + kv) + 3 * 2 * q)));
+  CHECK(memory(varlen.backward) - memory(flash.backward) == Approx(tokens * (2 * 2 * q + 3 * 2 * (q + kv))));
+  // The kernel itself is FlashAttention-2's, at the same time.
+  Attention kernel{};
+  CHECK(attention_seconds(scenario("flash_varlen"), &kernel) == Approx(attention_seconds(scenario("flash"), &kernel)));
+  CHECK(kernel == Attention::FLASH_VARLEN);
+}
