@@ -221,8 +221,9 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   // context-parallel ring, the block of s/cp queries and keys each step's kernel runs on
   // (Transformer Engine's AttnFuncWithCPAndKVP2P calls it once per step: the local causal block,
   // then the blocks of keys that arrive).
-  const bool per_block = sc.plan.cp > 1 && sc.plan.cp_comm == ParallelPlan::CpComm::P2P;
-  flash_fwd.seq_len = per_block ? x.s : x.s_kv;
+  const bool cp = sc.plan.cp > 1;
+  const bool ring = cp && sc.plan.cp_comm == ParallelPlan::CpComm::P2P;
+  flash_fwd.seq_len = ring ? x.s : x.s_kv;
   flash_fwd.kernel = sc.training.attention;
   flash_fwd.attention_core = true;
   flash_fwd.precision = core;
@@ -259,8 +260,6 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   if (kv_copied > 0) f.push_back(mem("repeat_kv", kv_copied));
   // Context parallel: gather every rank's keys and values (the whole sequence's) over cp.
   const double kv_bytes = E * x.b * x.s_kv * 2.0 * x.kv * x.d;
-  const bool cp = sc.plan.cp > 1;
-  const bool ring = cp && sc.plan.cp_comm == ParallelPlan::CpComm::P2P;
   auto around_the_ring = [&](Op op) {
     op.hidden_by = Op::HiddenBy::ATTENTION_CORE, op.chunks = sc.plan.cp, op.ring = true;
     return op;
@@ -274,7 +273,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   // scattered into a zeroed tensor (write, then read and write). Backward: the output gradient
   // gathered, the Q, K, V gradients scattered into zeroed tensors.
   const bool unpads = flash && attention_kernel(sc.training.attention).unpads;
-  const double qkv_elements = x.tokens * (x.q / x.t + 2.0 * x.kv * x.d), o_elements = x.tokens * x.q / x.t;
+  const double qkv_elements = x.tokens * qkv_out, o_elements = x.tokens * x.q / x.t;
   if (unpads) f.push_back(mem("attention_unpad", 2.0 * E * qkv_elements, true));
   if (flash) {
     f.push_back(flash_fwd);
