@@ -58,11 +58,12 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
   d.gemm.eta_max = gemm.at("efficiency_max").as_fraction();
   d.gemm.x_half = gemm.at("half_flops").as_flops().value;
   if (auto g8 = r.find("gemm_fp8")) {
-    g8->expect_keys({"efficiency_max", "half_flops"});
+    g8->expect_keys({"efficiency_max", "half_flops", "layouts"});
     if (!d.dense_peak.count(Precision::FP8))
       g8->fail("is given without an fp8 peak", "a peak.fp8 entry, or no gemm_fp8");
     d.gemm_fp8.eta_max = g8->at("efficiency_max").as_fraction();
     d.gemm_fp8.x_half = g8->at("half_flops").as_flops().value;
+    if (auto l = g8->find("layouts")) d.fp8_gemm_any_layout = l->as_choice({"tn", "any"}) == "any";
   }
   auto mem = r.at("memory_ops");
   mem.expect_keys({"efficiency_max", "half_bytes"});

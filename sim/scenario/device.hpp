@@ -53,6 +53,10 @@ struct DeviceSpec {
   // lower fraction of their peak than bf16 ones do of theirs, and need more FLOPs to saturate.
   // eta_max == 0 when the profile has none: FP8 GEMMs then take `gemm`.
   SaturatingCurve gemm_fp8{0.0, 0.0};
+  // Whether the FP8 GEMM takes its operands in any layout (Blackwell's tensor cores), or only as
+  // "TN" -- both operands K-major, as Hopper's FP8 GEMMs need them, so that a weight gradient or an
+  // input gradient reads a transposed FP8 copy its library made (gemm_fp8.layouts: "any" | "tn").
+  bool fp8_gemm_any_layout = false;
   SaturatingCurve memory;  // x = bytes moved by one memory-bound kernel
   CollectiveConstants collectives;
   // Each fused attention kernel's forward+backward efficiency against the sequence length (FA

@@ -19,15 +19,22 @@ const std::vector<Fp8LibraryEntry>& fp8_libraries() {
   // update_fp8_weights); with primary weights in FP8 (fp8_model_init; Megatron-Core's
   // --fp8-param-gather, NeMo's fp8_params) the weight itself is the FP8 tensor, with its transpose
   // cached. torchao's Float8Linear casts the weight at each forward (cast_weight_to_float8_t).
+  // Transformer Engine makes the transposed copies only where the FP8 GEMM needs "TN" operands:
+  // its quantizer creates one when `columnwise_usage && !non_tn_fp8_gemm_supported()`, which is
+  // compute capability < 10 (csrc/extensions/quantizer.cpp and util.cpp at v2.0 and v2.1; linear.py:
+  // "FP8 GEMM on Hopper only supports TN layout"). torchao calls torch._scaled_mm, whose contract
+  // is a row-major first and a column-major second operand on every device
+  // (torch/_meta_registrations.py, meta_scaled_mm: "self must be row_major", "mat2 must be
+  // col_major"), so Float8Linear makes them everywhere.
   static const std::vector<Fp8LibraryEntry> libraries{
       {Fp8Library::TRANSFORMER_ENGINE, "te",
        "NVIDIA Transformer Engine: gathers inputs and output gradients in FP8, keeps FP8 weights (Megatron-Core, "
        "NeMo, llm-foundry)",
-       true, true},
+       true, true, true},
       {Fp8Library::TORCHAO, "torchao",
        "torchao Float8Linear: gathers inputs in FP8, output gradients in 16 bits, casts weights at each use "
        "(torchtitan)",
-       false, false},
+       false, false, false},
   };
   return libraries;
 }

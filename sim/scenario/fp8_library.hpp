@@ -24,6 +24,9 @@ struct Fp8LibraryEntry {
   // than casting the weight at each use; and whether it can hold the primary weights in FP8
   // instead (training.fp8_params).
   bool caches_fp8_weights;
+  // Whether it makes an FP8 tensor's transposed copy only where the device's FP8 GEMM needs its
+  // operands "TN" (DeviceSpec::fp8_gemm_any_layout), or on every device.
+  bool transposes_only_for_tn_gemms;
 };
 
 const std::vector<Fp8LibraryEntry>& fp8_libraries();

@@ -28,12 +28,14 @@ constexpr double CACHING_ALLOCATOR_FRAGMENTATION = 0.15;
 
 // Bytes per linear-layer parameter an FP8 run keeps beyond WEIGHT_BYTES, unsharded (ZeRO-3
 // gathers a unit's weights and casts them there; not counted): Transformer Engine's FP8 weight and
-// transpose beside the 16-bit weight, 1 + 1; with the primary weights in FP8 the 16-bit weight is
-// gone and the FP8 weight and its transpose take its 2 bytes (fp8_library.cpp).
+// transpose beside the 16-bit weight, 1 + 1 (1 where no transpose is made, ops.hpp fp8_transposes);
+// with the primary weights in FP8 the 16-bit weight is gone and the FP8 weight and its transpose
+// take its 2 bytes (the FP8 weight alone, 1 of them: -1) (fp8_library.cpp).
 double fp8_weight_bytes(const Scenario& s) {
   if (s.training.precision != Precision::FP8 || s.plan.zero >= 3) return 0.0;
   if (!fp8_library(s.training.fp8_library).caches_fp8_weights) return 0.0;
-  return s.training.fp8_params ? 0.0 : 2.0;
+  const double fp8_copies = fp8_transposes(s) ? 2.0 : 1.0;
+  return fp8_copies - (s.training.fp8_params ? WEIGHT_BYTES : 0.0);
 }
 
 }  // namespace

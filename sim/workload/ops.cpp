@@ -237,6 +237,12 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   // Transformer Engine FP8 (ops.hpp, "FP8 casts"): the norms write their output in FP8, one byte
   // per element instead of two; the MLP activation writes 16 bits, which fc2 casts.
   const bool fp8 = linear == Precision::FP8;
+  // A 16-bit tensor cast to FP8: read 2, write 1, and 1 more for its transpose where the GEMMs
+  // read one (fp8_transposes); an FP8 tensor transposed: read 1, write 1, or nothing.
+  const bool transposes = fp8_transposes(sc);
+  auto fp8_cast = [&](const std::string& tensor, double elements) {
+    return transposes ? mem("fp8_cast_transpose_" + tensor, 4.0 * elements) : mem("fp8_cast_" + tensor, 3.0 * elements);
+  };
   // Bytes per element of the sequence-parallel all-gathers (tp_in): inputs forward, output
   // gradients backward, in FP8 as the library gathers them.
   const double gathered = fp8 ? 1.0 : E;
@@ -284,9 +290,8 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     if (sc.model.dropout) f.push_back(mem("attn_dropout", probs * (2.0 * E + 1.0), true));
     f.push_back(context);
   }
-  // The attention output (bf16) cast to FP8 with its transpose (for the weight gradient): read 2,
-  // write 1 + 1 bytes per element.
-  if (fp8) f.push_back(mem("fp8_cast_transpose_proj_in", 4.0 * x.tokens * x.q / x.t));
+  // The attention output (bf16) cast to FP8, with its transpose for the weight gradient.
+  if (fp8) f.push_back(fp8_cast("proj_in", x.tokens * x.q / x.t));
   f.push_back(proj);
   tp_out(f, x, "tp_attn_out", false, gathered);
   f.push_back(mem("bias_dropout_add1", bda_bytes));
@@ -296,8 +301,8 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const double swiglu_fwd = eager ? eager::kSwigluFwd : 3.0 * E, swiglu_bwd = eager ? eager::kSwigluBwd : 5.0 * E;
   f.push_back(mem(swiglu ? "swiglu" : "gelu", (swiglu ? swiglu_fwd : 2.0 * E) * x.tokens * ffn));
   if (current) f.push_back(mem("fp8_amax", E * (2.0 * x.tokens_sp * x.h + x.tokens * (x.q / x.t + ffn))));
-  // fc2 casts its 16-bit input with the transpose its weight gradient reads: read 2, write 1 + 1.
-  if (fp8) f.push_back(mem("fp8_cast_transpose_fc2_in", 4.0 * x.tokens * ffn));
+  // fc2 casts its 16-bit input, with the transpose its weight gradient reads.
+  if (fp8) f.push_back(fp8_cast("fc2_in", x.tokens * ffn));
   f.push_back(fc2);
   tp_out(f, x, "tp_mlp_out", false, gathered);
   f.push_back(mem("bias_dropout_add2", bda_bytes));
@@ -305,22 +310,22 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   auto& b = p.backward;
   b.push_back(mem("bias_dropout_add2_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
   tp_out(b, x, "tp_mlp_out_bwd", true, gathered_grad);
-  // FP8 backward: each linear layer's output gradient cast to FP8 with its transpose (read 2, write
-  // 1 + 1; fc1's, twice the FFN width when gated, after the activation's 16-bit backward), and the
-  // FP8 inputs the norms saved transposed for the weight gradient (read 1, write 1).
-  if (fp8) b.push_back(mem("fp8_cast_transpose_fc2_dgrad", 4.0 * x.tokens * x.h));
+  // FP8 backward: each linear layer's output gradient cast to FP8 with its transpose (fc1's, twice
+  // the FFN width when gated, after the activation's 16-bit backward), and the FP8 inputs the
+  // norms saved transposed for the weight gradient.
+  if (fp8) b.push_back(fp8_cast("fc2_dgrad", x.tokens * x.h));
   gemm_backward(b, fc2);
   b.push_back(mem(swiglu ? "swiglu_bwd" : "gelu_bwd", (swiglu ? swiglu_bwd : 3.0 * E) * x.tokens * ffn));
   if (fp8) {
-    b.push_back(mem("fp8_cast_transpose_fc1_dgrad", 4.0 * x.tokens * fc1_out));
-    b.push_back(mem("fp8_transpose_fc1_in", 2.0 * x.tokens * x.h));
+    b.push_back(fp8_cast("fc1_dgrad", x.tokens * fc1_out));
+    if (transposes) b.push_back(mem("fp8_transpose_fc1_in", 2.0 * x.tokens * x.h));
   }
   gemm_backward(b, fc1);
   tp_in(b, x, "tp_mlp_in_bwd", true, gathered_grad);
   b.push_back(mem("norm2_bwd", norm_bwd_bytes));
   b.push_back(mem("bias_dropout_add1_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
   tp_out(b, x, "tp_attn_out_bwd", true, gathered_grad);
-  if (fp8) b.push_back(mem("fp8_cast_transpose_proj_dgrad", 4.0 * x.tokens * x.h));
+  if (fp8) b.push_back(fp8_cast("proj_dgrad", x.tokens * x.h));
   gemm_backward(b, proj);
   if (flash) {
     if (unpads) b.push_back(mem("attention_pad_bwd", 2.0 * E * o_elements, true));
@@ -339,8 +344,8 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   if (kv_copied > 0) b.push_back(mem("repeat_kv_bwd", kv_copied));
   if (rope_elements > 0) b.push_back(mem("rope_bwd", (eager ? eager::kRopeBwd : eager::kRopeFused) * rope_elements));
   if (fp8) {
-    b.push_back(mem("fp8_cast_transpose_qkv_dgrad", 4.0 * x.tokens * qkv_width));
-    b.push_back(mem("fp8_transpose_qkv_in", 2.0 * x.tokens * x.h));
+    b.push_back(fp8_cast("qkv_dgrad", x.tokens * qkv_width));
+    if (transposes) b.push_back(mem("fp8_transpose_qkv_in", 2.0 * x.tokens * x.h));
   }
   if (current) b.push_back(mem("fp8_amax_bwd", E * x.tokens * (x.h + fc1_out + x.h + qkv_width)));
   gemm_backward(b, qkv);
@@ -443,13 +448,24 @@ std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded) 
 std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params) {
   if (s.training.precision != Precision::FP8) return {};
   // Transformer Engine casts each FP8 weight with its transpose once per step, at the first
-  // microbatch (is_first_microbatch): read the bf16 weight, write 1 + 1 bytes; current scaling
-  // reads it once more for its amax. With the primary weights in FP8 (fp8_params) the optimizer
-  // writes them in FP8 and only the transpose is made: read 1, write 1.
-  if (s.training.fp8_params) return {mem("fp8_weight_transpose", 2.0 * linear_params)};
-  std::vector<Op> ops{mem("fp8_weight_cast_transpose", 4.0 * linear_params)};
+  // microbatch (is_first_microbatch): read the bf16 weight, write 1 + 1 bytes (1 without the
+  // transpose, fp8_transposes); current scaling reads it once more for its amax. With the primary
+  // weights in FP8 (fp8_params) the optimizer writes them in FP8 and only the transpose is made:
+  // read 1, write 1, or nothing.
+  const bool transposes = fp8_transposes(s);
+  if (s.training.fp8_params) {
+    if (!transposes) return {};
+    return {mem("fp8_weight_transpose", 2.0 * linear_params)};
+  }
+  std::vector<Op> ops{transposes ? mem("fp8_weight_cast_transpose", 4.0 * linear_params)
+                                 : mem("fp8_weight_cast", 3.0 * linear_params)};
   if (s.training.fp8_scaling == Fp8Scaling::CURRENT) ops.push_back(mem("fp8_weight_amax", E * linear_params));
   return ops;
+}
+
+bool fp8_transposes(const Scenario& s) {
+  if (s.training.precision != Precision::FP8) return false;
+  return !(s.cluster.device.fp8_gemm_any_layout && fp8_library(s.training.fp8_library).transposes_only_for_tn_gemms);
 }
 
 Op gemm_piece(const Op& g, int64_t pieces) {

@@ -23,7 +23,9 @@
 // same inputs), are cast with their transposes (fp8_cast_transpose_fused); in backward each
 // linear layer's output gradient is cast with its transpose (fp8_cast_transpose_bgrad_fused), and
 // the saved FP8 inputs of QKV and fc1 are transposed for the weight gradients (fp8_transpose);
-// each weight is cast with its transpose once per step (fp8_weight_cast_ops). Transformer
+// each weight is cast with its transpose once per step (fp8_weight_cast_ops). Where the FP8 GEMM
+// takes any layout (Blackwell) and the library knows it (fp8_transposes), each cast writes the
+// FP8 tensor alone and nothing is transposed. Transformer
 // Engine's own LayerNormMLP, which fuses the activation with fc2's cast, is not modelled.
 // Current scaling (training.fp8_scaling "current"; torchao's dynamic tensorwise Float8Linear, as
 // torchtitan runs it, and Transformer Engine's Float8CurrentScaling) reads each tensor it casts
@@ -123,6 +125,9 @@ PassOps output_ops(const Scenario& s, int64_t micro_batch);  // final norm, logi
 std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded);
 // Under FP8, the once-per-step cast of the `linear_params` FP8 weights this GPU holds; else none.
 std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params);
+// Whether an FP8 run makes the transposed FP8 copies its GEMMs read (the device's FP8 GEMM takes
+// only "TN" operands, or its library makes them everywhere: fp8_library.hpp); false without FP8.
+bool fp8_transposes(const Scenario& s);
 
 // One of `pieces` pieces of a GEMM split along its rows (the tokens), as tp_comm_overlap runs a
 // GEMM beside its collective: each piece reads the whole weight.

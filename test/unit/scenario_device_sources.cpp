@@ -64,3 +64,18 @@ TEST_CASE("a gemm_fp8 curve needs an fp8 peak, and a profile without one prices 
   CHECK(&without.gemm_curve(Precision::FP8) == &without.gemm);
   CHECK(without.gemm_fp8.eta_max == 0);
 }
+
+TEST_CASE("gemm_fp8.layouts says whether FP8 GEMMs take any layout; absent, only TN (Hopper's)") {
+  const std::string dir = std::string(TRAINSIM_SOURCE_DIR) + "/topologies/devices";
+  nlohmann::json p = nlohmann::json::parse(ParamReader::load_file(dir + "/h100-sxm.json").dump());
+  REQUIRE_FALSE(p["gemm_fp8"].contains("layouts"));
+  CHECK_FALSE(DeviceSpec::parse(ParamReader::from_text(p.dump(), "d.json")).fp8_gemm_any_layout);
+  p["gemm_fp8"]["layouts"] = {{"value", "any"}, {"source", "test"}};
+  CHECK(DeviceSpec::parse(ParamReader::from_text(p.dump(), "d.json")).fp8_gemm_any_layout);
+  p["gemm_fp8"]["layouts"] = "tn";
+  CHECK_FALSE(DeviceSpec::parse(ParamReader::from_text(p.dump(), "d.json")).fp8_gemm_any_layout);
+  p["gemm_fp8"]["layouts"] = "nt";
+  const std::string e = error_of([&] { DeviceSpec::parse(ParamReader::from_text(p.dump(), "d.json")); });
+  CHECK_THAT(e, Catch::Contains("d.json: /gemm_fp8/layouts:"));
+  CHECK_THAT(e, Catch::Contains("tn"));
+}

@@ -235,3 +235,44 @@ TEST_CASE("fp8: Transformer Engine keeps each weight's FP8 cast and transpose, 2
   CHECK(cast[0].bytes.value == Approx(4 * linear));
   CHECK(transpose[0].bytes.value == Approx(2 * linear));
 }
+
+TEST_CASE("fp8: where the FP8 GEMM takes any layout, Transformer Engine casts without transposes", "[workload]") {
+  // Blackwell (gemm_fp8.layouts "any"): Transformer Engine makes no transposed copy
+  // (non_tn_fp8_gemm_supported), so each cast reads 2 and writes 1 byte per element, the saved
+  // inputs of QKV and fc1 are not transposed, and the per-step weight cast writes the FP8 weight
+  // alone (read 2, write 1), or nothing with fp8_params. Against the TN-only device, with the
+  // layer's sizes of the test above: forward -(t q_attn + t f), one byte per cast element, where
+  // q_attn = h is the attention output's width; backward -(t h + t h + t q + 2 t f) for the four
+  // output-gradient casts and -(2 t h + 2 t h) for the two transposes.
+  const double t = 8192, h = 4096, f = 14336, q = 4096 + 2 * 8 * 128;
+  const Scenario tn = llama_like("fp8", "flash");
+  Scenario any = tn;
+  any.cluster.device.fp8_gemm_any_layout = true;
+  CHECK(fp8_transposes(tn));
+  CHECK_FALSE(fp8_transposes(any));
+  CHECK_FALSE(fp8_transposes(llama_like("bf16", "flash")));
+  const PassOps ptn = layer_ops(tn, 1), pany = layer_ops(any, 1);
+  CHECK(memory_bytes(ptn.forward) - memory_bytes(pany.forward) == Approx(t * h + t * f));
+  CHECK(memory_bytes(ptn.backward) - memory_bytes(pany.backward) == Approx(2 * t * h + t * q + 2 * t * f + 4 * t * h));
+  const double linear = tn.model.linear_params();
+  const auto cast = fp8_weight_cast_ops(any, linear);
+  REQUIRE(cast.size() == 1);
+  CHECK(cast[0].bytes.value == Approx(3 * linear));
+  Scenario any_params = any;
+  any_params.training.fp8_params = true;
+  CHECK(fp8_weight_cast_ops(any_params, linear).empty());
+  // The FP8 weight it keeps: 1 byte per linear-layer parameter beside the 16-bit weight, or in
+  // place of it (2 - 1) with fp8_params.
+  const Scenario bf16 = llama_like("bf16", "flash");
+  auto weights = [](const Scenario& s) {
+    const StageLayout layout = make_stage_layout(s.model, s.plan, 1, "test");
+    return estimate_memory(s, layout, 1).stages[0].weights.value;
+  };
+  const double linear4 = 4 * linear;  // four layers
+  CHECK(weights(any) - weights(bf16) == Approx(linear4));
+  CHECK(weights(bf16) - weights(any_params) == Approx(linear4));
+  // torchao calls torch._scaled_mm, which takes TN operands on every device: it still transposes.
+  Scenario torchao = any;
+  torchao.training.fp8_library = Fp8Library::TORCHAO;
+  CHECK(fp8_transposes(torchao));
+}
