@@ -306,19 +306,32 @@ struct Replay {
     }
   }
 
+  // A bucket's latency terms: its shard groups' collectives run at once, and with hybrid sharding
+  // its replicas' all-reduce after them (ring_channels.hpp, grad_groups).
+  struct BucketLatency {
+    double shard = 0, replicas = 0;
+    void add(const ParallelPlan& pl, int64_t g, Seconds l) {
+      double& kind = replicates(pl, g) ? replicas : shard;
+      kind = std::max(kind, l.value);
+    }
+    double total() const { return shard + replicas; }
+  };
+
   // Starts rank r's folded gradient all-reduce of `buffer`: each data-parallel group's kept flows
   // for the algorithm and protocol NCCL runs it with.
   void launch_folded(int64_t r, Bytes buffer, InFlight& in_flight) {
     const auto& rank = folded_[static_cast<size_t>(r)];
+    BucketLatency latency;
     for (int64_t g = 0; g < grad_groups(s.plan); ++g) {
       const auto members = dp_group(s.plan, place, r, g);
-      const CollectiveChoice choice = comm.choose(CollectiveKind::ALL_REDUCE, members, buffer);
-      in_flight.latency = std::max(in_flight.latency, choice.latency.value);
+      const Bytes share = buffer * grad_group_share(s.plan, g);
+      const CollectiveChoice choice = comm.choose(CollectiveKind::ALL_REDUCE, members, share);
+      latency.add(s.plan, g, choice.latency);
       const auto v = std::find(variants_.begin(), variants_.end(), DpVariant{choice.algo, choice.protocol});
       SIM_ASSERT(v != variants_.end(), "a gradient reduction of a buffer the fold did not see");
       const auto kept = rank.find({g, v - variants_.begin()});
       if (kept == rank.end()) continue;  // all its flows folded into other groups'
-      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer);
+      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, share);
       for (const auto& f : kept->second) {
         const auto bytes =
             static_cast<uint64_t>(op.flows[static_cast<size_t>(f.index)].bytes.value) * static_cast<uint64_t>(f.copies);
@@ -327,22 +340,25 @@ struct Replay {
         ++result.transfers;
       }
     }
+    in_flight.latency = std::max(in_flight.latency, latency.total());
   }
 
   // Starts the gradient all-reduce of `buffer` over dp for every tp/cp index of pipeline rank r.
   void launch_dp(int64_t r, Bytes buffer, InFlight& in_flight) {
     if (buffer.value <= 0) return;
     if (!folded_.empty()) return launch_folded(r, buffer, in_flight);
+    BucketLatency latency;
     for (int64_t g = 0; g < grad_groups(s.plan); ++g) {
       const std::vector<int64_t> members = dp_group(s.plan, place, r, g);
       if (watch.touches(members)) {
         in_flight.broken = true;
         continue;
       }
-      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer);
-      in_flight.latency = std::max(in_flight.latency, op.choice.latency.value);
+      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer * grad_group_share(s.plan, g));
+      latency.add(s.plan, g, op.choice.latency);
       launch(op, in_flight.comms);
     }
+    in_flight.latency = std::max(in_flight.latency, latency.total());
   }
 
   // The rank's gradient reduction: `buffer` now, plus the overlapped buckets already in flight.

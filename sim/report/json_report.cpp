@@ -137,6 +137,7 @@ std::string report_json(const RunResult& r) {
                {"ep", s.plan.ep},
                {"sequence_parallel", s.plan.sequence_parallel},
                {"zero", s.plan.zero},
+               {"dp_shard", s.plan.shard_group_size() / s.plan.cp},
                {"recompute", to_string(s.training.recompute)},
                {"precision", to_string(s.training.precision)}};
   j["step_time_s"] = r.step_time_s;

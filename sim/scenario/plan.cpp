@@ -135,7 +135,7 @@ static auto registry_choice(const ParamReader& r, const Entries& entries) {
 
 ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   r.expect_keys({"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "virtual_stages", "schedule", "zero",
-                 "overlap_grad_reduce", "overlap_param_gather", "reshard_after_forward", "tp_comm_overlap",
+                 "overlap_grad_reduce", "overlap_param_gather", "reshard_after_forward", "dp_shard", "tp_comm_overlap",
                  "tp_library", "cp_comm", "layers_per_stage", "placement", "collective_algorithms"});
   ParallelPlan p;
   p.tp = r.count("tp", 1, MAX_DEGREE);
@@ -162,6 +162,7 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
     p.overlap_param_gather_given = true;
   }
   if (r.has("reshard_after_forward")) p.reshard_after_forward = r.boolean("reshard_after_forward");
+  if (r.has("dp_shard")) p.dp_shard = r.count("dp_shard", 1, MAX_DEGREE);
   if (r.has("tp_comm_overlap")) p.tp_comm_overlap = r.boolean("tp_comm_overlap");
   if (r.has("tp_library")) p.tp_library = registry_choice(r.at("tp_library"), tp_libraries());
   if (r.has("cp_comm"))

@@ -61,6 +61,21 @@ struct ParallelPlan {
   // "For PP, do not reshard after forward to avoid per-microbatch all-gathers").
   std::optional<bool> reshard_after_forward;
   bool reshards_after_forward() const { return reshard_after_forward.value_or(pp == 1); }
+  // `dp_shard` (ZeRO-3 only): hybrid sharding (HSDP; PyTorch FSDP's HYBRID_SHARD, torchtitan's
+  // data_parallel_shard_degree, Composer's HYBRID_SHARD): the weights, gradients and optimizer
+  // states are sharded over groups of dp_shard consecutive data-parallel ranks (x cp), and each
+  // shard is replicated over the dp / dp_shard groups, which all-reduce its gradient. 0: dp (every
+  // data-parallel rank one shard: FULL_SHARD).
+  int64_t dp_shard = 0;
+  // The ranks one copy of the state is sharded over (ZeRO-3: dp_shard x cp; else dp x cp), and
+  // how many copies there are.
+  int64_t shard_group_size() const { return (zero == 3 && dp_shard > 0 ? dp_shard : dp) * cp; }
+  int64_t replicas() const { return grad_group_size() / shard_group_size(); }
+  // The data-parallel traffic per parameter, in all-reduces of its gradient bytes (an all-gather or
+  // a reduce-scatter is half one): ZeRO-3 gathers the weights for the forward and, resharded after
+  // it, again for the backward, and reduce-scatters the gradients, 1.5 (1.0 kept gathered:
+  // reshards_after_forward; Rajbhandari et al. 2020 §7); otherwise the one all-reduce.
+  double reduction_passes() const { return zero == 3 ? (reshards_after_forward() ? 1.5 : 1.0) : 1.0; }
   // `tp_comm_overlap`: Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers
   // and reduce-scatters with the GEMMs beside them (Megatron-Core --tp-comm-overlap); on a torus,
   // XLA's collective matmul, with or without sequence parallelism; ops.hpp.

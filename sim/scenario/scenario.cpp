@@ -129,6 +129,14 @@ void cross_check(const Scenario& s, const ParamReader& r) {
               : p.zero == 3 ? "is the distributed optimizer's (zero 1 or 2); zero 3 (FSDP) prefetches its own gathers"
                             : "needs overlap_grad_reduce (Megatron-Core overlaps the gather only with it)",
               "zero 1 or 2 with \"overlap_grad_reduce\": true, or no overlap_param_gather");
+  if (p.dp_shard > 0 && p.dp_shard != p.dp) {
+    if (p.zero != 3)
+      par.at("dp_shard")
+          .fail(fmt::format("shards ZeRO-3's (FSDP's) state, and zero is {}", p.zero),
+                "zero 3, or no dp_shard (or dp_shard = dp)");
+    if (p.dp % p.dp_shard != 0)
+      par.at("dp_shard").fail(i2s(p.dp_shard) + " does not divide dp=" + i2s(p.dp), "a divisor of dp");
+  }
   if (p.reshard_after_forward && p.zero != 3)
     par.at("reshard_after_forward")
         .fail(fmt::format("is ZeRO-3's (FSDP's) setting, and zero is {}", p.zero),

@@ -78,17 +78,36 @@ Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {
   return dp_latency(rank, buffer) + dp_transfer(rank, buffer);
 }
 
-Seconds CommCosts::dp_latency(int64_t rank, Bytes buffer) const { return dp_choice(rank, buffer).latency; }
+// With hybrid sharding a bucket's shard-group collectives and then its replicas' all-reduce, one
+// after the other (ring_channels.hpp, grad_groups).
+Seconds CommCosts::dp_latency(int64_t rank, Bytes buffer) const {
+  const auto replicas = replica_choice(rank, buffer);
+  return dp_choice(rank, buffer).latency + (replicas ? replicas->latency : Seconds(0));
+}
+
+std::optional<CollectiveChoice> CommCosts::replica_choice(int64_t rank, Bytes buffer) const {
+  const auto& pl = s_.plan;
+  for (int64_t g = 0; g < grad_groups(pl); ++g)
+    if (replicates(pl, g))
+      return plan_.choose(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g), buffer * grad_group_share(pl, g));
+  return std::nullopt;
+}
 
 Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {
   const auto& pl = s_.plan;
   if (pl.grad_group_size() <= 1 || buffer.value <= 0) return Seconds(0);
   const CollectiveChoice ch = dp_choice(rank, buffer);
+  const auto replicas = replica_choice(rank, buffer);
+  const int replica_algo = replicas ? static_cast<int>(replicas->algo) : -1;
+  const int replica_protocol = replicas ? static_cast<int>(replicas->protocol) : -1;
   const double per_byte = memoised(
-      memo_->dp_per_byte, std::make_tuple(rank, static_cast<int>(ch.algo), static_cast<int>(ch.protocol)), [&] {
+      memo_->dp_per_byte,
+      std::make_tuple(rank, static_cast<int>(ch.algo), static_cast<int>(ch.protocol), replica_algo, replica_protocol),
+      [&] {
         std::vector<GpuFlow> flows;
         for (int64_t g = 0; g < grad_groups(pl); ++g) {
-          const CommOp op = plan_.collective(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g), buffer);
+          const CommOp op = plan_.collective(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g),
+                                             buffer * grad_group_share(pl, g));
           flows.insert(flows.end(), op.flows.begin(), op.flows.end());
         }
         return plan_.transfer_time(flows).value / buffer.value;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include "sim/core/units.hpp"
@@ -48,14 +49,17 @@ class CommCosts {
   std::shared_ptr<const Fabric> fabric_;
   CommPlan plan_;
   CollectiveChoice dp_choice(int64_t rank, Bytes buffer) const;
+  // Under hybrid sharding, the all-reduce a shard's replicas run after the shard groups'; else none.
+  std::optional<CollectiveChoice> replica_choice(int64_t rank, Bytes buffer) const;
 
   // What the flows cost per byte, which depends on the plan's shape and placement and the fabric
   // only: shared by every CommCosts of one plan shape (the `auto` search prices many candidates
   // that differ in micro-batch and virtual stages only).
   struct Memo {
-    std::map<std::tuple<int, int, double>, Seconds> group_cost;        // (group, kind, buffer)
-    std::map<std::pair<int64_t, int64_t>, double> p2p_per_byte;        // (from rank, to rank)
-    std::map<std::tuple<int64_t, int, int>, double> dp_per_byte;       // (rank, algo, protocol)
+    std::map<std::tuple<int, int, double>, Seconds> group_cost;  // (group, kind, buffer)
+    std::map<std::pair<int64_t, int64_t>, double> p2p_per_byte;  // (from rank, to rank)
+    // (rank, algo, protocol; of a shard's replicas too under hybrid sharding, else -1, -1)
+    std::map<std::tuple<int64_t, int, int, int, int>, double> dp_per_byte;
     std::map<std::pair<int64_t, double>, CollectiveChoice> dp_choice;  // (rank, buffer)
   };
   std::shared_ptr<Memo> memo_;

@@ -13,13 +13,8 @@
 namespace sim {
 namespace {
 
-// ZeRO-3 gathers the weights for the forward and, resharded after it, again for the backward, and
-// reduce-scatters the gradients: three passes of half an all-reduce each, 1.5 all-reduces (two,
-// 1.0, when the weights stay gathered: ParallelPlan::reshards_after_forward).
-double dp_bytes_per_param(const Scenario& s) {
-  const double passes = s.plan.zero == 3 ? (s.plan.reshards_after_forward() ? 1.5 : 1.0) : 1.0;
-  return s.training.grad_bytes() * passes;
-}
+// The data-parallel traffic per parameter in all-reduce bytes (ParallelPlan::reduction_passes).
+double dp_bytes_per_param(const Scenario& s) { return s.training.grad_bytes() * s.plan.reduction_passes(); }
 
 // Bytes per parameter, in all-reduce buffer bytes (an all-reduce of B moves 2(n-1)/n B per rank, a
 // reduce-scatter or an all-gather half that), of what the overlapped buckets carry: everything, or
@@ -103,7 +98,7 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
 
   for (int64_t r = 0; r < pp; ++r) {
     const double params = rank_params(s, layout, r);
-    const double sharded = s.plan.zero >= 1 ? params / double(s.plan.grad_group_size()) : params;
+    const double sharded = s.plan.zero >= 1 ? params / double(s.plan.shard_group_size()) : params;
     const double linear = rank_linear_params(s, layout, r);
     if (s.plan.grad_group_size() > 1) {
       Task t;

@@ -181,7 +181,7 @@ double loss_peak_bytes_per_logit(const Scenario& s) {
 MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int64_t micro_batch) {
   SIM_ASSERT(micro_batch >= 1, "estimate_memory needs a resolved micro batch");
   SIM_ASSERT(layout.pp == s.plan.pp, "stage layout built for another pipeline depth");
-  const double shards = static_cast<double>(s.plan.grad_group_size());  // ZeRO shards over dp x cp
+  const double shards = static_cast<double>(s.plan.shard_group_size());  // ZeRO: dp x cp (ZeRO-3: dp_shard x cp)
   const double t = static_cast<double>(s.plan.tp);
   const int64_t m = std::max<int64_t>(1, s.training.global_batch / (s.plan.dp * micro_batch));
   const double grad_bytes = s.training.grad_bytes();

@@ -246,9 +246,10 @@ EngineShape engine_shape(const Scenario& s, const StepProgram* p) {
   }
   const Placement place(c, pl);
   for (int64_t r = 0; r < pl.pp; ++r)
-    for (int64_t g = 0; g < grad_groups(pl); ++g)
-      n.rank_flows[static_cast<size_t>(r)] +=
-          double(ring_channels(place, dp_group(pl, place, r, g))) * double(pl.grad_group_size());
+    for (int64_t g = 0; g < grad_groups(pl); ++g) {
+      const auto members = dp_group(pl, place, r, g);
+      n.rank_flows[static_cast<size_t>(r)] += double(ring_channels(place, members)) * double(members.size());
+    }
   fold_shape(s, place, *fabric, buffers, n);
   std::lock_guard<std::mutex> lock(mutex);
   if (kept.size() >= kKept) kept.clear();

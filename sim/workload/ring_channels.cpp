@@ -142,13 +142,31 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
 
 namespace sim {
 
-int64_t grad_groups(const ParallelPlan& pl) { return pl.tp; }
+int64_t grad_groups(const ParallelPlan& pl) {
+  const int64_t replicas = pl.replicas();
+  return pl.tp * replicas + (replicas > 1 ? pl.tp * pl.shard_group_size() : 0);
+}
 
 std::vector<int64_t> dp_group(const ParallelPlan& pl, const Placement& place, int64_t r, int64_t group) {
+  const int64_t shard = pl.shard_group_size() / pl.cp, replicas = pl.replicas();
   std::vector<int64_t> members;
-  for (int64_t d = 0; d < pl.dp; ++d)
-    for (int64_t c = 0; c < pl.cp; ++c) members.push_back(place.gpu({group, c, r, d}));
+  if (!replicates(pl, group)) {  // replica group / tp of the shard groups
+    const int64_t t = group % pl.tp, first = group / pl.tp * shard;
+    for (int64_t d = first; d < first + shard; ++d)
+      for (int64_t c = 0; c < pl.cp; ++c) members.push_back(place.gpu({t, c, r, d}));
+    return members;
+  }
+  const int64_t k = group - pl.tp * replicas, t = k % pl.tp, position = k / pl.tp;  // a shard's replicas
+  for (int64_t i = 0; i < replicas; ++i)
+    members.push_back(place.gpu({t, position % pl.cp, r, i * shard + position / pl.cp}));
   return members;
+}
+
+bool replicates(const ParallelPlan& pl, int64_t group) { return group >= pl.tp * pl.replicas(); }
+
+double grad_group_share(const ParallelPlan& pl, int64_t group) {
+  if (!replicates(pl, group)) return 1.0;
+  return 1.0 / (pl.reduction_passes() * static_cast<double>(pl.shard_group_size()));
 }
 
 std::vector<int64_t> model_group(const ParallelPlan& pl, const Placement& place, CommGroup group, const RankCoord& at) {
@@ -194,14 +212,15 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
     for (int64_t g = 0; g < grad_groups(pl); ++g) {
       const auto members = dp_group(pl, place, r, g);
       group_variants.clear();
+      const double share = grad_group_share(pl, g);
       for (const Bytes& b : buffers[static_cast<size_t>(r)]) {
-        const CollectiveChoice ch = comm.choose(CollectiveKind::ALL_REDUCE, members, b);
+        const CollectiveChoice ch = comm.choose(CollectiveKind::ALL_REDUCE, members, b * share);
         group_variants.try_emplace({g, DpVariant{ch.algo, ch.protocol}}, b);
       }
-      for (const auto& [key, buffer] : group_variants) {
+      for (const auto& [key, buffer] : group_variants) {  // a tier's bytes are per byte of the bucket
         const auto v = static_cast<size_t>(std::find(variants.begin(), variants.end(), key.second) - variants.begin());
         if (v == variants.size()) variants.push_back(key.second);
-        const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer);
+        const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer * share);
         for (size_t k = 0; k < op.flows.size(); ++k) {
           const auto& f = op.flows[k];
           const int64_t tier =

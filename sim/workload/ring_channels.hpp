@@ -73,11 +73,19 @@ struct DpFlow {
   int64_t variant = 0;       // index into the variants
   int64_t index = 0;         // among the flows of its group's all-reduce
 };
-// The gradient-reduction groups of a pipeline rank: one per tp index, each the rank's
-// ParallelPlan::grad_group_size() (dp x cp) GPUs of that index.
+// The gradient-reduction groups of a pipeline rank, each an all-reduce of its share of a bucket
+// (grad_group_share): per tp index, the ParallelPlan::shard_group_size() GPUs of each replica
+// (dp_shard consecutive data-parallel ranks x cp; with one replica, all dp x cp of them), which
+// gather and reduce-scatter the bucket (share 1: it is counted in all-reduces, reduction_passes);
+// and with hybrid sharding, per tp index and position in a shard group, the replicas of that
+// shard, which all-reduce its gradient: 1 / (reduction_passes x shard_group_size) of the bucket.
 int64_t grad_groups(const ParallelPlan& plan);
-// Gradient-reduction group `group` (a tp index) of pipeline rank r, in rank order.
+// Gradient-reduction group `group` of pipeline rank r, in rank order.
 std::vector<int64_t> dp_group(const ParallelPlan& plan, const Placement& place, int64_t r, int64_t group);
+double grad_group_share(const ParallelPlan& plan, int64_t group);
+// Whether group `group` is one of a shard's replicas (hybrid sharding), whose all-reduce follows
+// the shard groups' collectives.
+bool replicates(const ParallelPlan& plan, int64_t group);
 // The tensor- or context-parallel group of rank `at` (its other coordinates held), in rank order.
 // The rank classes' groups are alike; the first class's, at = {0, 0, 0, 0}, is the one the probes,
 // the closed-form estimate and the resource estimate price.

@@ -250,6 +250,10 @@ case("unknown-elementwise", "/training/elementwise", "'compiled' is not known",
      put("training.elementwise", "compiled"))
 case("reshard-without-zero3", "/parallelism/reshard_after_forward", "zero is 0",
      put("parallelism.reshard_after_forward", False))
+case("dp-shard-without-zero3", "/parallelism/dp_shard", "zero is 0", put("parallelism.dp_shard", 2))
+case("dp-shard-not-dividing", "/parallelism/dp_shard", "2 does not divide dp=1",
+     all_of(put("parallelism.zero", 3), put("parallelism.dp_shard", 2)))
+case("dp-shard-not-a-count", "/parallelism/dp_shard", "", put("parallelism.dp_shard", "8"))
 case("unknown-loss", "/training/loss", "'chunked' is not known", put("training.loss", "chunked"))
 case("unknown-fp8-scaling", "/training/fp8_scaling", "'blockwise' is not known",
      all_of(put("training.precision", "fp8"), put("training.fp8_scaling", "blockwise")))
