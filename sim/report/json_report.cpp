@@ -149,10 +149,11 @@ std::string report_json(const RunResult& r) {
   j["hfu"] = r.hfu;
   const Breakdown& b = r.breakdown;
   j["breakdown"] = {
-      {"pipeline_rank", b.rank},      {"compute_s", b.compute_s},           {"gemm_s", b.gemm_s},
-      {"attention_s", b.attention_s}, {"elementwise_s", b.elementwise_s},   {"optimizer_s", b.optimizer_s},
-      {"tp_comm_s", b.tp_comm_s},     {"cp_comm_s", b.cp_comm_s},           {"pp_comm_s", b.pp_comm_s},
-      {"dp_comm_s", b.dp_comm_s},     {"exposed_comm_s", b.exposed_comm_s}, {"bubble_s", b.bubble_s}};
+      {"pipeline_rank", b.rank},      {"compute_s", b.compute_s},         {"gemm_s", b.gemm_s},
+      {"attention_s", b.attention_s}, {"elementwise_s", b.elementwise_s}, {"host_wait_s", b.host_wait_s},
+      {"optimizer_s", b.optimizer_s}, {"tp_comm_s", b.tp_comm_s},         {"cp_comm_s", b.cp_comm_s},
+      {"pp_comm_s", b.pp_comm_s},     {"dp_comm_s", b.dp_comm_s},         {"exposed_comm_s", b.exposed_comm_s},
+      {"bubble_s", b.bubble_s}};
   const MemoryEstimate& m = r.plan.memory;
   ojson stages = ojson::array();
   for (const auto& st : m.stages)

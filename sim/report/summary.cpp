@@ -131,6 +131,7 @@ std::string summary_text(const ParamReader& r, bool colour) {
   out += row("  gemm", "gemm_s");
   out += row("  attention", "attention_s");
   out += row("  elementwise", "elementwise_s");
+  if (b.has("host_wait_s") && b.number("host_wait_s") > 0) out += row("  host wait", "host_wait_s");
   out += row("optimizer", "optimizer_s");
   out += row("tp comm", "tp_comm_s");
   if (b.number("cp_comm_s") > 0) out += row("cp comm", "cp_comm_s");

@@ -107,6 +107,7 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
       b.gemm_s += t.gemm.value * f;
       b.attention_s += t.attention.value * f;
       b.elementwise_s += t.elementwise.value * f;
+      b.host_wait_s += t.host_wait.value * f;
     }
     b.tp_comm_s += sp.tp;
     b.cp_comm_s += sp.cp;

@@ -20,6 +20,7 @@ struct Breakdown {
   double gemm_s = 0;         //   linear layers
   double attention_s = 0;    //   attention core
   double elementwise_s = 0;  //   norms, activations, residuals, embedding, loss
+  double host_wait_s = 0;    //   the GPU waiting for the host to launch kernels shorter than their launches
   double optimizer_s = 0;
   double tp_comm_s = 0;       // tensor-parallel collectives (not overlapped)
   double cp_comm_s = 0;       // context-parallel K/V exchange (not overlapped)

@@ -206,7 +206,7 @@ static int64_t token_count(const ParamReader& r) {
 
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "elementwise", "loss",
-                 "fp8_scaling", "fp8_library", "fp8_params", "grad_reduce_in_fp32", "tokens"});
+                 "fp8_scaling", "fp8_library", "fp8_params", "cuda_graphs", "grad_reduce_in_fp32", "tokens"});
   TrainingSpec t;
   t.seq_len = r.count("seq_len", 1, 1 << 24);
   t.global_batch = r.count("global_batch", 1, 1 << 24);
@@ -229,6 +229,7 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   }
   if (auto g = r.find("grad_reduce_in_fp32")) t.grad_reduce_in_fp32 = g->as_bool();
   if (auto f = r.find("fp8_params")) t.fp8_params = f->as_bool();
+  if (auto g = r.find("cuda_graphs")) t.cuda_graphs = g->as_bool();
   if (auto tok = r.find("tokens")) t.tokens = token_count(*tok);
   return t;
 }

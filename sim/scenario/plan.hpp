@@ -141,6 +141,11 @@ struct TrainingSpec {
   // whose distributed optimizer then gathers them in FP8). An fp8 run's with a library that keeps
   // FP8 weights only (fp8_library.hpp, caches_fp8_weights); parse_scenario rejects it otherwise.
   bool fp8_params = false;
+  // `cuda_graphs`: the transformer layers' forward and backward captured in CUDA graphs and replayed
+  // (Megatron-Core's --enable-cuda-graph and Transformer Engine's make_graphed_callables, NeMo's
+  // enable_cuda_graph; torch.compile's mode="reduce-overhead"), so the host launches one graph per
+  // pass instead of each kernel (cost/host_launch.hpp). False: each kernel launched.
+  bool cuda_graphs = false;
   // `grad_reduce_in_fp32`: Megatron-Core's DistributedDataParallelConfig.grad_reduce_in_fp32.
   // False: the gradient buffer (main_grad) and its reduction are in the parameters' 16-bit type
   // (Megatron-Core's default, NeMo's recipes); true: fp32 -- what Megatron-LM's

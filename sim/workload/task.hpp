@@ -39,10 +39,11 @@ Seconds exposed(const CollectiveUse& use, Seconds cost);
 struct Task {
   TaskKind kind = TaskKind::FORWARD;
   int64_t rank = 0, chunk = 0, microbatch = 0;
-  Seconds compute;      // GEMMs and memory-bound kernels: the sum of the three below
+  Seconds compute;      // GEMMs and memory-bound kernels: the sum of the four below
   Seconds gemm;         // linear layers (QKV, projection, MLP, logits)
   Seconds attention;    // the attention core (score matmuls, softmax, dropout; or FlashAttention)
   Seconds elementwise;  // norms, activations, residuals, embedding, loss, optimizer
+  Seconds host_wait;    // the GPU waiting for the host to launch the task's kernels (cost/host_launch.hpp)
   Flops model_flops, hardware_flops;
   std::vector<CollectiveUse> collectives;  // TP and CP collectives, run between the task's kernels
   Bytes dp_bytes;                          // DP_REDUCE: the gradient buffer all-reduced over dp (0 when overlapped)

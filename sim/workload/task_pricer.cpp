@@ -4,6 +4,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/cost/host_launch.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/stage_layout.hpp"
 
@@ -16,6 +17,7 @@ struct Accumulator {
   Task& task;
   // (group, kind, bytes, the kernels it overlaps, chunks, ring) -> count
   std::map<std::tuple<int, int, double, double, int64_t, bool>, int64_t> collectives;
+  double launches = 0;  // kernels and collectives the host launches for the task
 
   Seconds kernel_time(const Op& op) const {
     switch (op.cls) {
@@ -41,6 +43,7 @@ struct Accumulator {
     for (const auto& op : ops)
       if (op.cls == OpClass::COLLECTIVE && op.hidden_by == Op::HiddenBy::GEMM && op.chunks > 1)
         pieces[op.overlaps] = op.chunks;
+    launches += times * static_cast<double>(ops.size());
     for (const auto& op : ops) {
       Seconds t = op.cls == OpClass::GEMM ? gemm_time(op, pieces) : kernel_time(op);
       if (op.cls == OpClass::COLLECTIVE) {
@@ -102,11 +105,26 @@ Task TaskPricer::price(bool fwd, int64_t r, int64_t c) const {
     if (has_emb) acc.add(emb_.forward, 1, true);
     acc.add(layer_.forward, layers, true);
     if (has_out) acc.add(out_.forward, 1, true);
-  } else {
+  }
+  double from_python = acc.launches;  // launched from Python: a forward, a recompute (below)
+  if (!fwd) {
     if (has_out) acc.add(out_.backward, 1, true);
+    const double before = acc.launches;
     acc.add(layer_.recompute, layers, false);
+    from_python = acc.launches - before;
     acc.add(layer_.backward, layers, true);
     if (has_emb) acc.add(emb_.backward, 1, true);
+  }
+  // The host launches the forward's kernels from Python and the backward's from the autograd
+  // engine (cost/host_launch.hpp); a task whose kernels are shorter than their launches waits for
+  // the host. CUDA graphs, and XLA's compiled step, launch the task at once.
+  const bool graphed = s_.training.cuda_graphs || s_.cluster.scale_up.xla_runtime();
+  Seconds host = host_launch_per_kernel(false, graphed) * from_python +
+                 host_launch_per_kernel(true, graphed) * (acc.launches - from_python);
+  if (graphed) host += cuda_graph_launch();
+  if (host > t.compute) {
+    t.host_wait = host - t.compute;
+    t.compute = host;
   }
   // Receiving a scatter/gather-split activation costs an all-gather over the TP group
   // (Narayanan et al. 2021 §4.1); with sequence parallelism the split is the layout itself.

@@ -254,6 +254,7 @@ case("dp-shard-without-zero3", "/parallelism/dp_shard", "zero is 0", put("parall
 case("dp-shard-not-dividing", "/parallelism/dp_shard", "2 does not divide dp=1",
      all_of(put("parallelism.zero", 3), put("parallelism.dp_shard", 2)))
 case("dp-shard-not-a-count", "/parallelism/dp_shard", "", put("parallelism.dp_shard", "8"))
+case("cuda-graphs-not-a-boolean", "/training/cuda_graphs", "", put("training.cuda_graphs", "yes"))
 case("unknown-loss", "/training/loss", "'chunked' is not known", put("training.loss", "chunked"))
 case("unknown-fp8-scaling", "/training/fp8_scaling", "'blockwise' is not known",
      all_of(put("training.precision", "fp8"), put("training.fp8_scaling", "blockwise")))
