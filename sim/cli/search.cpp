@@ -52,6 +52,11 @@ ParamReader with_plan(const ParamReader& base, const PlanChoice& c) {
   auto par = base.at("parallelism").without_key("layers_per_stage");  // the split follows pp
   // An explicit GPU list names the given plan's ranks; a dimension order applies to any plan.
   if (auto pl = par.find("placement"); pl && pl->is_array()) par = par.without_key("placement");
+  // Hybrid sharding's group size applies to the ZeRO-3 plans whose dp it divides; the others shard
+  // as they do without it.
+  if (auto shard = par.find("dp_shard"); shard && (c.zero != 3 || !shard->is_number() || shard->as_number() < 1 ||
+                                                   c.dp % static_cast<int64_t>(shard->as_number()) != 0))
+    par = par.without_key("dp_shard");
   return base.with_value("parallelism", par.dump())
       .with_value("parallelism.tp", std::to_string(c.tp))
       .with_value("parallelism.pp", std::to_string(c.pp))
