@@ -38,6 +38,11 @@ CheckResult check_profile(const Measurements& m, const DeviceSpec& d) {
     r.predictions.push_back(
         {"memory " + k.kernel, format_bytes(k.bytes), k.at, k.time, memory_model.memory_op(k.bytes)});
   }
+  // The kernel runs its compiled head dimension (attention_kernels.hpp): FLOPs in proportion.
+  auto predicted_attention = [](const ComputeModel& cm, Attention kind, const AttentionMeasurement& a) {
+    const double hd = kernel_head_dim(kind, a.head_dim);
+    return cm.fused_attention(kind, a.flops() * (hd / a.head_dim), a.min_bytes(), a.seq_len, hd);
+  };
   for (const auto& a : m.attention) {
     Precision p = precision_from_string(a.dtype);
     // Each record against its kernel's curve; the suite's own kernels and unknown implementations
@@ -51,7 +56,7 @@ CheckResult check_profile(const Measurements& m, const DeviceSpec& d) {
     std::string impl = a.impl_name.empty() ? "" : a.impl_name + " ";
     r.predictions.push_back({"attention " + impl + to_string(a.pass) + (a.causal ? " causal" : ""),
                              fmt::format("b{:.0f} h{:.0f} s{:.0f} d{:.0f}", a.batch, a.heads, a.seq_len, a.head_dim),
-                             a.at, a.time, cm.fused_attention(kind, a.flops(), a.min_bytes(), a.seq_len)});
+                             a.at, a.time, predicted_attention(cm, kind, a)});
   }
   for (const auto& c : m.collectives) {
     if (m.scale_up_bandwidth.value <= 0) {

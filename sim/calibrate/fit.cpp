@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -148,21 +149,54 @@ void fit_gemm(const Measurements& m, Calibration& cal, bool fp8) {
   check_efficiency(m, target, fp8 ? "FP8 GEMMs" : "GEMMs");
 }
 
+// The curve is fitted at the reference head dimension (kReferenceHeadDim) where records have it,
+// else on every record; each other head dimension (the kernel's, padded: kernel_head_dim) gets the
+// geometric mean of its records' measured over fitted efficiency, the profile's factor there.
 void fit_attention_curve(const std::vector<const AttentionMeasurement*>& usable, FlopsPerSecond peak, Attention kind,
                          Calibration& cal) {
-  bool any_fwd_bwd = false;
-  for (const auto* a : usable) any_fwd_bwd = any_fwd_bwd || a->pass == AttentionPass::FWD_BWD;
-  std::vector<double> x, y;
+  bool any_fwd_bwd = false, any_reference = false;
+  auto head_dim = [&](const AttentionMeasurement* a) { return kernel_head_dim(kind, a->head_dim); };
   for (const auto* a : usable) {
-    if (any_fwd_bwd && a->pass != AttentionPass::FWD_BWD) continue;
-    x.push_back(a->seq_len);
-    y.push_back(a->time.value * peak.value * a->seq_len / a->flops().value);
+    any_fwd_bwd = any_fwd_bwd || a->pass == AttentionPass::FWD_BWD;
+    any_reference = any_reference || head_dim(a) == kReferenceHeadDim;
   }
+  std::vector<const AttentionMeasurement*> used;
+  for (const auto* a : usable)
+    if (!any_fwd_bwd || a->pass == AttentionPass::FWD_BWD) used.push_back(a);
+  // Measured efficiency against the FLOPs the kernel executes at its head dimension.
+  auto efficiency = [&](const AttentionMeasurement* a) {
+    return a->flops().value * (head_dim(a) / a->head_dim) / (a->time.value * peak.value);
+  };
+  std::vector<double> x, y;
+  for (const auto* a : used)
+    if (!any_reference || head_dim(a) == kReferenceHeadDim) {
+      x.push_back(a->seq_len);
+      y.push_back(a->seq_len / efficiency(a));
+    }
   const SaturatingCurve* known = cal.device.attention_curve(kind);
   const SaturatingCurve base = known && known->eta_max > 0 ? *known : SaturatingCurve{1, 0};
   ParameterFit& fit = cal.attention[kind];
-  cal.device.attention[kind] = fit_curve(x, y, base, "half_seq_len", fit);
+  const SaturatingCurve curve = fit_curve(x, y, base, "half_seq_len", fit);
+  cal.device.attention[kind] = curve;
   if (!any_fwd_bwd) add_note(fit, "no fwd_bwd records: fitted on fwd and bwd together");
+  if (!any_reference) {
+    add_note(fit, fmt::format("no head dimension {} measured: fitted on every head dimension", kReferenceHeadDim));
+    return;
+  }
+  std::map<double, std::pair<double, size_t>> logs;  // head dimension -> (sum of log ratios, records)
+  for (const auto* a : used)
+    if (head_dim(a) != kReferenceHeadDim) {
+      auto& [sum, n] = logs[head_dim(a)];
+      sum += std::log(efficiency(a) / curve.at(a->seq_len));
+      ++n;
+    }
+  auto& factors = cal.device.attention_head_dims[kind];
+  factors.clear();
+  for (const auto& [hd, sum_n] : logs) {
+    factors[static_cast<int>(hd)] = std::exp(sum_n.first / static_cast<double>(sum_n.second));
+    add_note(fit, fmt::format("head dimension {:g}: {} records, factor {:.3f} on the curve fitted at {}", hd,
+                              sum_n.second, factors[static_cast<int>(hd)], kReferenceHeadDim));
+  }
 }
 
 void fit_attention(const Measurements& m, const FitOptions& opt, Calibration& cal) {

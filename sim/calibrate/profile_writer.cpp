@@ -69,6 +69,14 @@ std::string fitted_profile_json(const std::string& base_file, const Calibration&
     p[k.profile_key]["efficiency_max"] = entry(sig(curve.eta_max), fit_source(form.c_str(), fit, m));
     p[k.profile_key]["half_seq_len"] =
         entry(std::max<int64_t>(1, std::llround(curve.x_half)), fit_source(form.c_str(), fit, m));
+    p[k.profile_key].erase("head_dims");
+    if (const auto dims = d.attention_head_dims.find(kind); dims != d.attention_head_dims.end())
+      for (const auto& [hd, factor] : dims->second)
+        p[k.profile_key]["head_dims"][std::to_string(hd)] = entry(
+            sig(factor),
+            fmt::format("trainsim calibrate: geometric mean over the {} kernel's records at head dimension {} in {} of "
+                        "the measured efficiency over the curve's (fitted at head dimension {}); {}",
+                        k.name, hd, m.file, kReferenceHeadDim, m.source));
   }
   if (c.collectives.fitted) {
     const char* form =

@@ -22,17 +22,19 @@ Seconds ComputeModel::memory_op(Bytes bytes) const {
   return bytes / (device_.hbm_bandwidth * device_.memory.at(bytes.value));
 }
 
-Seconds ComputeModel::fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len) const {
-  return fused_attention(kernel, flops, bytes, seq_len, precision_);
+Seconds ComputeModel::fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len,
+                                      double head_dim) const {
+  return fused_attention(kernel, flops, bytes, seq_len, precision_, false, head_dim);
 }
 
 Seconds ComputeModel::fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len, Precision math,
-                                      bool backward) const {
+                                      bool backward, double head_dim) const {
   const SaturatingCurve* curve = device_.attention_curve(kernel);
   SIM_ASSERT(curve && curve->eta_max > 0, "the attention kernel is checked against the device when loading");
   const auto& derived = attention_kernel(kernel).derived;
   const double slower = derived ? (backward ? derived->backward : derived->forward) : 1.0;
-  return std::max(flops * slower / (peak(math) * curve->at(seq_len)), memory_op(bytes));
+  const double efficiency = curve->at(seq_len) * device_.attention_head_dim_factor(kernel, head_dim);
+  return std::max(flops * slower / (peak(math) * efficiency), memory_op(bytes));
 }
 
 double ComputeModel::wave_efficiency(const GemmShape& g) const {

@@ -35,12 +35,14 @@ class ComputeModel {
   Seconds gemm(const GemmShape& shape, Bytes bytes, Precision math) const;
   double wave_efficiency(const GemmShape& shape) const;
   Seconds memory_op(Bytes bytes) const;
-  // Fused attention kernel `kernel` executing `flops` (FA convention) over keys of length `seq_len`,
-  // in the run's precision or in `math`.
-  Seconds fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len) const;
+  // Fused attention kernel `kernel` executing `flops` (FA convention, at the kernel's head
+  // dimension `head_dim`: kernel_head_dim) over keys of length `seq_len`, in the run's precision or
+  // in `math`; its efficiency the profile's curve at `seq_len` times its factor at `head_dim`.
+  Seconds fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len,
+                          double head_dim = kReferenceHeadDim) const;
   // `backward`: the backward kernel (a derived kernel's slowdown differs by direction).
-  Seconds fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len, Precision math,
-                          bool backward = false) const;
+  Seconds fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len, Precision math, bool backward,
+                          double head_dim) const;
   FlopsPerSecond peak() const { return peak_; }
   FlopsPerSecond peak(Precision math) const;
   const DeviceSpec& device() const { return device_; }

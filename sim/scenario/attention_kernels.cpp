@@ -7,6 +7,18 @@
 
 namespace sim {
 
+namespace {
+
+// The head dimensions the kernels are compiled for. flash-attn 2: HEADDIM_SWITCH
+// (csrc/flash_attn/src/static_switch.h) instantiates 32, 64, 96, 128, 160, 192 and 256 and runs a
+// head in the first at least as large ("HEADDIM <= 96 ... kHeadDim = 96"). The Triton kernel
+// (flash_attn_triton.py): BLOCK_HEADDIM = max(triton.next_power_of_2(d), 16). flash-attn 1.x
+// compiles its fmha kernels for head dimensions 16, 32, 64 and 128. cuDNN's fused attention takes
+// any multiple of 8 up to its limit: no list.
+const std::vector<int> kFlashAttention2HeadDims{32, 64, 96, 128, 160, 192, 256};
+
+}  // namespace
+
 const std::vector<AttentionKernel>& attention_kernels() {
   static const std::vector<AttentionKernel> kernels{
       {Attention::UNFUSED,
@@ -18,7 +30,10 @@ const std::vector<AttentionKernel>& attention_kernels() {
        "flash",
        "flash_attention",
        {"torch-sdpa-flash", "FA2"},
-       "FlashAttention-2: flash-attn 2, PyTorch SDPA's default on Ampere and Hopper (torchtitan)"},
+       "FlashAttention-2: flash-attn 2, PyTorch SDPA's default on Ampere and Hopper (torchtitan)",
+       std::nullopt,
+       false,
+       kFlashAttention2HeadDims},
       {Attention::CUDNN,
        "cudnn",
        "cudnn_attention",
@@ -36,13 +51,17 @@ const std::vector<AttentionKernel>& attention_kernels() {
        {},
        "FlashAttention in Triton (flash_attn_triton.py; llm-foundry's attn_impl triton, 2023): FlashAttention-2's "
        "curve, forward 1.4x and backward 2x its time (Dao 2023 §4.1)",
-       KernelDerivation{Attention::FLASH, 1.4, 2.0}},
+       KernelDerivation{Attention::FLASH, 1.4, 2.0},
+       false,
+       {16, 32, 64, 128, 256}},
       {Attention::FLASH1,
        "flash1",
        nullptr,
        {},
        "FlashAttention-1 (flash-attn 1.x): FlashAttention-2's curve at 2x its time (Dao 2023 §4.1)",
-       KernelDerivation{Attention::FLASH, 2.0, 2.0}},
+       KernelDerivation{Attention::FLASH, 2.0, 2.0},
+       false,
+       {16, 32, 64, 128}},
       // llm-foundry's flash_attn_fn (llmfoundry/models/layers/attention.py at 5e85bd62d) passes
       // the queries, keys and values through bert_padding.unpad_input, calls
       // flash_attn_varlen_func, and scatters the output back with bert_padding.pad_input -- even
@@ -54,7 +73,8 @@ const std::vector<AttentionKernel>& attention_kernels() {
        "FlashAttention-2 on unpadded tokens (llm-foundry's attn_impl flash): FlashAttention-2's curve, plus the "
        "gathers of Q, K, V and the scatter of the output, and their gradients' reverse",
        KernelDerivation{Attention::FLASH, 1.0, 1.0},
-       true},
+       true,
+       kFlashAttention2HeadDims},
   };
   return kernels;
 }
@@ -64,6 +84,12 @@ const AttentionKernel& attention_kernel(Attention a) { return registry_entry(att
 Attention curve_kernel(Attention a) {
   const auto& d = attention_kernel(a).derived;
   return d ? d->base : a;
+}
+
+double kernel_head_dim(Attention a, double d) {
+  for (int k : attention_kernel(a).head_dims)
+    if (d <= k) return k;
+  return d;
 }
 
 std::optional<Attention> attention_measured_by(const std::string& impl) {

@@ -46,6 +46,10 @@ struct AttentionKernel {
   // packed tensors before it and the output scattered back after it (bert_padding's
   // index_first_axis and pad_input), their gradients the other way in the backward (ops.cpp).
   bool unpads = false;
+  // The head dimensions the kernel is compiled for: a head dimension runs in the smallest one at
+  // least as large, its extra columns computed on zeros (FLOPs executed in proportion); empty:
+  // as it is. ops.cpp prices the padded dimension (kernel_head_dim).
+  std::vector<int> head_dims{};
 };
 
 const std::vector<AttentionKernel>& attention_kernels();
@@ -56,5 +60,10 @@ std::optional<Attention> attention_measured_by(const std::string& impl);
 inline bool fused(Attention a) { return a != Attention::UNFUSED; }
 // The kernel whose device-profile curve prices `a`: its base when derived, else itself.
 Attention curve_kernel(Attention a);
+// The head dimension kernel `a` runs a head of `d` in (AttentionKernel::head_dims).
+double kernel_head_dim(Attention a, double d);
+// The head dimension the profiles' attention curves are fitted at (calibrate/fit.cpp); other head
+// dimensions scale them by the profile's factor for theirs (DeviceSpec::attention_head_dim_factor).
+constexpr int kReferenceHeadDim = 128;
 
 }  // namespace sim

@@ -1,6 +1,10 @@
 #include "sim/scenario/device.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
@@ -72,10 +76,23 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
   for (const auto& k : attention_kernels()) {
     if (!k.profile_key) continue;
     if (auto fa = r.find(k.profile_key)) {
-      fa->expect_keys({"efficiency_max", "half_seq_len"});
+      fa->expect_keys({"efficiency_max", "half_seq_len", "head_dims"});
       SaturatingCurve& c = d.attention[k.kind];
       c.eta_max = fa->at("efficiency_max").as_fraction();
       c.x_half = static_cast<double>(fa->at("half_seq_len").as_count(1, 1 << 24));
+      if (auto dims = fa->find("head_dims")) {
+        if (!dims->is_object()) dims->fail("is not an object", "head dimensions mapped to factors, e.g. {\"64\": 0.9}");
+        for (const auto& key : dims->keys()) {
+          char* end = nullptr;
+          const long hd = std::strtol(key.c_str(), &end, 10);
+          if (key.empty() || *end != '\0' || hd < 8 || hd > 1024 || hd == kReferenceHeadDim)
+            dims->at(key).fail("'" + key + "' is not a head dimension",
+                               fmt::format("a whole number from 8 to 1024 other than {}", kReferenceHeadDim));
+          const double f = dims->at(key).as_number();
+          if (!(f > 0 && f <= 2)) dims->at(key).fail(fmt::format("{:g} is not a factor", f), "a number in (0, 2]");
+          d.attention_head_dims[k.kind][static_cast<int>(hd)] = f;
+        }
+      }
     }
   }
   auto c = r.at("collectives");
@@ -93,6 +110,23 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
     l->fail("is given without nvls_efficiency", "both nvls_efficiency and nvls_latency, or neither");
   }
   return d;
+}
+
+double DeviceSpec::attention_head_dim_factor(Attention a, double d) const {
+  const auto it = attention_head_dims.find(curve_kernel(a));
+  if (it == attention_head_dims.end() || d <= 0) return 1.0;
+  // The measured points around d, the reference (factor 1) among them.
+  std::pair<double, double> below{0, 0}, above{0, 0};  // (head dimension, factor); 0: none
+  auto consider = [&](double hd, double f) {
+    if (hd <= d && hd > below.first) below = {hd, f};
+    if (hd >= d && (above.first == 0 || hd < above.first)) above = {hd, f};
+  };
+  consider(kReferenceHeadDim, 1.0);
+  for (const auto& [hd, f] : it->second) consider(hd, f);
+  if (below.first == 0) return above.second;
+  if (above.first == 0 || above.first == below.first) return below.second;
+  const double w = std::log2(d / below.first) / std::log2(above.first / below.first);
+  return below.second + w * (above.second - below.second);
 }
 
 std::string device_file(const std::string& name, const std::string& data_dir, const std::string& base_dir) {

@@ -63,6 +63,9 @@ struct DeviceSpec {
   // FLOP convention: causal counts half), under its registry key (attention_kernels.hpp); a kernel
   // the profile has no figure for is absent.
   std::map<Attention, SaturatingCurve> attention;
+  // Each curve's factor at head dimensions other than the one it is fitted at
+  // (kReferenceHeadDim), where measured: "<kernel>.head_dims" in the profile.
+  std::map<Attention, std::map<int, double>> attention_head_dims;
   int64_t sms = 0;
   // CTA tiles (rows x cols of the output) the GEMM library picks from; empty when its kernels do
   // not quantize into waves (persistent / stream-K kernels on Hopper and later).
@@ -79,6 +82,11 @@ struct DeviceSpec {
     auto it = attention.find(curve_kernel(a));
     return it == attention.end() ? nullptr : &it->second;
   }
+
+  // The factor on kernel `a`'s curve at head dimension `d` (the kernel's, padded): 1 at the
+  // reference, the profile's at each measured head dimension, linear in log2(d) between two of
+  // them and the nearest's beyond them; 1 where none is measured.
+  double attention_head_dim_factor(Attention a, double d) const;
 
   static DeviceSpec parse(const ParamReader& r);
 };

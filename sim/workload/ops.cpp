@@ -215,7 +215,9 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   flash_fwd.name = "flash_attention";
   flash_fwd.cls = OpClass::FLASH_ATTENTION;
   flash_fwd.flops = scores.flops + context.flops;
-  flash_fwd.executed = flash_fwd.flops * 0.5;
+  // The kernel computes its compiled head dimension's columns (attention_kernels.hpp, head_dims).
+  flash_fwd.head_dim = kernel_head_dim(sc.training.attention, x.d);
+  flash_fwd.executed = flash_fwd.flops * 0.5 * (flash_fwd.head_dim / x.d);
   flash_fwd.bytes = Bytes(qkvo_bytes);
   // The kernel's length, which sets its efficiency (compute_model.hpp): the sequence, or, around a
   // context-parallel ring, the block of s/cp queries and keys each step's kernel runs on

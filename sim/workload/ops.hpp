@@ -75,6 +75,7 @@ struct Op {
   Flops flops;                          // matmul FLOPs, as the model-FLOPs convention counts them
   Flops executed;                       // FLASH_ATTENTION: what the kernel executes (causal skips half)
   double seq_len = 0;                   // FLASH_ATTENTION: keys per query
+  double head_dim = kReferenceHeadDim;  // FLASH_ATTENTION: the kernel's head dimension (padded)
   Attention kernel = Attention::FLASH;  // FLASH_ATTENTION: which fused kernel (attention_kernels.hpp)
   bool backward = false;                // FLASH_ATTENTION: the backward kernel
   GemmShape shape;                      // GEMM only

@@ -24,7 +24,7 @@ struct Accumulator {
       case OpClass::GEMM: return cm.gemm(op.shape, op.bytes, op.precision);
       case OpClass::MEMORY: return cm.memory_op(op.bytes);
       case OpClass::FLASH_ATTENTION:
-        return cm.fused_attention(op.kernel, op.executed, op.bytes, op.seq_len, op.precision, op.backward);
+        return cm.fused_attention(op.kernel, op.executed, op.bytes, op.seq_len, op.precision, op.backward, op.head_dim);
       case OpClass::COLLECTIVE: break;
     }
     return Seconds(0);

@@ -13,6 +13,7 @@
 #include "sim/calibrate/profile_writer.hpp"
 #include "sim/core/params.hpp"
 #include "sim/core/rng.hpp"
+#include "sim/cost/compute_model.hpp"
 #include "test/unit/input_error_of.hpp"
 
 using namespace sim;
@@ -304,4 +305,30 @@ TEST_CASE("NVLS all-reduces fit the profile's nvls constants and are checked wit
       CHECK(std::fabs(p.error()) < 0.03);
     }
   CHECK(nvls_rows == 14);
+}
+
+TEST_CASE("attention is fitted at head dimension 128, and each other head dimension gets its factor") {
+  // The synthetic GPU runs head dimension 64 at 0.87 of its head-dimension-128 efficiency (the H200
+  // measured 0.89 for FlashAttention-2): the curve comes back from the 128 records alone, and the
+  // factor from the 64 ones; the written profile carries it and prices a 64 record as measured.
+  const Truth t;
+  Synth s = synthesize(t, 0.0, 1);
+  for (auto& a : s.m.attention)
+    if (a.head_dim == 64) a.time = a.time * (1 / 0.87);
+  s.m.provenance_json = "{}";
+  const Calibration c = calibrate(s.m, s.base);
+  CHECK(c.device.attention.at(Attention::FLASH).eta_max == Approx(t.fa_eta).epsilon(1e-6));
+  CHECK(c.device.attention.at(Attention::FLASH).x_half == Approx(t.fa_half).epsilon(1e-6));
+  REQUIRE(c.device.attention_head_dims.at(Attention::FLASH).size() == 1);
+  CHECK(c.device.attention_head_dims.at(Attention::FLASH).at(64) == Approx(0.87).epsilon(1e-6));
+  CHECK_THAT(c.attention.at(Attention::FLASH).note, Catch::Contains("head dimension 64"));
+  const DeviceSpec d =
+      DeviceSpec::parse(ParamReader::from_text(fitted_profile_json(kBase, c, s.m, "head-dims"), "x.json"));
+  CHECK(d.attention_head_dim_factor(Attention::FLASH, 64) == Approx(0.87).epsilon(1e-4));
+  CHECK(d.attention_head_dim_factor(Attention::FLASH, 128) == 1.0);
+  const ComputeModel cm(d, Precision::BF16);
+  for (const auto& a : s.m.attention)
+    if (a.head_dim == 64 && a.seq_len == 4096 && a.causal)
+      CHECK(cm.fused_attention(Attention::FLASH, a.flops(), a.min_bytes(), a.seq_len, 64).value ==
+            Approx(a.time.value).epsilon(1e-3));
 }

@@ -79,3 +79,21 @@ TEST_CASE("gemm_fp8.layouts says whether FP8 GEMMs take any layout; absent, only
   CHECK_THAT(e, Catch::Contains("d.json: /gemm_fp8/layouts:"));
   CHECK_THAT(e, Catch::Contains("tn"));
 }
+
+TEST_CASE("an attention curve's head_dims are read strictly") {
+  const std::string dir = std::string(TRAINSIM_SOURCE_DIR) + "/topologies/devices";
+  nlohmann::json p = nlohmann::json::parse(ParamReader::load_file(dir + "/h200-sxm.json").dump());
+  REQUIRE(p["flash_attention"].contains("head_dims"));
+  for (const auto& [dims, fragment] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {{{"abc", 0.9}}, "/flash_attention/head_dims/abc: 'abc' is not a head dimension"},
+           {{{"128", 0.9}}, "'128' is not a head dimension"},
+           {{{"64", 0}}, "/flash_attention/head_dims/64: 0 is not a factor"},
+           {{{"64", 3}}, "3 is not a factor"},
+           {nlohmann::json::array(), "/flash_attention/head_dims: is not an object"}}) {
+    nlohmann::json bad = p;
+    bad["flash_attention"]["head_dims"] = dims;
+    INFO(dims.dump());
+    CHECK_THAT(error_of([&] { DeviceSpec::parse(ParamReader::from_text(bad.dump(), "d.json")); }),
+               Catch::Contains(fragment));
+  }
+}

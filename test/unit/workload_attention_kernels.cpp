@@ -5,6 +5,7 @@
 // batch 2, 16 heads, forward+backward): PyTorch SDPA's flash backend (FlashAttention-2) 284 TFLOP/s,
 // cuDNN's 481 TFLOP/s (FA convention: 3.5 x 4 b s^2 h d / 2).
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -39,7 +40,8 @@ std::pair<double, double> attention_passes(const Scenario& s, Attention* kernel)
       if (op.cls == OpClass::FLASH_ATTENTION) {
         *kernel = op.kernel;
         (list == &ops.forward ? t.first : t.second) +=
-            cm.fused_attention(op.kernel, op.executed, op.bytes, op.seq_len, op.precision, op.backward).value;
+            cm.fused_attention(op.kernel, op.executed, op.bytes, op.seq_len, op.precision, op.backward, op.head_dim)
+                .value;
       }
   return t;
 }
@@ -139,4 +141,46 @@ TEST_CASE("flash_varlen: FlashAttention-2's kernel plus the unpadding's gathers 
   Attention kernel{};
   CHECK(attention_seconds(scenario("flash_varlen"), &kernel) == Approx(attention_seconds(scenario("flash"), &kernel)));
   CHECK(kernel == Attention::FLASH_VARLEN);
+}
+
+TEST_CASE("a head dimension runs in the smallest one its kernel is compiled for", "[workload]") {
+  // flash-attn 2's HEADDIM_SWITCH: 32, 64, 96, 128, 160, 192, 256; the Triton kernel: the next power
+  // of two (at least 16); flash-attn 1: 16, 32, 64, 128; cuDNN: as it is.
+  CHECK(kernel_head_dim(Attention::FLASH, 80) == 96);
+  CHECK(kernel_head_dim(Attention::FLASH, 112) == 128);
+  CHECK(kernel_head_dim(Attention::FLASH, 64) == 64);
+  CHECK(kernel_head_dim(Attention::FLASH_VARLEN, 80) == 96);
+  CHECK(kernel_head_dim(Attention::TRITON, 80) == 128);
+  CHECK(kernel_head_dim(Attention::TRITON, 96) == 128);
+  CHECK(kernel_head_dim(Attention::FLASH1, 96) == 128);
+  CHECK(kernel_head_dim(Attention::CUDNN, 80) == 80);
+  // A 20-head model of hidden 1600 (head dimension 80): FlashAttention-2 executes 96/80 of the
+  // causal half of the FA-convention FLOPs; cuDNN executes them as they are.
+  const std::string text = R"({"kind": "scenario", "name": "hd80",
+    "model": {"name": "hd80", "layers": 2, "hidden": 1600, "heads": 20, "ffn_hidden": 6400, "vocab": 32000,
+              "activation": "gelu"},
+    "cluster": {"from": "dgx-h100-superpod", "gpus": 8, "gpu": "h200-sxm"},
+    "parallelism": {"tp": 1, "pp": 1, "dp": 8},
+    "training": {"seq_len": 4096, "global_batch": 8, "micro_batch": 1, "attention": "flash"}})";
+  Scenario s = parse_scenario(ParamReader::from_text(text, "attention_kernels.cpp"), TRAINSIM_SOURCE_DIR);
+  const double model_fwd = 4.0 * 4096.0 * 4096.0 * 20 * 80;  // FA convention, before the causal half
+  for (const auto& [attention, dim] :
+       {std::pair<Attention, double>{Attention::FLASH, 96}, std::pair<Attention, double>{Attention::CUDNN, 80}}) {
+    s.training.attention = attention;
+    for (const Op& op : layer_ops(s, 1).forward)
+      if (op.cls == OpClass::FLASH_ATTENTION) {
+        CHECK(op.flops.value == Approx(model_fwd));
+        CHECK(op.executed.value == Approx(model_fwd / 2 * dim / 80));
+        CHECK(op.head_dim == dim);
+      }
+  }
+  const DeviceSpec& h200 = s.cluster.device;
+  const double f64 = h200.attention_head_dims.at(Attention::FLASH).at(64);
+  CHECK(f64 == Approx(0.89).epsilon(0.01));
+  // Between 64 and 128, linear in log2 of the head dimension: 96 is log2(1.5) = 0.585 of the way.
+  CHECK(h200.attention_head_dim_factor(Attention::FLASH, 96) == Approx(f64 + std::log2(1.5) * (1 - f64)));
+  CHECK(h200.attention_head_dim_factor(Attention::FLASH, 64) == f64);
+  CHECK(h200.attention_head_dim_factor(Attention::FLASH, 32) == f64);   // below the measured: the nearest's
+  CHECK(h200.attention_head_dim_factor(Attention::FLASH, 256) == 1.0);  // none measured beyond 128
+  CHECK(h200.attention_head_dim_factor(Attention::TRITON, 64) == f64);  // Triton takes FA2's curve
 }
