@@ -150,7 +150,7 @@ int64_t grad_groups(const ParallelPlan& pl) {
 std::vector<int64_t> dp_group(const ParallelPlan& pl, const Placement& place, int64_t r, int64_t group) {
   const int64_t shard = pl.shard_group_size() / pl.cp, replicas = pl.replicas();
   std::vector<int64_t> members;
-  if (!replicates(pl, group)) {  // replica group / tp of the shard groups
+  if (!replicates(pl, group)) {  // a shard group: dp_shard consecutive data-parallel ranks x cp, one tp index
     const int64_t t = group % pl.tp, first = group / pl.tp * shard;
     for (int64_t d = first; d < first + shard; ++d)
       for (int64_t c = 0; c < pl.cp; ++c) members.push_back(place.gpu({t, c, r, d}));
