@@ -87,10 +87,14 @@ Seconds CommCosts::dp_latency(int64_t rank, Bytes buffer) const {
 
 std::optional<CollectiveChoice> CommCosts::replica_choice(int64_t rank, Bytes buffer) const {
   const auto& pl = s_.plan;
-  for (int64_t g = 0; g < grad_groups(pl); ++g)
-    if (replicates(pl, g))
-      return plan_.choose(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g), buffer * grad_group_share(pl, g));
-  return std::nullopt;
+  if (pl.replicas() <= 1) return std::nullopt;
+  return memoised(memo_->replica_choice, std::make_pair(rank, buffer.value), [&]() -> std::optional<CollectiveChoice> {
+    for (int64_t g = 0; g < grad_groups(pl); ++g)
+      if (replicates(pl, g))
+        return plan_.choose(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g),
+                            buffer * grad_group_share(pl, g));
+    return std::nullopt;
+  });
 }
 
 Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {

@@ -60,7 +60,8 @@ class CommCosts {
     std::map<std::pair<int64_t, int64_t>, double> p2p_per_byte;  // (from rank, to rank)
     // (rank, algo, protocol; of a shard's replicas too under hybrid sharding, else -1, -1)
     std::map<std::tuple<int64_t, int, int, int, int>, double> dp_per_byte;
-    std::map<std::pair<int64_t, double>, CollectiveChoice> dp_choice;  // (rank, buffer)
+    std::map<std::pair<int64_t, double>, CollectiveChoice> dp_choice;                      // (rank, buffer)
+    std::map<std::pair<int64_t, double>, std::optional<CollectiveChoice>> replica_choice;  // (rank, buffer)
   };
   std::shared_ptr<Memo> memo_;
 };

@@ -173,10 +173,9 @@ Seconds CommPlan::reconfiguration() const {
   for (int64_t r = 0; r < p.pp; ++r)
     if (r + 1 < p.pp || p.virtual_stages.value > 1) pipeline = pipeline || pipeline_crosses(r, (r + 1) % p.pp);
   bool reduction = false;
-  for (int64_t group = 0; group < grad_groups(p); ++group) {
+  for (int64_t group = 0; !reduction && group < grad_groups(p); ++group) {
     const std::vector<int64_t> dp = dp_group(p, place_, 0, group);
-    reduction =
-        reduction || std::any_of(dp.begin(), dp.end(), [&](int64_t g) { return !place_.same_domain(g, dp.front()); });
+    reduction = std::any_of(dp.begin(), dp.end(), [&](int64_t g) { return !place_.same_domain(g, dp.front()); });
   }
   return pipeline && reduction ? s_.cluster.scale_out.reconfiguration : Seconds(0);
 }

@@ -62,6 +62,10 @@ constexpr double kSwigluFwd = 4 + 6, kSwigluBwd = 6 + 6 + 6;
 constexpr double kLossFwd = 6 + 8, kLossBwd = 4 + 12 + 6;
 }  // namespace eager
 
+// Bytes per element of a 16-bit tensor cast to FP8: read 2, write 1, and 1 more for the transposed
+// copy where one is made (fp8_transposes).
+double fp8_cast_bytes(bool transposes) { return transposes ? 4.0 : 3.0; }
+
 // Bytes per element of a norm's forward or backward: eager RMSNorm's ATen kernels, else one kernel
 // (eager LayerNorm is one ATen kernel too) reading and writing bf16 once, its backward also reading
 // the output gradient.
@@ -243,7 +247,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   // read one (fp8_transposes); an FP8 tensor transposed: read 1, write 1, or nothing.
   const bool transposes = fp8_transposes(sc);
   auto fp8_cast = [&](const std::string& tensor, double elements) {
-    return transposes ? mem("fp8_cast_transpose_" + tensor, 4.0 * elements) : mem("fp8_cast_" + tensor, 3.0 * elements);
+    return mem((transposes ? "fp8_cast_transpose_" : "fp8_cast_") + tensor, fp8_cast_bytes(transposes) * elements);
   };
   // Bytes per element of the sequence-parallel all-gathers (tp_in): inputs forward, output
   // gradients backward, in FP8 as the library gathers them.
@@ -459,8 +463,8 @@ std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params) {
     if (!transposes) return {};
     return {mem("fp8_weight_transpose", 2.0 * linear_params)};
   }
-  std::vector<Op> ops{transposes ? mem("fp8_weight_cast_transpose", 4.0 * linear_params)
-                                 : mem("fp8_weight_cast", 3.0 * linear_params)};
+  std::vector<Op> ops{
+      mem(transposes ? "fp8_weight_cast_transpose" : "fp8_weight_cast", fp8_cast_bytes(transposes) * linear_params)};
   if (s.training.fp8_scaling == Fp8Scaling::CURRENT) ops.push_back(mem("fp8_weight_amax", E * linear_params));
   return ops;
 }
