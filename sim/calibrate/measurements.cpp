@@ -178,6 +178,7 @@ Measurements Measurements::parse(const ParamReader& r) {
   m.gpu = prov.string("gpu");
   m.source = prov.string("source");
   if (auto p = prov.find("profile")) m.profile = p->as_string();
+  if (auto t = prov.find("timing")) m.burst = t->as_choice({"burst", "back-to-back"}) == "burst";
   m.provenance_json = prov.dump();
   if (auto b = r.find("scale_up_bandwidth")) m.scale_up_bandwidth = b->as_bandwidth();
   parse_list(r, "gemm", m.gemm, parse_gemm);

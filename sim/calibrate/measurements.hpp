@@ -16,6 +16,9 @@
 //       (scripts/run-kernels)", "profile": "h200-sxm",              //
 //       optional: the default profile these refine "driver": "...", "cuda":
 //       "...", "cublas": "...", "nccl": "...", "date": "...", ...
+//       "timing": "burst" | "back-to-back"  // optional, "back-to-back" (the suite's) by default:
+//       // "burst" when each kernel was timed alone, too briefly for the GPU's power management to
+//       // lower its clock (DeviceSpec::sustained_compute)
 //     },
 //     "scale_up_bandwidth": "450 GB/s",     // optional: nominal per-GPU NVLink
 //     line rate (needed
@@ -127,6 +130,7 @@ struct Measurements {
   std::string source;
   std::string profile;                // "" when the file names none
   std::string provenance_json;        // the provenance object, compact, for the fitted profile
+  bool burst = false;                 // provenance.timing "burst": kernels timed alone, at their burst clock
   BytesPerSecond scale_up_bandwidth;  // 0 when absent
   std::vector<GemmMeasurement> gemm;
   std::vector<MemoryMeasurement> memory;

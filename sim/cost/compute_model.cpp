@@ -7,8 +7,10 @@
 
 namespace sim {
 
-ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision) : device_(device), precision_(precision) {
+ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision, KernelTiming timing)
+    : device_(device), precision_(precision) {
   peak_ = peak(precision);
+  if (timing == KernelTiming::in_step) sustained_ = device.sustained_compute;
 }
 
 FlopsPerSecond ComputeModel::peak(Precision math) const {
@@ -34,7 +36,7 @@ Seconds ComputeModel::fused_attention(Attention kernel, Flops flops, Bytes bytes
   const auto& derived = attention_kernel(kernel).derived;
   const double slower = derived ? (backward ? derived->backward : derived->forward) : 1.0;
   const double efficiency = curve->at(seq_len) * device_.attention_head_dim_factor(kernel, head_dim);
-  return std::max(flops * slower / (peak(math) * efficiency), memory_op(bytes));
+  return std::max(flops * slower / (peak(math) * efficiency * sustained_), memory_op(bytes));
 }
 
 double ComputeModel::wave_efficiency(const GemmShape& g) const {
@@ -56,7 +58,8 @@ Seconds ComputeModel::gemm(const GemmShape& shape, Bytes bytes, Precision math) 
   Seconds t_mem = memory_op(bytes);
   const Flops flops = shape.flops();
   if (flops.value <= 0) return t_mem;
-  Seconds t_flop = flops / (peak(math) * device_.gemm_curve(math).at(flops.value) * wave_efficiency(shape));
+  Seconds t_flop =
+      flops / (peak(math) * device_.gemm_curve(math).at(flops.value) * wave_efficiency(shape) * sustained_);
   return std::max(t_flop, t_mem);
 }
 

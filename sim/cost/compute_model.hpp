@@ -26,9 +26,14 @@ struct GemmShape {
   Flops flops() const { return Flops(2.0 * m * n * k * batch); }
 };
 
+// When a kernel runs: in a training step, back to back with the others for seconds (its
+// tensor-core rate the device's `sustained_compute` of its curve's), or as its measurement timed
+// it (the curve's own rate: `trainsim calibrate` comparing the curves with the measurements).
+enum class KernelTiming { in_step, as_measured };
+
 class ComputeModel {
  public:
-  ComputeModel(const DeviceSpec& device, Precision precision);
+  ComputeModel(const DeviceSpec& device, Precision precision, KernelTiming timing = KernelTiming::in_step);
 
   // In the run's precision, or in `math` (an FP8 run's bf16 kernels: workload/ops.hpp).
   Seconds gemm(const GemmShape& shape, Bytes bytes) const;
@@ -43,6 +48,7 @@ class ComputeModel {
   // `backward`: the backward kernel (a derived kernel's slowdown differs by direction).
   Seconds fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len, Precision math, bool backward,
                           double head_dim) const;
+  // The datasheet's dense peak (what MFU is against), not the rate kernels reach.
   FlopsPerSecond peak() const { return peak_; }
   FlopsPerSecond peak(Precision math) const;
   const DeviceSpec& device() const { return device_; }
@@ -51,6 +57,7 @@ class ComputeModel {
   const DeviceSpec& device_;
   Precision precision_;
   FlopsPerSecond peak_;
+  double sustained_ = 1.0;  // the fraction of a curve's tensor-core rate kernels run at
 };
 
 }  // namespace sim

@@ -25,8 +25,9 @@ Precision precision_from_string(const std::string& s) {
 }
 
 DeviceSpec DeviceSpec::parse(const ParamReader& r) {
-  std::vector<std::string> keys{"kind", "name", "description", "source",     "peak",        "hbm",
-                                "sms",  "gemm", "gemm_fp8",    "memory_ops", "collectives", "calibration"};
+  std::vector<std::string> keys{
+      "kind",       "name",        "description", "source",           "peak", "hbm", "sms", "gemm", "gemm_fp8",
+      "memory_ops", "collectives", "calibration", "sustained_compute"};
   for (const auto& k : attention_kernels())
     if (k.profile_key) keys.push_back(k.profile_key);
   r.expect_keys(keys);
@@ -69,6 +70,7 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
     d.gemm_fp8.x_half = g8->at("half_flops").as_flops().value;
     if (auto l = g8->find("layouts")) d.fp8_gemm_any_layout = l->as_choice({"tn", "any"}) == "any";
   }
+  if (auto f = r.find("sustained_compute")) d.sustained_compute = f->as_fraction();
   auto mem = r.at("memory_ops");
   mem.expect_keys({"efficiency_max", "half_bytes"});
   d.memory.eta_max = mem.at("efficiency_max").as_fraction();

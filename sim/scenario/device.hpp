@@ -70,6 +70,13 @@ struct DeviceSpec {
   // CTA tiles (rows x cols of the output) the GEMM library picks from; empty when its kernels do
   // not quantize into waves (persistent / stream-K kernels on Hopper and later).
   std::vector<std::pair<int64_t, int64_t>> gemm_tiles;
+  // The fraction of its curves' tensor-core rate the GPU keeps through a training step, where the
+  // curves come from burst timings (a kernel timed alone, for less time than the GPU's power
+  // management takes to lower its clock) and a step runs such kernels back to back for seconds at
+  // the power limit ("sustained_compute" in the profile). 1 where the curves were timed back to
+  // back already, as the kernel suite times them (sim/kernels/harness.hpp). GEMMs and fused
+  // attention only: HBM's clock is not lowered, so memory-bound kernels keep their rate.
+  double sustained_compute = 1.0;
 
   // The curve of GEMMs whose math runs in `p`.
   const SaturatingCurve& gemm_curve(Precision p) const {

@@ -432,6 +432,14 @@ raw("file-over-64-mib", "/", "file is larger than 64 MiB", b" " * (64 << 20) + b
 # A device never ends: reading it used to fill the memory (kernel OOM kill) instead of failing.
 emit("device-file", "/", "is a character device, not a regular file (expected a JSON file)", file="/dev/zero")
 case("model-is-a-device", "/", "is a character device, not a regular file", put("model", "/dev/zero"), names="/dev/zero")
+# A device profile's sustained_compute is a fraction of its curves' tensor-core rate.
+with open(os.path.join(bad, "..", "..", "..", "topologies", "devices", "b200.json")) as f:
+    b200 = json.load(f)
+b200["sustained_compute"]["value"] = 1.2
+with open(os.path.join(out, "b200-over-burst.json"), "w") as f:
+    json.dump(b200, f)
+case("sustained-above-burst", "/sustained_compute", "1.2 is out of range (expected a number in (0, 1])",
+     put("cluster.gpu", os.path.join(out, "b200-over-burst.json")), names=os.path.join(out, "b200-over-burst.json"))
 # A newline in a key used to split the message over two lines.
 case("newline-in-key", "/na\\nme", "unknown key 'na\\nme' (did you mean 'name'?)", put("na\nme", 1))
 
