@@ -470,6 +470,11 @@ Calibration calibrate(const Measurements& m, const DeviceSpec& base, const FitOp
   fit_gemm(m, cal, false);
   fit_gemm(m, cal, true);
   fit_attention(m, options, cal);
+  // Curves fitted to back-to-back timings are at the clock a step runs at already: the base
+  // profile's allowance for burst timings (DeviceSpec::sustained_compute) no longer applies.
+  bool compute_fitted = cal.gemm.fitted || cal.gemm_fp8.fitted;
+  for (const auto& [kind, fit] : cal.attention) compute_fitted = compute_fitted || fit.fitted;
+  if (compute_fitted && !m.burst) cal.device.sustained_compute = 1.0;
   fit_collectives(m, cal);
   fit_nvls(m, cal);
   fit_host_copies(m, cal);

@@ -78,11 +78,7 @@ std::string fitted_profile_json(const std::string& base_file, const Calibration&
                         "the measured efficiency over the curve's (fitted at head dimension {}); {}",
                         k.name, hd, m.file, kReferenceHeadDim, m.source));
   }
-  // Curves fitted to back-to-back timings are at the clock a step runs at already: the base
-  // profile's allowance for burst timings no longer applies to them.
-  bool compute_fitted = c.gemm.fitted || c.gemm_fp8.fitted;
-  for (const auto& [kind, fit] : c.attention) compute_fitted = compute_fitted || fit.fitted;
-  if (compute_fitted && !m.burst) p.erase("sustained_compute");
+  if (d.sustained_compute == 1.0) p.erase("sustained_compute");  // calibrate(): fitted to back-to-back timings
   if (c.collectives.fitted) {
     const char* form =
         "t = base + steps * step + bytes_per_rank / (L * eff) "

@@ -83,6 +83,9 @@ int calibrate(const CalibrateArgs& a) {
     const SaturatingCurve* after = c.device.attention_curve(kind);
     print_curve(attention_kernel(kind).profile_key, fit, before ? *before : none, after ? *after : none, "tokens", 1);
   }
+  if (c.device.sustained_compute != base.sustained_compute)
+    std::printf("  %-16s %.4g -> %.4g: the curves are fitted to back-to-back timings, at a step's clock\n",
+                "sustained_compute", base.sustained_compute, c.device.sustained_compute);
   if (c.collectives.fitted) {
     const auto &b = base.collectives, &k = c.device.collectives;
     std::printf(

@@ -55,6 +55,8 @@ TEST_CASE("calibrate compares burst timings with the curves, back-to-back ones w
     return DeviceSpec::parse(
         ParamReader::from_text(fitted_profile_json(base, calibrate(m, d), m, "refit"), "refit.json"));
   };
+  CHECK(calibrate(as_burst, d).device.sustained_compute == 0.8);
+  CHECK(calibrate(back_to_back, d).device.sustained_compute == 1.0);
   CHECK(refit(as_burst).sustained_compute == 0.8);
   CHECK(refit(back_to_back).sustained_compute == 1.0);
 
