@@ -43,8 +43,7 @@ CheckResult check_profile(const Measurements& m, const DeviceSpec& d) {
   }
   // The kernel runs its compiled head dimension (attention_kernels.hpp): FLOPs in proportion.
   auto predicted_attention = [](const ComputeModel& cm, Attention kind, const AttentionMeasurement& a) {
-    const double hd = kernel_head_dim(kind, a.head_dim);
-    return cm.fused_attention(kind, a.flops() * (hd / a.head_dim), a.min_bytes(), a.seq_len, hd);
+    return cm.fused_attention(kind, a.kernel_flops(kind), a.min_bytes(), a.seq_len, kernel_head_dim(kind, a.head_dim));
   };
   for (const auto& a : m.attention) {
     Precision p = precision_from_string(a.dtype);

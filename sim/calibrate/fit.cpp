@@ -165,7 +165,7 @@ void fit_attention_curve(const std::vector<const AttentionMeasurement*>& usable,
     if (!any_fwd_bwd || a->pass == AttentionPass::FWD_BWD) used.push_back(a);
   // Measured efficiency against the FLOPs the kernel executes at its head dimension.
   auto efficiency = [&](const AttentionMeasurement* a) {
-    return a->flops().value * (head_dim(a) / a->head_dim) / (a->time.value * peak.value);
+    return a->kernel_flops(kind).value / (a->time.value * peak.value);
   };
   std::vector<double> x, y;
   for (const auto* a : used)

@@ -30,6 +30,10 @@ Flops AttentionMeasurement::flops() const {
   return Flops(fwd);
 }
 
+Flops AttentionMeasurement::kernel_flops(Attention kind) const {
+  return flops() * (kernel_head_dim(kind, head_dim) / head_dim);
+}
+
 Bytes AttentionMeasurement::min_bytes() const {
   const double tensor = 2.0 * batch * seq_len * heads * head_dim;  // one bf16/fp16 [B,S,H,D] tensor
   // fwd reads Q, K, V and writes O; bwd reads Q, K, V, O, dO and writes dQ, dK,

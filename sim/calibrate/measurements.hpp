@@ -103,7 +103,10 @@ struct AttentionMeasurement {
   std::string dtype;
   std::string impl_name;  // "" when the file does not say
   Seconds time;
-  Flops flops() const;      // FA convention, see above
+  Flops flops() const;  // FA convention, see above
+  // What kernel `kind` executes: flops() at the head dimension it is compiled for
+  // (kernel_head_dim), its padded columns computed too.
+  Flops kernel_flops(Attention kind) const;
   Bytes min_bytes() const;  // Q, K, V, O (and their gradients for bwd) read or written once
 };
 
