@@ -50,7 +50,6 @@ void print_curve(const char* what, const ParameterFit& f, const SaturatingCurve&
 }  // namespace
 
 int calibrate(const CalibrateArgs& a) {
-  check_outputs({{"-o", a.output}, {"--csv", a.csv}}, {a.measurements});
   Measurements m = Measurements::load(a.measurements);
   std::string base_name = !a.base.empty() ? a.base : m.profile;
   if (base_name.empty())
@@ -58,10 +57,13 @@ int calibrate(const CalibrateArgs& a) {
                      "a \"profile\" entry, or --base NAME (e.g. --base h200-sxm)");
   const std::string base_file = profile_file("--base", base_name);
   const DeviceSpec base = DeviceSpec::parse(ParamReader::load_file(base_file));
+  const std::string device_file = a.device.empty() ? base_file : profile_file("--device", a.device);
+  const DeviceSpec checked = a.device.empty() ? base : DeviceSpec::parse(ParamReader::load_file(device_file));
+  check_outputs({{"-o", a.output}, {"--csv", a.csv}}, {a.measurements});
 
   if (a.check) {
-    const std::string file = a.device.empty() ? base_file : profile_file("--device", a.device);
-    const DeviceSpec d = a.device.empty() ? base : DeviceSpec::parse(ParamReader::load_file(file));
+    const std::string& file = device_file;
+    const DeviceSpec& d = checked;
     std::printf("profile %s against %s (%s; %zu measurements)\n\n", file.c_str(), m.file.c_str(), m.gpu.c_str(),
                 m.size());
     const CheckResult r = check_profile(m, d);

@@ -3,10 +3,13 @@
 // Exit codes: 0 success; 1 internal error (a bug); 2 the input is wrong (one line on stderr);
 // 3 the run was stopped by --max-wall (one line on stderr; no output file written).
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <iostream>
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
@@ -30,9 +33,29 @@ const CLI::Validator finite_positive(
     },
     "POSITIVE");
 
+// Everything printed reached standard output, or the command fails: a full disk or a closed pipe
+// behind it is one line and exit code 2, never a success with the output lost.
+int finish_stdout(int rc) {
+  std::cout.flush();
+  const bool cout_ok = !std::cout.fail();
+  const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout);
+  const int err = errno;
+  const bool closed = std::fclose(stdout) == 0;
+  if (cout_ok && flushed && closed) return rc;
+  std::fprintf(stderr, "trainsim: error: writing to standard output failed: %s (expected a writable standard output)\n",
+               std::strerror(flushed ? errno : err));
+  return rc == 0 ? 2 : rc;
+}
+
+int run_command(int argc, char** argv);
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) { return finish_stdout(run_command(argc, argv)); }
+
+namespace {
+
+int run_command(int argc, char** argv) {
   sim::tune_allocator(argv);  // may re-execute the program once: first, before anything runs
   sim::interrupt::install();  // SIGINT/SIGTERM/SIGHUP: no simulation process or temporary file left behind
   // Every argument is UTF-8: names and values reach JSON reports, which hold UTF-8 only.
@@ -55,11 +78,13 @@ int main(int argc, char** argv) {
   r->add_option("--set", run.sets, "override a scenario value, e.g. --set parallelism.tp=4");
   r->add_option("--fidelity", run.fidelity, "class: one simulated rank per rank class; full: every rank")
       ->check(CLI::IsMember({"class", "full"}));
-  r->add_flag("-q,--quiet", run.quiet, "print nothing but errors");
+  auto* quiet = r->add_flag("-q,--quiet", run.quiet, "print nothing but errors");
   const char* format_help =
       "what to print: the summary (\"table\", the default; colour only on a terminal), the report (\"json\") or "
       "one CSV row of its scalar fields (\"csv\")";
-  r->add_option("--format", run.format, format_help)->check(CLI::IsMember(sim::cli::REPORT_FORMATS));
+  r->add_option("--format", run.format, format_help)
+      ->check(CLI::IsMember(sim::cli::REPORT_FORMATS))
+      ->excludes(quiet);  // -q prints nothing: a format asked for with it would be lost
   const char* max_wall_help = "stop the run (exit code 3, no output files) after this many seconds of wall-clock time";
   r->add_option("--max-wall", run.max_wall, max_wall_help)->check(finite_positive);
   const CLI::Validator bytes(sim::cli::check_max_memory, "BYTES");
@@ -152,3 +177,5 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace

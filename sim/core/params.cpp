@@ -15,6 +15,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/file_kind.hpp"
+#include "sim/core/input_files.hpp"
 #include "sim/core/json_text.hpp"
 #include "sim/core/text_escape.hpp"
 
@@ -87,6 +88,9 @@ std::string read_regular_file(const std::string& path, size_t max_bytes, const s
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     throw InputError(path, "", std::string("cannot open the file: ") + std::strerror(errno), "a readable " + noun);
+  // The file opened, which may not be the one stat() saw: that one is what no output may replace.
+  struct stat opened {};
+  if (::fstat(fd, &opened) == 0) record_input_file(path, opened.st_dev, opened.st_ino);
   // Read in bounded pieces rather than trusting the size, which may change while reading.
   std::string text;
   char buf[1 << 16];
