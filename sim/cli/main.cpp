@@ -28,7 +28,7 @@ const CLI::Validator finite_positive(
       char* end = nullptr;
       const double v = std::strtod(text.c_str(), &end);
       if (text.empty() || *end != '\0' || !std::isfinite(v) || v <= 0)
-        return "'" + text + "' is not a finite positive number";
+        return sim::quote_value(text) + " is not a finite positive number";
       return std::string();
     },
     "POSITIVE");
@@ -61,8 +61,8 @@ int run_command(int argc, char** argv) {
   // Every argument is UTF-8: names and values reach JSON reports, which hold UTF-8 only.
   for (int i = 1; i < argc; ++i)
     if (const size_t bad = sim::invalid_utf8_offset(argv[i]); bad != std::string::npos) {
-      std::fprintf(stderr, "trainsim: error: argument %d ('%s') is not valid UTF-8 at byte %zu (expected UTF-8 text)\n",
-                   i, sim::escape_for_terminal(argv[i]).c_str(), bad);
+      std::fprintf(stderr, "trainsim: error: argument %d (%s) is not valid UTF-8 at byte %zu (expected UTF-8 text)\n",
+                   i, sim::quote_value(argv[i]).c_str(), bad);
       return 2;
     }
   CLI::App app{"trainsim: a discrete-event simulator of LLM training on GPU clusters"};
@@ -153,7 +153,7 @@ int run_command(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::fprintf(stderr, "trainsim: error: %s (see trainsim --help)\n", sim::escape_for_terminal(e.what()).c_str());
+    std::fprintf(stderr, "trainsim: error: %s (see trainsim --help)\n", sim::bounded(e.what(), 4000).c_str());
     return 2;
   }
   try {
@@ -166,13 +166,13 @@ int run_command(int argc, char** argv) {
     if (*rep) return sim::cli::report(report_files, report_format);
     if (*l) return sim::cli::list();
   } catch (const sim::InputError& e) {
-    std::fprintf(stderr, "trainsim: error: %s\n", sim::escape_for_terminal(e.what()).c_str());
+    std::fprintf(stderr, "trainsim: error: %s\n", sim::bounded(e.what(), 4000).c_str());
     return 2;
   } catch (const sim::WallTimeExceeded& e) {
-    std::fprintf(stderr, "trainsim: error: %s\n", sim::escape_for_terminal(e.what()).c_str());
+    std::fprintf(stderr, "trainsim: error: %s\n", sim::bounded(e.what(), 4000).c_str());
     return 3;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "trainsim: internal error: %s\n", sim::escape_for_terminal(e.what()).c_str());
+    std::fprintf(stderr, "trainsim: internal error: %s\n", sim::bounded(e.what(), 4000).c_str());
     return 1;
   }
   return 0;

@@ -164,7 +164,7 @@ void ParamReader::expect_keys(const std::vector<std::string>& names) const {
   for (const auto& key : keys()) {
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
     std::string guess = did_you_mean(key, names);
-    std::string what = "unknown key '" + key + "'";
+    std::string what = "unknown key " + quote_value(key);
     if (!guess.empty()) what += " (did you mean '" + guess + "'?)";
     auto sorted = names;
     std::sort(sorted.begin(), sorted.end());
@@ -203,7 +203,7 @@ std::string ParamReader::as_string() const {
   // it in every C call it reaches, other control characters would reach the terminal.
   if (s.find('\0') != std::string::npos) fail("contains a NUL character (\\u0000)", "a string without NUL characters");
   if (escape_for_terminal(s) != s)
-    fail("'" + s + "' contains a control character", "printable text (no \\n, \\t, \\u001b ...)");
+    fail(quote_value(s) + " contains a control character", "printable text (no \\n, \\t, \\u001b ...)");
   return s;
 }
 
@@ -248,10 +248,10 @@ static Q parse_positive(const ParamReader& r, const json& v, Parse parse, const 
   if (!v.is_string()) r.fail("is " + std::string(v.type_name()), expected);
   const std::string text = v.get<std::string>();
   auto q = parse(text);
-  if (!q) r.fail("'" + text + "' does not parse", expected);
-  if (!(q->value > 0.0)) r.fail("'" + text + "' is not positive", expected);
+  if (!q) r.fail(quote_value(text) + " does not parse", expected);
+  if (!(q->value > 0.0)) r.fail(quote_value(text) + " is not positive", expected);
   if (!(q->value >= MIN_QUANTITY && q->value <= MAX_QUANTITY))
-    r.fail("'" + text + "' is out of range",
+    r.fail(quote_value(text) + " is out of range",
            fmt::format("a quantity from {:g} to {:g} {}", MIN_QUANTITY, MAX_QUANTITY, unit));
   return *q;
 }
@@ -278,7 +278,7 @@ std::string ParamReader::as_choice(const std::vector<std::string>& names) const 
   std::string s = value().get<std::string>();
   if (std::find(names.begin(), names.end(), s) != names.end()) return s;
   std::string guess = did_you_mean(s, names);
-  fail("'" + s + "' is not known" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)"), expected);
+  fail(quote_value(s) + " is not known" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)"), expected);
 }
 
 std::string ParamReader::source() const {
@@ -334,7 +334,7 @@ ParamReader ParamReader::with_value(const std::string& dotted, const std::string
     std::string part = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     pointer += "/" + escape_pointer(part);
     if (part.empty() || !cur->is_object())
-      throw InputError("--set", pointer, "cannot set '" + dotted + "'",
+      throw InputError("--set", pointer, "cannot set " + quote_value(dotted),
                        "a dotted path into objects, e.g. parallelism.tp");
     if (dot == std::string::npos) {
       (*cur)[part] = parsed;

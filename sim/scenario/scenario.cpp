@@ -7,6 +7,7 @@
 #include "sim/core/data_files.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
+#include "sim/core/text_escape.hpp"
 
 namespace sim {
 
@@ -21,7 +22,7 @@ ParamReader resolve(const ParamReader& ref, const std::string& base_dir, const s
   const std::string name = ref.as_string();
   const std::string path = find_data_file(name, folder, data_dir, base_dir);
   if (path.empty())
-    ref.fail("cannot find '" + name + "' (looked for " +
+    ref.fail("cannot find " + quote_value(name) + " (looked for " +
                  data_file_candidates(name, folder, data_dir, base_dir).front() + ")",
              "the name of a file in " + folder + "/ or a path to a JSON file");
   return ParamReader::load_file(path);
