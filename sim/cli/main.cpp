@@ -1,7 +1,8 @@
 // trainsim: predict the step time, MFU and memory of LLM training on a GPU cluster.
 //
 // Exit codes: 0 success; 1 internal error (a bug); 2 the input is wrong (one line on stderr);
-// 3 the run was stopped by --max-wall (one line on stderr; no output file written).
+// 3 the run was stopped by --max-wall or from outside, its simulation process killed by a signal
+// (one line on stderr; no output file written).
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cmath>
@@ -168,7 +169,7 @@ int run_command(int argc, char** argv) {
   } catch (const sim::InputError& e) {
     std::fprintf(stderr, "trainsim: error: %s\n", sim::bounded(e.what(), 4000).c_str());
     return 2;
-  } catch (const sim::WallTimeExceeded& e) {
+  } catch (const sim::RunStopped& e) {  // --max-wall (WallTimeExceeded), or a signal from outside
     std::fprintf(stderr, "trainsim: error: %s\n", sim::bounded(e.what(), 4000).c_str());
     return 3;
   } catch (const std::exception& e) {

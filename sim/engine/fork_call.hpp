@@ -22,10 +22,11 @@ struct MemoryBound {
   std::string what;
 };
 
-// The child calls `work` and its return value is sent back; an exception in the child becomes a
-// std::runtime_error with its message in the parent. When `deadline` passes first, the child is
-// killed and WallTimeExceeded thrown; when its resident memory passes `memory`, it is killed and
-// an InputError thrown.
+// The child calls `work` and its return value is sent back; an InputError in the child is an
+// InputError with its message in the parent, any other exception a std::runtime_error. When
+// `deadline` passes first, the child is killed and WallTimeExceeded thrown; when its resident
+// memory passes `memory`, it is killed and an InputError thrown; when a signal from elsewhere kills
+// it, RunStopped names the signal.
 std::string run_in_child(const std::function<std::string()>& work, const Deadline& deadline = {},
                          const MemoryBound& memory = {});
 
