@@ -29,11 +29,12 @@ stderr is kept (the rest read and dropped), a time limit ends its group (SIGTERM
 second later), and child_message() gives one line of it cut to 200 characters, saying its length.
 
 Errors: InputError("PATH: what is wrong (expected ...)"); main() runs a script's main function and
-maps InputError to `PROG: error: MESSAGE` on stderr and exit code 2, and a signal to exit code
-128 + its number. Signals: Stop records SIGINT, SIGTERM and SIGHUP for a script that winds down
-by itself (scripts/sweep); raise_on_signals() turns them into an exception for one that only needs
-its `finally` blocks to run. A signal ignored when the script started (nohup, a background job of a
-non-interactive shell) stays ignored.
+maps InputError to `PROG: error: MESSAGE` on stderr and exit code 2, a signal to exit code
+128 + its number, and any other exception (a bug) to one line, `PROG: internal error: ...`, and
+exit code 1: never a traceback. Signals: Stop records SIGINT, SIGTERM and SIGHUP for a script that
+winds down by itself (scripts/sweep); raise_on_signals() turns them into an exception for one that
+only needs its `finally` blocks to run. A signal ignored when the script started (nohup, a
+background job of a non-interactive shell) stays ignored.
 
 As a program, `trainsim_io.py check-output PROG PATH [INPUT ...]` checks an output for the shell
 scripts: it prints the resolved path, or `PROG: error: ...` on stderr and exit code 2.
@@ -54,6 +55,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 
 MAX_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64  # as trainsim's reader (sim/core/json_text.hpp): configurations nest 5-7 levels
@@ -232,13 +234,32 @@ def read_json(path, expected="a JSON file"):
 
 
 
-def read_csv(path, expected="a CSV file"):
+def read_csv(path, expected="a CSV file", max_rows=1_000_000, max_columns=1000):
     """The header and rows (lists of strings) of a CSV file: a regular file as read_json takes it,
-    UTF-8 without NUL bytes, a header row, every row as wide as the header."""
+    UTF-8 without NUL bytes, a header row, every row as wide as the header, at most `max_rows`
+    rows after the header and `max_columns` columns (counted before a row is parsed, so that a
+    line of millions of commas never becomes millions of cells)."""
     text = read_text(path, expected)
     name = shown(path)
+
+    def lines():
+        f = io.StringIO(text, newline="")
+        for number in itertools.count(1):
+            line = f.readline()
+            if not line:
+                return
+            if line.count(",") >= max_columns:
+                raise InputError(f"{name}: line {number} has more than {max_columns} cells (expected {expected} "
+                                 f"of at most {max_columns} columns)")
+            yield line
+
+    rows = []
     try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
+        for row in csv.reader(lines()):
+            if len(rows) > max_rows:
+                raise InputError(f"{name}: more than {max_rows} rows (expected {expected} of at most {max_rows} "
+                                 "rows)")
+            rows.append(row)
     except csv.Error as e:
         raise InputError(f"{name}: {shown(e, 100)} (expected {expected})") from None
     if not rows or not any(rows[0]):
@@ -567,6 +588,11 @@ def main(prog, body, argv):
     except KeyboardInterrupt:
         print(f"{prog}: stopped by SIGINT", file=sys.stderr)
         code = 128 + signal.SIGINT
+    except Exception as e:  # a bug: one line, never a traceback
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+        print(f"{prog}: internal error: {type(e).__name__}: {shown(e, 300)} ({os.path.basename(frame.filename)} "
+              f"line {frame.lineno}; please report it)", file=sys.stderr)
+        code = 1
     sys.exit(code)
 
 

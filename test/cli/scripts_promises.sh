@@ -15,6 +15,10 @@
 #     point a timeout row, no process of theirs left.
 #  5. A point that writes 50 MB to stderr: its row's error is the first line cut to 200 characters
 #     with its length (or the short first line whole); the CSV stays small.
+#  6. plot: a 300 x 300 heatmap, a report of 10,000 stages and a CSV of 100,001 rows are refused in
+#     seconds (one line, exit 2, no file); a 120 kB title and one of glyphs the font lacks draw a PNG
+#     with nothing on stderr (no matplotlib warning, no traceback); a broken matplotlib is one line,
+#     "scripts/plot: internal error: ...", exit 1.
 # Every command runs under `timeout`, so a hang is a failure, not a stuck suite.
 #
 # Usage: bash scripts_promises.sh TRAINSIM REPO
@@ -230,6 +234,58 @@ while IFS= read -r line; do
 done <"$work/checks"
 if [ $rc -eq 0 ] && [ $took -le 30 ]; then pass "the loud points: exit 0 in $took s"; else
   fail "loud points" "exit $rc after $took s: $(tail -c 300 "$work/loud.err")"; fi
+
+# --- 6. plot: figures past their limits, long titles, warnings, internal errors -----------------------
+python3 - "$work" "$repo" <<'PY'
+import csv, json, sys
+work, repo = sys.argv[1:]
+with open(f"{work}/grid.csv", "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\n")
+    w.writerow(["a", "b", "status", "mfu", "error"])
+    w.writerows([i, j, "ok", 0.5, ""] for i in range(300) for j in range(300))
+with open(f"{work}/rows.csv", "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\n")
+    w.writerow(["a", "status", "step_time_s", "peak_bytes_per_gpu", "error"])
+    w.writerows([i, "ok", 1 + i % 7, 1e9 * (1 + i % 5), ""] for i in range(100_001))
+report = json.load(open(f"{repo}/examples/plots/pp4-report.json"))
+stage = report["memory"]["stages"][0]
+report["memory"]["stages"] = [dict(stage, pipeline_rank=i) for i in range(10_000)]
+json.dump(report, open(f"{work}/stages.json", "w"))
+PY
+refused scripts/plot "heatmap of 300 x 300 cells" "grid.csv: 300 values of b, more than a figure shows" \
+  timeout -k 1 20 "$plot" heatmap "$work/grid.csv" -o "$work/grid.png"
+refused scripts/plot "memory of a report of 10,000 stages" \
+  "stages.json: 10000 pipeline stages in memory.stages, more than a figure shows" \
+  timeout -k 1 20 "$plot" memory "$work/stages.json" -o "$work/stages.png"
+refused scripts/plot "pareto of a CSV of 100,001 rows" "rows.csv: more than 100000 rows" \
+  timeout -k 1 20 "$plot" pareto "$work/rows.csv" -o "$work/rows.png"
+if [ ! -e "$work/grid.png" ] && [ ! -e "$work/stages.png" ] && [ ! -e "$work/rows.png" ]; then
+  pass "refused figures: no file written"; else fail "refused figures" "a file was written"; fi
+left=$(pgrep -a -f "$work/(grid|stages|rows)" || true)
+if [ -z "$left" ]; then pass "no plot process left"; else fail "plot processes left" "$left"; fi
+if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
+  # plotted NAME TITLE: the tp-pp heatmap with --title TITLE: exit 0, a PNG, stderr empty.
+  plotted() {
+    timeout -k 1 60 "$plot" heatmap "$repo/examples/plots/tp-pp.csv" --title "$2" -o "$work/$1.png" 2>"$work/$1.err"
+    local rc=$?
+    if [ $rc -eq 0 ] && [ ! -s "$work/$1.err" ] && [ "$(head -c 4 "$work/$1.png" | od -An -c | tr -d ' ')" = '211PNG' ]
+    then pass "$1: a PNG, nothing on stderr"; else fail "$1" "exit $rc: $(head -c 300 "$work/$1.err")"; fi
+  }
+  plotted "a 120 kB title" "$(head -c 120000 /dev/zero | tr '\0' T)"
+  plotted "a title of glyphs the font lacks (no matplotlib warning)" "训练 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ☃"
+else
+  echo "skip the titles: no matplotlib"
+fi
+mkdir -p "$work/broken/matplotlib"
+echo 'def use(name): raise RuntimeError("a broken backend")' >"$work/broken/matplotlib/__init__.py"
+PYTHONPATH="$work/broken" timeout -k 1 20 "$plot" heatmap "$repo/examples/plots/tp-pp.csv" -o "$work/broken.png" \
+  >"$work/broken.out" 2>"$work/broken.err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(wc -l <"$work/broken.err")" -eq 1 ] &&
+   grep -q '^scripts/plot: internal error: RuntimeError: a broken backend' "$work/broken.err" &&
+   [ ! -e "$work/broken.png" ]
+then pass "a broken matplotlib: one line, internal error, exit 1, no file"
+else fail "broken matplotlib" "exit $rc: $(head -c 400 "$work/broken.err")"; fi
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
