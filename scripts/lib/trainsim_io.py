@@ -270,6 +270,28 @@ def read_csv(path, expected="a CSV file", max_rows=1_000_000, max_columns=1000):
     return rows[0], rows[1:]
 
 
+def read_study_scenario(study, path):
+    """The scenario a study (scripts/study-recovery, study-optical) names in "scenario", relative
+    to the study's folder: a non-empty name of a scenario JSON object other than the study itself.
+    Returns its path, its parsed JSON and the inputs no output may replace: the study, the
+    scenario and the files it names (referenced_files)."""
+    name, where = study.get("scenario"), f"{shown(path)}: /scenario"
+    expected = "expected the name of the job's scenario file, relative to the study's folder, e.g. job.json"
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"{where}: {'missing' if name is None else shown(json.dumps(name), 40)} ({expected})")
+    scenario = os.path.join(os.path.dirname(os.path.abspath(path)), name)
+    try:
+        itself = os.path.samefile(scenario, path)
+    except (OSError, ValueError):
+        itself = False
+    if itself:
+        raise InputError(f"{where}: {shown(name)} is the study itself ({expected})")
+    job = read_json(scenario, "a scenario JSON file")
+    if not isinstance(job, dict) or job.get("kind") == "study":
+        raise InputError(f"{where}: {shown(name)} is not a scenario (a JSON object; {expected})")
+    return scenario, job, [path, scenario] + referenced_files(scenario)
+
+
 DATA_FOLDERS = ("models", "topologies", "topologies/devices")  # where trainsim finds a name (sim/core/data_files)
 DATA_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # scripts/lib/../..
 MAX_REFERENCED = 256  # files walked by referenced_files
@@ -520,6 +542,18 @@ def finish_child(proc, limit_s=None):
     finally:
         proc.stderr.close()
     return Finished(proc.returncode, kept.decode("utf-8", "backslashreplace"), cut, timed_out)
+
+
+def run_child(cmd, limit_s=None, last=True, prefixes=()):
+    """Runs `cmd` as start_child and finish_child do: (exit code, the last (or first) line of its
+    stderr as child_message gives it, whether its time limit stopped it). A command that cannot
+    start is an InputError."""
+    try:
+        proc = start_child(cmd)
+    except OSError as e:
+        raise InputError(f"{shown(cmd[0])}: cannot run it ({e.strerror}; expected an executable)") from None
+    done = finish_child(proc, limit_s)
+    return done.code, child_message(done, last=last, prefixes=prefixes), done.timed_out
 
 
 # What finish_child returns: the exit code (-N: killed by signal N), the first MAX_CHILD_STDERR

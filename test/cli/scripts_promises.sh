@@ -19,6 +19,9 @@
 #     seconds (one line, exit 2, no file); a 120 kB title and one of glyphs the font lacks draw a PNG
 #     with nothing on stderr (no matplotlib warning, no traceback); a broken matplotlib is one line,
 #     "scripts/plot: internal error: ...", exit 1.
+#  7. study-recovery with a study that names an unknown recovery strategy, an empty `set` path or
+#     itself as its scenario, and study-optical with one that names itself: one line, exit 2, no
+#     point run.
 # Every command runs under `timeout`, so a hang is a failure, not a stuck suite.
 #
 # Usage: bash scripts_promises.sh TRAINSIM REPO
@@ -286,6 +289,37 @@ if [ $rc -eq 1 ] && [ "$(wc -l <"$work/broken.err")" -eq 1 ] &&
    [ ! -e "$work/broken.png" ]
 then pass "a broken matplotlib: one line, internal error, exit 1, no file"
 else fail "broken matplotlib" "exit $rc: $(head -c 400 "$work/broken.err")"; fi
+
+# --- 7. studies with a study-level mistake ---------------------------------------------------------------
+st="$work/study"
+mkdir -p "$st"
+cp "$repo/configs/studies/recovery/job.json" "$st/job.json"
+python3 - "$repo" "$st" <<'PY'
+import json, sys
+repo, st = sys.argv[1:]
+base = json.load(open(f"{repo}/configs/studies/recovery/study.json"))
+def write(name, **changes):
+    json.dump(dict(base, **changes), open(f"{st}/{name}", "w"))
+ok = {"label": "checkpoint-restart", "set": {"recovery.kind": "checkpoint-restart"}}
+write("unknown.json", strategies=[ok, {"label": "bogus", "set": {"recovery.kind": "bogus"}}])
+write("empty-path.json", strategies=[ok, {"label": "empty", "set": {"": "checkpoint-restart"}}])
+write("itself.json", scenario="itself.json")
+optical = json.load(open(f"{repo}/configs/studies/optical/study.json"))
+json.dump(dict(optical, scenario="optical-itself.json"), open(f"{st}/optical-itself.json", "w"))
+PY
+sr=("$repo/scripts/study-recovery" --trainsim "$fake" --rates "10 min" --trials 2 -o "$work/study.csv")
+refused scripts/study-recovery "study naming an unknown recovery strategy" \
+  "unknown.json: /strategies/1 (bogus): trainsim check refuses the job with it: /recovery/kind: unknown recovery" \
+  "${sr[@]}" "$st/unknown.json"
+refused scripts/study-recovery "study with an empty set path" \
+  "empty-path.json: /strategies/1/set: \"\" is not a scenario path" "${sr[@]}" "$st/empty-path.json"
+refused scripts/study-recovery "study naming itself as its scenario" \
+  "itself.json: /scenario: itself.json is the study itself" "${sr[@]}" "$st/itself.json"
+refused scripts/study-optical "optical study naming itself as its scenario" \
+  "optical-itself.json: /scenario: optical-itself.json is the study itself" \
+  "$repo/scripts/study-optical" "$st/optical-itself.json" --trainsim "$fake" -o "$work/optical.csv"
+if [ ! -e "$work/study.csv" ] && [ ! -e "$work/optical.csv" ]; then pass "refused studies: no CSV written"; else
+  fail "refused studies" "a CSV was written"; fi
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
