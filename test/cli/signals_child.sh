@@ -11,17 +11,8 @@ set -m
 trainsim=${1:?usage: signals_child.sh TRAINSIM REPO}
 repo=${2:?usage: signals_child.sh TRAINSIM REPO}
 source "$(dirname "$0")/lib/tally.bash"
+source "$(dirname "$0")/lib/processes.bash"
 llama="$repo/configs/llama3-70b-512xh100.json"
-
-child_of() {  # pid: the first child's pid, waiting up to 10 s for it to appear
-  local end=$((SECONDS + 10)) c
-  while [ $SECONDS -lt $end ]; do
-    c=$(pgrep -P "$1" | head -n 1)
-    [ -n "$c" ] && { echo "$c"; return 0; }
-    sleep 0.05
-  done
-  return 1
-}
 
 for sig in KILL TERM; do
   num=$(kill -l "$sig")
