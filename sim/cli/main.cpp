@@ -110,17 +110,21 @@ int run_command(int argc, char** argv) {
   k->add_option("measurements", cal.measurements,
                 "measurements JSON (the kernel suite's output, or calibration/published/*.json)")
       ->required();
-  k->add_option("-o,--output", cal.output, "write the fitted device profile here");
+  auto* cal_output = k->add_option("-o,--output", cal.output, "write the fitted device profile here");
   k->add_option("--base", cal.base,
                 "profile the fit starts from (a name in topologies/devices or a path; default: the one the "
                 "measurements name)");
-  k->add_option("--name", cal.name, "name of the fitted profile (default: the output file's name)");
-  k->add_flag("--check", cal.check, "do not fit: predict every measurement with a profile and print the errors");
-  k->add_option("--device", cal.device, "profile to check (default: the base profile)");
-  k->add_option("--exclude", cal.exclude,
-                "leave these memory-bound kernels or attention implementations out of the fits (still checked), "
-                "e.g. --exclude rmsnorm_bwd,layernorm_bwd")
-      ->delimiter(',');
+  auto* cal_name = k->add_option("--name", cal.name, "name of the fitted profile (default: the output file's name)");
+  auto* cal_check =
+      k->add_flag("--check", cal.check, "do not fit: predict every measurement with a profile and print the errors");
+  k->add_option("--device", cal.device, "profile to check (default: the base profile)")->needs(cal_check);
+  auto* cal_exclude =
+      k->add_option("--exclude", cal.exclude,
+                    "leave these memory-bound kernels or attention implementations out of the fits (still checked), "
+                    "e.g. --exclude rmsnorm_bwd,layernorm_bwd")
+          ->delimiter(',');
+  // --check fits nothing: a profile to write, its name or kernels left out of the fit would be ignored.
+  cal_check->excludes(cal_output)->excludes(cal_name)->excludes(cal_exclude);
   k->add_option("--csv", cal.csv, "write every prediction (measured, predicted, error) as CSV here");
   std::vector<std::string> shape_configs;
   auto* sh = app.add_subcommand("shapes", "list the GEMM and attention shapes of scenarios, for the kernel suite");

@@ -199,12 +199,18 @@ ParamReader ParamReader::operator[](size_t i) const {
 std::string ParamReader::as_string() const {
   if (!value().is_string()) fail("is " + type_name(), "a string");
   std::string s = value().get<std::string>();
+  check_printable(s, file_, path_);
+  return s;
+}
+
+void check_printable(const std::string& s, const std::string& file, const std::string& path) {
   // Every string trainsim reads is a name, a path or a choice, and may be printed: a NUL would cut
   // it in every C call it reaches, other control characters would reach the terminal.
-  if (s.find('\0') != std::string::npos) fail("contains a NUL character (\\u0000)", "a string without NUL characters");
+  if (s.find('\0') != std::string::npos)
+    throw InputError(file, path, "contains a NUL character (\\u0000)", "a string without NUL characters");
   if (escape_for_terminal(s) != s)
-    fail(quote_value(s) + " contains a control character", "printable text (no \\n, \\t, \\u001b ...)");
-  return s;
+    throw InputError(file, path, quote_value(s) + " contains a control character",
+                     "printable text (no \\n, \\t, \\u001b ...)");
 }
 
 bool ParamReader::as_bool() const {
