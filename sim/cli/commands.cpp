@@ -46,8 +46,8 @@ int run(const RunArgs& a) {
 
 int check(const std::string& config, const std::vector<std::string>& sets) {
   Scenario s = load_scenario(config, parse_sets(sets));
-  ComputeModel cm(s.cluster.device, s.training.precision);
-  ResolvedPlan p = resolve_plan(s, cm);
+  // What `trainsim run` checks before it simulates, with run's default budget.
+  ResolvedPlan p = check_run(s, engine_options("class", 0, "", config));
   std::printf("%s: ok (%s on %lld x %s; micro_batch %lld, virtual_stages %lld; %s per GPU of %s)\n",
               escape_for_terminal(config).c_str(), s.model.name.c_str(), static_cast<long long>(s.cluster.gpus),
               s.cluster.device.name.c_str(), static_cast<long long>(p.micro_batch),

@@ -12,6 +12,12 @@
 
 namespace sim::cli {
 
+namespace {
+
+const Bytes MAX_MEMORY_BOUND(std::ldexp(1.0, 50));  // 1 PiB
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<std::string>& sets) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& s : sets) {
@@ -42,6 +48,13 @@ std::string check_max_memory(const std::string& text) {
   auto b = parse_bytes(text);
   if (!b || !std::isfinite(b->value) || b->value < 1048576.0)
     return "--max-memory: " + quote_value(text) + " is not a quantity of bytes of at least 1 MiB (e.g. 8 GiB)";
+  // A bound no machine reaches bounds nothing (1e300 B is a typo, not a limit): the largest
+  // single machines hold tens of TiB (48 TiB in an HPE Superdome Flex), so 1 PiB. Not this
+  // machine's memory: a scenario's command line stays valid on a larger one.
+  if (b->value > MAX_MEMORY_BOUND.value)
+    return "--max-memory: " + quote_value(text) +
+           " is more than 1 PiB, more memory than any machine has (expected a quantity "
+           "of bytes from 1 MiB to 1 PiB)";
   return "";
 }
 

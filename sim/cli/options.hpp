@@ -17,7 +17,7 @@ std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<st
 EngineOptions engine_options(const std::string& fidelity, double max_wall, const std::string& max_memory,
                              const std::string& what);
 
-// --max-memory (run, validate, search): a quantity of bytes of at least 1 MiB, e.g. "8 GiB". A
+// --max-memory (run, validate, search): a quantity of bytes from 1 MiB to 1 PiB, e.g. "8 GiB". A
 // CLI11 validator: "" when valid, else why not.
 std::string check_max_memory(const std::string& text);
 std::string max_memory_help();

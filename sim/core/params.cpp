@@ -155,6 +155,12 @@ void ParamReader::expect_object() const {
   if (!value().is_object()) fail("is " + type_name(), "an object");
 }
 
+void ParamReader::expect_not_empty(const std::string& expected) const {
+  if ((value().is_object() || value().is_array()) && value().empty())
+    fail(std::string("is an empty ") + (value().is_object() ? "object" : "array") + ", which would change nothing",
+         expected);
+}
+
 void ParamReader::expect_keys(std::initializer_list<const char*> allowed) const {
   expect_keys(std::vector<std::string>(allowed.begin(), allowed.end()));
 }
@@ -230,10 +236,31 @@ int64_t ParamReader::as_count(int64_t min, int64_t max) const {
   std::string range = max == INT64_MAX ? "a whole number >= " + std::to_string(min)
                                        : "a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
   if (!v.is_number()) fail("is " + type_name(), range);
+  // A JSON integer is read exactly (the parser keeps it as int64 or uint64): no rounding through
+  // double, where 9007199254740993 is 2^53 and 2^62 - 1 is 2^62.
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(max) || (min > 0 && u < static_cast<uint64_t>(min)))
+      fail(std::to_string(u) + " is out of range", range);
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) {
+    const int64_t i = v.get<int64_t>();
+    if (i < min || i > max) fail(std::to_string(i) + " is out of range", range);
+    return i;
+  }
   double d = v.get<double>();
   if (!std::isfinite(d) || std::floor(d) != d) fail("is not a whole number", range);
-  if (d < static_cast<double>(min) || d > static_cast<double>(max) || d > 9.0e18)
+  if (d < static_cast<double>(min) || d > static_cast<double>(max))
     fail(fmt_number_text(d) + " is out of range", range);
+  // Written with a fraction or an exponent ("1e3", "5.0"), it went through a double, which holds
+  // every whole number only below 2^53: from there on the text may have named a neighbour
+  // (9.007199254740993e15 reads as 2^53).
+  if (std::fabs(d) >= 0x1p53)
+    fail(fmt_number_text(d) +
+             " is a whole number of 2^53 or more written as a decimal fraction or exponent, which a "
+             "double cannot hold exactly",
+         range + ", written as digits only");
   return static_cast<int64_t>(d);
 }
 

@@ -47,6 +47,8 @@ class ParamReader {
   void expect_keys(std::initializer_list<const char*> allowed) const;
   void expect_keys(const std::vector<std::string>& allowed) const;
   void expect_object() const;
+  // Refuses an empty object or array, which would change nothing: "is empty (expected EXPECTED)".
+  void expect_not_empty(const std::string& expected) const;
 
   ParamReader at(const std::string& key) const;  // required key
   std::optional<ParamReader> find(const std::string& key) const;

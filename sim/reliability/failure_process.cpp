@@ -65,9 +65,14 @@ Seconds job_mttf(const FailureSpec& spec, int64_t nodes) {
     }
     case FailureLaw::WEIBULL:
       return Seconds(spec.weibull_scale.value * std::tgamma(1.0 + 1.0 / spec.weibull_shape) / n);
-    case FailureLaw::TRACE:
-      if (spec.trace.empty()) return Seconds(INF);
-      return Seconds(spec.trace.back().time.value / static_cast<double>(spec.trace.size()));
+    case FailureLaw::TRACE: {
+      // The window the trace is replayed over, not its last failure: one failure at t = 0 in a
+      // week means a week per failure, not none.
+      const auto observed = std::count_if(spec.trace.begin(), spec.trace.end(),
+                                          [&](const TracedFailure& f) { return f.time <= spec.horizon; });
+      if (observed == 0) return Seconds(INF);
+      return Seconds(spec.horizon.value / static_cast<double>(observed));
+    }
   }
   return Seconds(INF);
 }

@@ -54,8 +54,9 @@ struct FailureEvent {
 };
 
 // The job's mean time between failures: POISSON 86400 s / (nodes · Σ per-node-day rates);
-// WEIBULL scale · Γ(1 + 1/shape) / nodes (the renewal mean); TRACE the last failure's time / the
-// number of failures. +infinity when there are no failures.
+// WEIBULL scale · Γ(1 + 1/shape) / nodes (the renewal mean); TRACE the observation window (the
+// horizon it is replayed over) / the trace's failures within it, whatever their times.
+// +infinity when there are no failures.
 Seconds job_mttf(const FailureSpec& spec, int64_t nodes);
 
 class FailureProcess {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "sim/core/rng.hpp"
 #include "sim/reliability/closed_forms.hpp"
@@ -39,7 +40,8 @@ class Durations {
     }
   }
 
-  Stat stat() {
+  std::optional<Stat> stat() {
+    if (count_ == 0) return std::nullopt;
     if (bins_.empty()) return stat_of(std::move(exact_));
     Stat s;
     s.mean = sum_ / static_cast<double>(count_);
@@ -112,7 +114,7 @@ MonteCarloResult run_monte_carlo(const FailureSpec& spec, const JobParams& job, 
   for (int64_t i = 0; i < trials; ++i) {
     FailureProcess failures(spec, job.nodes, trial_seed(seed, i));
     const TrialResult r = run_trial(job, stop, failures);
-    TrialRow row{i, r.wall, r.useful, r.finished, r.unexpected, r.planned, Seconds(0), r.lost};
+    TrialRow row{i, r.wall, r.useful, r.finished, r.unexpected, r.planned, std::nullopt, r.lost};
     double sum = 0;
     for (Seconds d : r.recoveries) {
       recoveries.add(d.value);
@@ -149,9 +151,10 @@ void write_trials_csv(std::ostream& out, const std::vector<TrialRow>& rows) {
          "lost_work_s,checkpoint_writes_s,planned_s,degraded_s\n";
   for (const auto& r : rows) {
     const double ettr = r.wall.value > 0 ? (r.useful + r.lost.degraded) / r.wall : 0.0;
-    out << fmt::format("{},{:.9g},{:.9g},{:.9g},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n",
+    const std::string mean_recovery = r.mean_recovery ? fmt::format("{:.9g}", r.mean_recovery->value) : "";
+    out << fmt::format("{},{:.9g},{:.9g},{:.9g},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n",
                        r.trial, r.wall.value, r.useful.value, ettr, r.finished ? 1 : 0, r.unexpected, r.planned,
-                       r.mean_recovery.value, r.lost.detection.value, r.lost.restart.value, r.lost.reload.value,
+                       mean_recovery, r.lost.detection.value, r.lost.restart.value, r.lost.reload.value,
                        r.lost.lost_work.value, r.lost.checkpoint_writes.value, r.lost.planned.value,
                        r.lost.degraded.value);
   }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <vector>
 
@@ -32,22 +33,24 @@ struct TrialRow {
   Seconds wall, useful;
   bool finished = true;
   int64_t unexpected = 0, planned = 0;
-  Seconds mean_recovery;  // 0 when the trial had none
+  std::optional<Seconds> mean_recovery;  // none when no recovery of the trial finished
   TimeLost lost;
 };
 
 struct MonteCarloResult {
-  Seconds interval;            // the checkpoint interval the trials used (effective_interval)
-  Seconds mttf;                // total wall time / total unexpected failures; +infinity when none
-  Stat ettr;                   // time training (useful + degraded) / wall per trial
-  Stat goodput;                // useful / wall × JobParams::goodput_scale: tokens trained over what the
-                               // failure-free baseline plan would train; equals ETTR without degraded
-                               // running or a slower healthy plan
-  Stat interruptions;          // unexpected, per trial
-  Stat planned;                // planned, per trial
-  Stat wall;                   // seconds per trial (the time to finish in WORK mode)
-  Stat recovery;               // seconds, over every recovery of every trial (exact up to 4M recoveries,
-                               // then percentiles to 0.23%: monte_carlo.cpp)
+  Seconds interval;    // the checkpoint interval the trials used (effective_interval)
+  Seconds mttf;        // total wall time / total unexpected failures; +infinity when none
+  Stat ettr;           // time training (useful + degraded) / wall per trial
+  Stat goodput;        // useful / wall × JobParams::goodput_scale: tokens trained over what the
+                       // failure-free baseline plan would train; equals ETTR without degraded
+                       // running or a slower healthy plan
+  Stat interruptions;  // unexpected, per trial
+  Stat planned;        // planned, per trial
+  Stat wall;           // seconds per trial (the time to finish in WORK mode)
+  // Seconds, over every recovery of every trial (exact up to 4M recoveries, then percentiles to
+  // 0.23%: monte_carlo.cpp); none when no recovery finished in any trial (no failure, or each one's
+  // recovery cut short by the stop).
+  std::optional<Stat> recovery;
   TimeLost lost;               // mean per trial
   std::vector<TrialRow> rows;  // in trial order
 };
@@ -59,7 +62,8 @@ using Progress = std::function<void(int64_t done, int64_t total)>;
 MonteCarloResult run_monte_carlo(const FailureSpec& spec, const JobParams& job, const Stop& stop, int64_t trials,
                                  uint64_t seed, const Progress& progress = {});
 
-// The rows as CSV with a header line; seconds with 9 significant digits.
+// The rows as CSV with a header line; seconds with 9 significant digits; an empty mean_recovery_s
+// when the trial finished no recovery.
 void write_trials_csv(std::ostream& out, const std::vector<TrialRow>& rows);
 
 }  // namespace sim::reliability

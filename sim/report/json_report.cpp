@@ -24,7 +24,8 @@ namespace {
 ojson stat_json(const reliability::Stat& st) { return {{"mean", st.mean}, {"p50", st.p50}, {"p99", st.p99}}; }
 
 // DESIGN.md "Report": the reliability section. Means are per trial over the horizon; recovery
-// times are over every recovery of every trial. A job MTTF with no failure at all is null.
+// times are over every recovery of every trial, null when none finished. A job MTTF with no
+// failure at all is null.
 ojson reliability_json(const JobReliability& rel) {
   const reliability::MonteCarloResult& h = rel.horizon;
   const reliability::TimeLost& l = h.lost;
@@ -40,9 +41,12 @@ ojson reliability_json(const JobReliability& rel) {
   j["checkpoint_write_s"] = rel.checkpoint_write.value;
   j["checkpoint_bytes"] = rel.checkpoint_bytes.value;
   j["reload_s"] = rel.reload.value;
-  j["mean_recovery_s"] = h.recovery.mean;
-  j["p50_recovery_s"] = h.recovery.p50;
-  j["p99_recovery_s"] = h.recovery.p99;
+  const auto recovery = [&](double reliability::Stat::*field) {
+    return h.recovery ? ojson((*h.recovery).*field) : ojson(nullptr);
+  };
+  j["mean_recovery_s"] = recovery(&reliability::Stat::mean);
+  j["p50_recovery_s"] = recovery(&reliability::Stat::p50);
+  j["p99_recovery_s"] = recovery(&reliability::Stat::p99);
   j["lost_s"] = {{"detection", l.detection.value},
                  {"restart", l.restart.value},
                  {"reload", l.reload.value},

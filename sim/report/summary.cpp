@@ -4,6 +4,7 @@
 
 #include "sim/core/params.hpp"
 #include "sim/core/units.hpp"
+#include "sim/report/report_numbers.hpp"
 
 namespace sim {
 namespace {
@@ -16,12 +17,12 @@ struct Style {
   std::string bad(const std::string& s) const { return on ? "\x1b[1;31m" + s + "\x1b[0m" : s; }
 };
 
-std::string seconds(const ParamReader& r, const std::string& key) { return format_seconds(Seconds(r.number(key))); }
+std::string seconds(double s) { return format_seconds(Seconds(s)); }
 
 std::string step_faults_text(const ParamReader& f, double step) {
   std::string out;
   if (f.has("healthy_step_time_s")) {
-    const double healthy = f.number("healthy_step_time_s");
+    const double healthy = positive(f, "healthy_step_time_s");
     out += fmt::format("  stragglers  step {:.3f} s against {:.3f} s healthy ({:+.1f}%)\n", step, healthy,
                        100 * (step / healthy - 1));
   }
@@ -31,46 +32,53 @@ std::string step_faults_text(const ParamReader& f, double step) {
       out += fmt::format(
           "  failure     {} fails at {:.3f} s: the step stalls at {:.3f} s, the NCCL timeout ({}) detects it at "
           "{:.3f} s; {:.3f} s lost\n",
-          what, f.number("failed_at_s"), f.number("stalled_at_s"), seconds(f, "nccl_timeout_s"),
-          f.number("detected_at_s"), f.number("lost_s"));
+          what, non_negative(f, "failed_at_s"), non_negative(f, "stalled_at_s"), seconds(positive(f, "nccl_timeout_s")),
+          non_negative(f, "detected_at_s"), non_negative(f, "lost_s"));
     else
       out += fmt::format("  failure     {} fails at {:.3f} s: no effect (the step never needs it afterwards)\n", what,
-                         f.number("failed_at_s"));
+                         non_negative(f, "failed_at_s"));
   }
   return out;
 }
 
 std::string reliability_text(const ParamReader& rel) {
   std::string out;
-  const ParamReader mttf = rel.at("mttf_s");
+  const auto mttf = positive_or_null(rel, "mttf_s");
   out += fmt::format("  failures    {:.0f} days x {} trials: {:.1f} interruptions (+{:.1f} planned), job MTTF {}\n",
-                     rel.number("horizon_s") / 86400, rel.count("trials"), rel.number("interruptions"),
-                     rel.number("planned_interruptions"),
-                     mttf.is_null() ? std::string("none") : format_seconds(Seconds(mttf.as_number())));
-  out += fmt::format("  recovery    checkpoint every {}{} ({} written in {}), recovery {} mean, {} p99\n",
-                     seconds(rel, "checkpoint_interval_s"), rel.boolean("checkpoint_interval_auto") ? " (Daly)" : "",
-                     format_bytes(Bytes(rel.number("checkpoint_bytes"))), seconds(rel, "checkpoint_write_s"),
-                     seconds(rel, "mean_recovery_s"), seconds(rel, "p99_recovery_s"));
+                     positive(rel, "horizon_s") / 86400, rel.count("trials"), non_negative(rel, "interruptions"),
+                     non_negative(rel, "planned_interruptions"), mttf ? seconds(*mttf) : std::string("none"));
+  const auto mean_recovery = positive_or_null(rel, "mean_recovery_s", true);
+  const std::string recoveries = mean_recovery ? fmt::format("recovery {} mean, {} p99", seconds(*mean_recovery),
+                                                             seconds(non_negative(rel, "p99_recovery_s")))
+                                               : std::string("no recovery finished");
+  const auto interval = positive_or_null(rel, "checkpoint_interval_s");  // null: never (+infinity)
+  out += fmt::format("  recovery    checkpoint {}{} ({} written in {}), {}\n",
+                     interval ? "every " + seconds(*interval) : std::string("never"),
+                     rel.boolean("checkpoint_interval_auto") ? " (Daly)" : "",
+                     format_bytes(Bytes(positive(rel, "checkpoint_bytes"))),
+                     seconds(positive(rel, "checkpoint_write_s")), recoveries);
   if (rel.has("strategy_step_time_s"))
     out += fmt::format(
         "  continuing  pause {} per membership change, {:.1f}% throughput with one node down, "
         "failure-free step {}\n",
-        seconds(rel, "pause_s"), 100 * rel.number("one_node_down_throughput"), seconds(rel, "strategy_step_time_s"));
+        seconds(non_negative(rel, "pause_s")), 100 * share(rel, "one_node_down_throughput"),
+        seconds(positive(rel, "strategy_step_time_s")));
   if (rel.has("snapshot_s"))
     out += fmt::format("  async       snapshot {} blocking, then the write in the background at {:.2f}% slowdown\n",
-                       seconds(rel, "snapshot_s"), 100 * rel.number("background_slowdown"));
+                       seconds(positive(rel, "snapshot_s")), 100 * share(rel, "background_slowdown"));
   const ParamReader ettr = rel.at("distribution").at("ettr");
-  out += fmt::format("  ETTR        {:.1f}% (p50 {:.1f}%, p99 {:.1f}%)    goodput {:.1f}%\n", 100 * rel.number("ettr"),
-                     100 * ettr.number("p50"), 100 * ettr.number("p99"), 100 * rel.number("goodput"));
+  out += fmt::format("  ETTR        {:.1f}% (p50 {:.1f}%, p99 {:.1f}%)    goodput {:.1f}%\n", 100 * share(rel, "ettr"),
+                     100 * share(ettr, "p50"), 100 * share(ettr, "p99"), 100 * share(rel, "goodput"));
   if (rel.has("time_to_train_days")) {
     const ParamReader t = rel.at("time_to_train_days");
     const ParamReader with = t.at("with_failures");
     const int64_t unfinished = t.count("unfinished_trials", 0);
-    out += fmt::format("  to train    {:.1f} days failure-free, {}{:.1f} days with failures (p99 {:.1f}){}\n",
-                       t.number("failure_free"), unfinished > 0 ? "over " : "", with.number("mean"), with.number("p99"),
-                       unfinished > 0 ? fmt::format(": {} of {} trials unfinished at 10x the failure-free time",
-                                                    unfinished, rel.count("trials"))
-                                      : std::string());
+    out += fmt::format(
+        "  to train    {:.1f} days failure-free, {}{:.1f} days with failures (p99 {:.1f}){}\n",
+        positive(t, "failure_free"), unfinished > 0 ? "over " : "", positive(with, "mean"), positive(with, "p99"),
+        unfinished > 0
+            ? fmt::format(": {} of {} trials unfinished at 10x the failure-free time", unfinished, rel.count("trials"))
+            : std::string());
   }
   return out;
 }
@@ -81,7 +89,7 @@ std::string summary_text(const ParamReader& r, bool colour) {
   const Style st{colour};
   const ParamReader plan = r.at("plan"), chosen = r.at("chosen"), b = r.at("breakdown"), m = r.at("memory");
   const ParamReader cluster = r.at("cluster");
-  const double step_s = r.number("step_time_s");
+  const double step_s = positive(r, "step_time_s");
   std::string out;
   out += st.bold(fmt::format("{} — {} on {} x {}", r.string("name"), r.string("model"), cluster.count("gpus"),
                              cluster.string("device"))) +
@@ -93,48 +101,48 @@ std::string summary_text(const ParamReader& r, bool colour) {
       plan.boolean("sequence_parallel") ? "on" : "off", chosen.string("schedule"), chosen.count("virtual_stages"),
       chosen.count("micro_batch"), chosen.count("microbatches"), plan.string("recompute"));
   out += fmt::format("  step time   {}    tokens/s {:.0f}\n", st.bold(fmt::format("{:.3f} s", step_s)),
-                     r.number("tokens_per_s"));
+                     positive(r, "tokens_per_s"));
   out += fmt::format("  throughput  {:.1f} TFLOP/s/GPU (model)    MFU {}    HFU {:.1f}%\n",
-                     r.number("model_tflops_per_gpu"), st.bold(fmt::format("{:.1f}%", 100 * r.number("mfu"))),
-                     100 * r.number("hfu"));
+                     positive(r, "model_tflops_per_gpu"), st.bold(fmt::format("{:.1f}%", 100 * positive(r, "mfu"))),
+                     100 * positive(r, "hfu"));
   const bool fits = m.boolean("fits");
   // Reports saved before the reserve was reported have none.
   const auto reserved = m.find("reserved_bytes_per_gpu");
   const std::string reserve =
-      reserved ? fmt::format(" ({} reserved)", format_bytes(Bytes(reserved->as_number()))) : std::string();
-  out += fmt::format("  memory      {} peak per GPU{} of {} ({})\n",
-                     format_bytes(Bytes(m.number("peak_bytes_per_gpu"))), reserve,
-                     format_bytes(Bytes(m.number("capacity_bytes"))), fits ? st.good("fits") : st.bad("DOES NOT FIT"));
+      reserved ? fmt::format(" ({} reserved)", format_bytes(Bytes(non_negative(m, "reserved_bytes_per_gpu"))))
+               : std::string();
+  out += fmt::format(
+      "  memory      {} peak per GPU{} of {} ({})\n", format_bytes(Bytes(positive(m, "peak_bytes_per_gpu"))), reserve,
+      format_bytes(Bytes(positive(m, "capacity_bytes"))), fits ? st.good("fits") : st.bad("DOES NOT FIT"));
   if (auto n = r.find("network"))
     out += fmt::format(
         "  network     ${:.0f} capex, {:.1f} kW ({:.0f} switch ports, {:.0f} transceivers, {:.0f} "
         "OCS ports)\n",
-        n->number("capex_usd"), n->number("power_w") / 1e3, n->number("switch_ports"), n->number("transceivers"),
-        n->number("ocs_ports"));
+        non_negative(*n, "capex_usd"), non_negative(*n, "power_w") / 1e3, non_negative(*n, "switch_ports"),
+        non_negative(*n, "transceivers"), non_negative(*n, "ocs_ports"));
   if (auto c = cluster.find("circuits")) {
     std::string strides;
     const ParamReader list = c->at("ring_strides");
     for (size_t i = 0; i < list.size(); ++i) strides += (i ? ", " : "") + fmt::format("{:.0f}", list[i].as_number());
-    out +=
-        fmt::format("  circuits    {:.0f} between nodes, {} ({:.0f} of {:.0f} ports per node){}\n", c->number("count"),
-                    strides.empty() ? std::string("no reduction rings") : "reduction rings of strides " + strides,
-                    c->number("most_ports_used"), c->number("ports_per_node"),
-                    c->boolean("designed") ? ", designed for the plan" : "");
+    out += fmt::format("  circuits    {:.0f} between nodes, {} ({:.0f} of {:.0f} ports per node){}\n",
+                       non_negative(*c, "count"),
+                       strides.empty() ? std::string("no reduction rings") : "reduction rings of strides " + strides,
+                       non_negative(*c, "most_ports_used"), non_negative(*c, "ports_per_node"),
+                       c->boolean("designed") ? ", designed for the plan" : "");
   }
-  const double step = step_s > 0 ? step_s : 1.0;
   auto row = [&](const char* name, const char* key) {
-    const double v = b.number(key);
-    return fmt::format("    {:<14} {:>10.3f} s  {:5.1f}%\n", name, v, 100 * v / step);
+    const double v = non_negative(b, key);
+    return fmt::format("    {:<14} {:>10.3f} s  {:5.1f}%\n", name, v, 100 * v / step_s);
   };
   out += fmt::format("  where the time goes (pipeline rank {}):\n", b.count("pipeline_rank", 0));
   out += row("compute", "compute_s");
   out += row("  gemm", "gemm_s");
   out += row("  attention", "attention_s");
   out += row("  elementwise", "elementwise_s");
-  if (b.has("host_wait_s") && b.number("host_wait_s") > 0) out += row("  host wait", "host_wait_s");
+  if (b.has("host_wait_s") && non_negative(b, "host_wait_s") > 0) out += row("  host wait", "host_wait_s");
   out += row("optimizer", "optimizer_s");
   out += row("tp comm", "tp_comm_s");
-  if (b.number("cp_comm_s") > 0) out += row("cp comm", "cp_comm_s");
+  if (non_negative(b, "cp_comm_s") > 0) out += row("cp comm", "cp_comm_s");
   out += row("pp comm", "pp_comm_s");
   out += row("dp comm", "dp_comm_s");
   out += row("bubble/idle", "bubble_s");

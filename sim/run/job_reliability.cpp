@@ -8,6 +8,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/reliability/closed_forms.hpp"
+#include "sim/run/continuing_layout.hpp"
 #include "sim/run/degraded_plans.hpp"
 #include "sim/run/run.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -62,11 +63,16 @@ Seconds uncovered_mttf(const FailureSpec& f, int64_t nodes, int64_t dp) {
   return Seconds(reliability::job_mttf(f, nodes).value * f.per_node_day / job_rate);
 }
 
-JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOptions& opt) {
-  const Scenario& s = healthy.scenario;
-  const double step_time_s = healthy.step_time_s, tokens_per_s = healthy.tokens_per_s;
-  const reliability::Progress& progress = opt.trial_progress;
-  SIM_ASSERT(s.reliability.has_value(), "no failures configured");
+namespace {
+
+// The job the timeline simulates on a step of `step_time_s`, and the report's figures that come
+// with it; for a continuing strategy, all but what its degraded plans decide (plan_continuing).
+struct Setup {
+  JobReliability r;
+  reliability::JobParams job;
+};
+
+Setup set_up(const Scenario& s, double step_time_s) {
   const FailureSpec& f = s.reliability->failures;
   const RecoverySpec& rec = s.reliability->recovery;
   const int64_t nodes = s.cluster.nodes();
@@ -75,8 +81,9 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
                      std::to_string(nodes) + " nodes are more than the reliability simulation's limit of " +
                          std::to_string(MAX_RELIABILITY_NODES),
                      "a cluster of at most 131072 nodes");
-  JobReliability r;
-  std::optional<ContinuingPlan> continuing;  // the tables job.degradation points to
+  Setup out;
+  JobReliability& r = out.r;
+  reliability::JobParams& job = out.job;
   r.strategy = to_string(rec.kind);
   r.checkpoint_bytes = checkpoint_bytes(s);
   const Seconds transfer(r.checkpoint_bytes.value / s.cluster.storage_bandwidth.value);
@@ -86,7 +93,6 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
   r.horizon_s = f.horizon;
   r.trials = f.trials;
 
-  reliability::JobParams job;
   job.nodes = nodes;
   job.step_time = Seconds(step_time_s);
   // A node's share of the state over its NICs: in-memory reloads and reconfiguration copies.
@@ -136,10 +142,6 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
     case RecoveryKind::REROUTE:
     case RecoveryKind::SWARM: {
       job.strategy = reliability::Strategy::CONTINUING;
-      continuing = plan_continuing(healthy, opt);
-      job.degradation = &continuing->degradation;
-      job.step_time = Seconds(continuing->step_s);
-      job.goodput_scale = step_time_s / continuing->step_s;
       const double fixed = rec.kind == RecoveryKind::SWARM ? 0.0 : REINIT_S;
       job.pause = rec.pause.value_or(Seconds(fixed + (rec.kind == RecoveryKind::RECONFIGURE ? node_share.value : 0.0)));
       job.rejoin = job.pause;
@@ -153,9 +155,6 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
         job.interval =
             Seconds(std::min(FALLBACK_STORAGE_INTERVAL_S,
                              reliability::daly_interval(r.checkpoint_write, uncovered_mttf(f, nodes, 2)).value));
-      reliability::DownSet one(continuing->degradation);
-      one.add(0);
-      r.continuing = JobReliability::Continuing{Seconds(continuing->step_s), one.rate(), job.pause};
       break;
     }
   }
@@ -166,17 +165,27 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
   job.reload = r.reload;
   job.planned_every = f.planned_every;
   job.planned_duration = f.planned_duration;
-  // What the trials will cost, before running them: the horizon's events, and the time to train's
-  // (Daly's expected wall time, at most the cap).
-  const double rate = event_rate(f, job, nodes);
+  return out;
+}
+
+// With training.tokens: the compute the time-to-train trials must checkpoint, in seconds of the
+// strategy's failure-free step (redundant computation makes it longer).
+std::optional<double> train_compute_s(const Scenario& s, const reliability::JobParams& job, double tokens_per_s) {
+  if (!s.training.tokens) return std::nullopt;
+  return double(*s.training.tokens) / tokens_per_s / job.goodput_scale;
+}
+
+// What the trials will cost, before running them: the horizon's events, and the time to train's
+// (Daly's expected wall time, at most the cap); an InputError beyond the run's time budget.
+void check_trial_budget(const Scenario& s, const reliability::JobParams& job, double tokens_per_s,
+                        const EngineOptions& opt) {
+  const FailureSpec& f = s.reliability->failures;
+  const double rate = event_rate(f, job, job.nodes);
   double events = f.horizon.value * rate;
-  std::optional<double> compute_s;
-  if (s.training.tokens) {
-    // In seconds of the strategy's failure-free step (redundant computation makes it longer).
-    compute_s = double(*s.training.tokens) / tokens_per_s / job.goodput_scale;
+  if (const auto compute_s = train_compute_s(s, job, tokens_per_s)) {
     const double u0 = job.detection.value + job.restart.value + job.reload.value;
     const double expected = reliability::daly_wallclock(Seconds(*compute_s), reliability::effective_interval(job),
-                                                        job.write, Seconds(u0), reliability::job_mttf(f, nodes))
+                                                        job.write, Seconds(u0), reliability::job_mttf(f, job.nodes))
                                 .value;
     const double cap = WORK_CAP_FACTOR * *compute_s;
     events += (std::isfinite(expected) ? std::min(expected, cap) : cap) * rate;
@@ -189,6 +198,42 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
                                  "events at {:.0e} events/s), more than the limit of {:.0f} s",
                                  seconds, f.trials, events, EVENTS_PER_S, limit),
                      "fewer trials, a shorter horizon, fewer failures, or a longer --max-wall");
+}
+
+double tokens_per_s_at(const Scenario& s, Seconds step) {
+  return double(s.training.global_batch * s.training.seq_len) / step.value;
+}
+
+}  // namespace
+
+void check_job_reliability(const Scenario& s, Seconds step, const EngineOptions& opt) {
+  SIM_ASSERT(s.reliability.has_value(), "no failures configured");
+  const Setup st = set_up(s, step.value);
+  if (is_continuing(s.reliability->recovery.kind)) continuing_layout(s);
+  check_trial_budget(s, st.job, tokens_per_s_at(s, step), opt);
+}
+
+JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOptions& opt) {
+  const Scenario& s = healthy.scenario;
+  const double step_time_s = healthy.step_time_s, tokens_per_s = healthy.tokens_per_s;
+  const reliability::Progress& progress = opt.trial_progress;
+  SIM_ASSERT(s.reliability.has_value(), "no failures configured");
+  const FailureSpec& f = s.reliability->failures;
+  Setup st = set_up(s, step_time_s);
+  JobReliability& r = st.r;
+  reliability::JobParams& job = st.job;
+  std::optional<ContinuingPlan> continuing;  // the tables job.degradation points to
+  if (job.strategy == reliability::Strategy::CONTINUING) {
+    continuing = plan_continuing(healthy, opt);
+    job.degradation = &continuing->degradation;
+    job.step_time = Seconds(continuing->step_s);
+    job.goodput_scale = step_time_s / continuing->step_s;
+    reliability::DownSet one(continuing->degradation);
+    one.add(0);
+    r.continuing = JobReliability::Continuing{Seconds(continuing->step_s), one.rate(), job.pause};
+  }
+  check_trial_budget(s, job, tokens_per_s, opt);
+  const std::optional<double> compute_s = train_compute_s(s, job, tokens_per_s);
 
   const uint64_t seed = s.seed;
   reliability::Stop horizon;

@@ -51,6 +51,12 @@ struct JobReliability {
 // +infinity when there are none.
 Seconds uncovered_mttf(const FailureSpec& f, int64_t nodes, int64_t dp);
 
+// The checks simulate_job_reliability makes before any trial, on a step of `step` (the planner's
+// estimate when nothing is simulated yet: run.hpp, check_run): the node limit, whether the plan
+// suits a continuing strategy (continuing_layout.hpp), and whether the trials fit the run's time
+// budget (opt: --max-wall). `s` is resolved and has failures; InputErrors.
+void check_job_reliability(const Scenario& s, Seconds step, const EngineOptions& opt);
+
 // `healthy`: the run of the scenario (resolved plan, step time, tokens/s); degraded plans of the
 // continuing strategies are simulated with `opt` (sim/run/degraded_plans.hpp). nodes: at most
 // 2^17 (one failure stream per node for Weibull laws); an InputError beyond. opt.trial_progress

@@ -24,11 +24,20 @@ SimulationBudget simulation_budget(const EngineOptions& opt) {
   return b;
 }
 
+ResolvedPlan check_run(Scenario& s, const EngineOptions& opt) {
+  ComputeModel cm(s.cluster.device, s.training.precision);
+  // Refuses (InputError) a plan whose simulation would pass the budget, before the engine starts.
+  ResolvedPlan plan = resolve_plan(s, cm, opt.deadline, simulation_budget(opt));
+  // The estimate prices a healthy step; slow components make it at most their worst slowdown
+  // longer, the bound the reliability budget is checked on before anything is simulated.
+  if (s.reliability) check_job_reliability(s, plan.estimated_step * s.step_faults.worst_slowdown(), opt);
+  return plan;
+}
+
 RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   RunResult r;
   ComputeModel cm(s.cluster.device, s.training.precision);
-  // Refuses (InputError) a plan whose simulation would pass the budget, before the engine starts.
-  r.plan = resolve_plan(s, cm, opt.deadline, simulation_budget(opt));
+  r.plan = check_run(s, opt);
   r.scenario = s;
   r.full_fidelity = opt.full_fidelity;
   if (s.step_faults.empty()) {

@@ -65,6 +65,12 @@ struct RunResult {
 
 RunResult run_scenario(Scenario s, const EngineOptions& opt = {});
 
+// Every check a run makes before it simulates anything: the plan resolved within the simulation
+// budget (planner.hpp; `s` gets its "auto" settings), then, with failures, check_job_reliability
+// on the plan's estimated step (job_reliability.hpp). run_scenario starts with it and `trainsim
+// check` runs only it, so check accepts what run would start.
+ResolvedPlan check_run(Scenario& s, const EngineOptions& opt = {});
+
 // What a run's simulation may use: --max-memory, and sim_wall_limit_s of estimated time when set,
 // else DEFAULT_WALL_LIMIT_S or the
 // --max-wall time left when that is longer (sim/workload/resource_estimate.hpp).

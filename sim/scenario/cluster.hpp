@@ -116,6 +116,9 @@ struct ClusterSpec {
   // Whether all-reduces inside an NVLink domain run as NVLS (the device supports it and it is not
   // disabled).
   bool nvls() const { return scale_up.nvls && device.collectives.nvls_efficiency > 0; }
+  // Whether optical circuit switches join it (a torus's cubes, or the NICs): what can wire a spare
+  // in place of a failed node (recovery "rewire").
+  bool optical_switches() const { return scale_up.ocs || scale_out.kind == "ocs"; }
 
   // `r` is the cluster object (inline, or a named file already loaded); `data_dir` resolves
   // device names to topologies/devices/<name>.json.

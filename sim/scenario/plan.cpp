@@ -94,6 +94,7 @@ static void parse_algorithms(const ParamReader& r, ParallelPlan& p) {
                                                                      {"reduce_scatter", CollectiveKind::REDUCE_SCATTER},
                                                                      {"all_to_all", CollectiveKind::ALL_TO_ALL}};
   r.expect_object();
+  r.expect_not_empty("an algorithm per collective, e.g. {\"all_reduce\": \"tree\"}, or no collective_algorithms");
   r.expect_keys({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"});
   std::vector<std::string> names = {"auto"};
   for (const auto& e : collective_algorithms()) names.push_back(e.name);
@@ -170,6 +171,7 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
     p.cp_comm = r.at("cp_comm").as_choice({"p2p", "all_gather"}) == "p2p" ? ParallelPlan::CpComm::P2P
                                                                           : ParallelPlan::CpComm::ALL_GATHER;
   if (auto l = r.find("layers_per_stage")) {
+    l->expect_not_empty("the layers of each pipeline stage, e.g. [11, 13, 13, 11], or no layers_per_stage");
     for (size_t i = 0; i < l->size(); ++i) p.layers_per_stage.push_back((*l)[i].as_count(1, 100000));
   }
   if (auto pl = r.find("placement")) parse_placement(*pl, p);

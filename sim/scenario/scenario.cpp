@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "sim/core/data_files.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
+#include "sim/scenario/reliability_cluster.hpp"
 
 namespace sim {
 
@@ -15,30 +17,61 @@ std::string default_data_dir() { return TRAINSIM_DATA_DIR; }
 
 namespace {
 
-// "llama3-405b" -> models/llama3-405b.json; "x.json" or "dir/x" -> relative to the scenario's folder
-// first, then to the data folder.
+// Bases of bases ("from"): the shipped files use one; a longer chain is a mistake.
+constexpr size_t MAX_FROM_CHAIN = 16;
+
+// "llama3-405b" -> models/llama3-405b.json; "x.json" or "dir/x" -> relative to the naming file's
+// folder first, then to the data folder. A file may itself name a base with "from" (below); `chain`
+// holds the files on the way here, so that a loop is named instead of followed.
 ParamReader resolve(const ParamReader& ref, const std::string& base_dir, const std::string& data_dir,
-                    const std::string& folder) {
+                    const std::string& folder, std::vector<std::string>& chain);
+
+// An object that names a base file with "from": that file (its own "from" followed) with this
+// object's keys replacing its own; any other object as it is.
+ParamReader derive(const ParamReader& s, const std::string& base_dir, const std::string& data_dir,
+                   const std::string& folder, std::vector<std::string>& chain) {
+  s.expect_object();
+  auto from = s.find("from");
+  if (!from) return s;
+  auto base = resolve(*from, base_dir, data_dir, folder, chain);
+  base.expect_object();
+  // An empty object over one of the base's replaces none of its keys: it would change nothing.
+  for (const auto& key : s.keys())
+    if (base.find(key) && base.at(key).is_object())
+      s.at(key).expect_not_empty("the keys of '" + key + "' to replace, or no '" + key + "'");
+  return base.merged_with(s).without_key("from");
+}
+
+ParamReader resolve(const ParamReader& ref, const std::string& base_dir, const std::string& data_dir,
+                    const std::string& folder, std::vector<std::string>& chain) {
   const std::string name = ref.as_string();
   const std::string path = find_data_file(name, folder, data_dir, base_dir);
   if (path.empty())
     ref.fail("cannot find " + quote_value(name) + " (looked for " +
                  data_file_candidates(name, folder, data_dir, base_dir).front() + ")",
              "the name of a file in " + folder + "/ or a path to a JSON file");
-  return ParamReader::load_file(path);
+  std::error_code error;
+  const std::string id = std::filesystem::weakly_canonical(path, error).string();
+  const std::string key = error ? path : id;
+  if (std::find(chain.begin(), chain.end(), key) != chain.end()) {
+    std::string loop;
+    for (auto it = std::find(chain.begin(), chain.end(), key); it != chain.end(); ++it) loop += *it + " -> ";
+    ref.fail("the \"from\" chain loops: " + loop + key, "a chain of bases that ends in a file without \"from\"");
+  }
+  if (chain.size() >= MAX_FROM_CHAIN)
+    ref.fail("the \"from\" chain is more than " + std::to_string(MAX_FROM_CHAIN) + " files long",
+             "at most " + std::to_string(MAX_FROM_CHAIN) + " bases, one after another");
+  chain.push_back(key);
+  auto file = ParamReader::load_file(path);
+  return file.is_object() ? derive(file, file.directory(), data_dir, folder, chain) : file;
 }
 
 ParamReader section(const ParamReader& r, const std::string& key, const std::string& base_dir,
                     const std::string& data_dir, const std::string& folder) {
   auto s = r.at(key);
-  if (s.is_string()) return resolve(s, base_dir, data_dir, folder);
-  s.expect_object();
-  if (auto from = s.find("from")) {  // a named file with some fields replaced
-    auto base = resolve(*from, base_dir, data_dir, folder);
-    base.expect_object();
-    return base.merged_with(s).without_key("from");
-  }
-  return s;
+  std::vector<std::string> chain;
+  if (s.is_string()) return resolve(s, base_dir, data_dir, folder, chain);
+  return derive(s, base_dir, data_dir, folder, chain);
 }
 
 std::string i2s(int64_t v) { return std::to_string(v); }
@@ -243,44 +276,18 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
   if (auto f = r.find("step_faults")) s.step_faults = StepFaults::parse(*f, s.cluster, s.seed);
   if (s.plan.pp == 1 && s.plan.virtual_stages.is_auto()) s.plan.virtual_stages.value = 1;
   if (!s.plan.schedule_given && s.plan.virtual_stages.value > 1) s.plan.schedule = Schedule::INTERLEAVED;
-  // An empty `failures` object (as in DESIGN.md's template) or none: no failures; `recovery`
-  // then may only be empty too.
+  // A section that is there takes effect: an empty one, which would change nothing, is refused.
   auto failures = r.find("failures");
   auto recovery = r.find("recovery");
-  if (failures) failures->expect_object();
-  if (recovery) recovery->expect_object();
-  if (failures && !failures->keys().empty()) {
+  if (failures) {
+    failures->expect_object();
+    failures->expect_not_empty("a failure model: {\"kind\": \"poisson\", ...}, or no failures section");
     s.reliability = ReliabilitySpec::parse(*failures, recovery);
-    // What only the cluster can decide: the pool and the replicas are nodes of it.
-    const RecoverySpec& rec = s.reliability->recovery;
-    const int64_t nodes = s.cluster.nodes();
-    const int64_t spares = spare_pool(rec, nodes);
-    if ((rec.kind == RecoveryKind::SPARES || rec.kind == RecoveryKind::REWIRE) && spares > nodes)
-      throw InputError(r.file(), r.path() + "/recovery/spares",
-                       std::to_string(spares) + " spares for a cluster of " + std::to_string(nodes) + " nodes",
-                       "a pool no larger than the cluster");
-    if (rec.kind == RecoveryKind::IN_MEMORY_CHECKPOINT && rec.replicas > nodes)
-      throw InputError(
-          r.file(), "/recovery/replicas",
-          std::to_string(rec.replicas) + " replicas but the cluster has " + std::to_string(nodes) + " nodes",
-          "at most one replica per node");
-    // "takes": "pod" is a pod's nodes (the whole cluster when pod_gpus is 0 or larger than it); a
-    // group of more nodes than the cluster has is a mistake.
-    const int64_t pod_gpus = s.cluster.scale_out.pod_gpus;
-    const int64_t pod_nodes = pod_gpus > 0 ? std::clamp<int64_t>(pod_gpus / s.cluster.gpus_per_node, 1, nodes) : nodes;
-    for (auto& c : s.reliability->failures.components) {
-      if (c.takes_nodes == TAKES_POD)
-        c.takes_nodes = pod_nodes;
-      else if (c.takes_nodes > nodes)
-        failures->at("components")
-            .at(c.name)
-            .at("takes")
-            .fail(std::to_string(c.takes_nodes) + " nodes but the cluster has " + std::to_string(nodes),
-                  "a group of at most the cluster's nodes, or \"pod\"");
-    }
-  } else if (recovery && !recovery->keys().empty())
+    fit_reliability_to_cluster(*s.reliability, s.cluster, r);
+  } else if (recovery) {
     recovery->fail("a recovery strategy needs a failures section",
                    "a \"failures\" object with a kind, or no recovery section");
+  }
   return s;
 }
 

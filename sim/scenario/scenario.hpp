@@ -30,7 +30,7 @@ struct Scenario {
   ClusterSpec cluster;
   ParallelPlan plan;
   TrainingSpec training;
-  // The `failures` and `recovery` sections; nullopt when `failures` is absent or empty.
+  // The `failures` and `recovery` sections; nullopt when `failures` is absent.
   std::optional<ReliabilitySpec> reliability;
   // The `step_faults` section: slow or failed components inside the simulated step; empty when absent.
   StepFaults step_faults;

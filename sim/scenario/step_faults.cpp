@@ -25,9 +25,14 @@ Seconds non_negative_seconds(const ParamReader& r) {
   return *t;
 }
 
+// A component at most a million times slower: a GPU then still computes at a TFLOP/s-class
+// device's 1 MFLOP/s, and a step of seconds takes weeks.
+constexpr double MAX_SLOWDOWN = 1e6;
+
 double slow_factor(const ParamReader& f) {
   const double v = f.as_number();
-  if (!(v >= 1.0 && v <= 1e6)) f.fail(fmt::format("{:g} is out of range", v), "a slowdown factor from 1 to 1e6");
+  if (!(v >= 1.0 && v <= MAX_SLOWDOWN))
+    f.fail(fmt::format("{:g} is out of range", v), "a slowdown factor from 1 to 1e6");
   return v;
 }
 
@@ -77,6 +82,12 @@ std::vector<StepFaultEvent> draw_stragglers(const ParamReader& r, const ClusterS
     auto f = r.at("fraction");
     const double x = f.as_number();
     if (!(x > 0 && x <= 1)) f.fail(fmt::format("{:g} is out of range", x), "a fraction of the GPUs in (0, 1]");
+    // A fraction is of the cluster's GPUs: below one GPU's share (1e-11, 1e-320) it names no GPU,
+    // and rounding it up to one would make it a count in disguise. The slack forgives 1/gpus
+    // written in decimal.
+    if (x * double(c.gpus) < 1 - 1e-9)
+      f.fail(fmt::format("{:g} of {} GPUs is less than one GPU", x, c.gpus),
+             fmt::format("a fraction of at least 1/gpus = {:g}, one GPU", 1.0 / double(c.gpus)));
     n = static_cast<int64_t>(std::ceil(x * double(c.gpus) - 1e-9));
     if (n > limit)
       f.fail(fmt::format("{:g} of {} GPUs is {} stragglers, more than {}", x, c.gpus, n, limit),
@@ -151,6 +162,7 @@ StepFaults StepFaults::parse(const ParamReader& r, const ClusterSpec& c, uint64_
   StepFaults f;
   if (auto t = r.find("nccl_timeout")) f.nccl_timeout = t->as_seconds();
   if (auto events = r.find("events")) {
+    events->expect_not_empty("at least one {\"kind\": \"slow\" | \"fail\", ...}, or no events");
     int64_t failures = 0;
     for (size_t i = 0; i < events->size(); ++i) {
       f.events.push_back(parse_event((*events)[i], c));
@@ -165,7 +177,26 @@ StepFaults StepFaults::parse(const ParamReader& r, const ClusterSpec& c, uint64_
     f.stragglers = static_cast<int64_t>(drawn.size());
     f.events.insert(f.events.end(), drawn.begin(), drawn.end());
   }
+  // Slow events on one component multiply (a listed one and a drawn straggler, or two listed): the
+  // product has the bound of one factor.
+  const size_t listed = f.events.size() - static_cast<size_t>(f.stragglers);
+  for (size_t i = 0; i < f.events.size(); ++i) {
+    const StepFaultEvent& e = f.events[i];
+    const double product = e.kind == StepFaultKind::SLOW ? f.slowdown(e.target, e.index) : 1.0;
+    if (product > MAX_SLOWDOWN)
+      (i < listed ? r.at("events")[i] : r.at("stragglers"))
+          .fail(fmt::format("{} is slowed {:g} times by its slow events and stragglers together",
+                            to_string(e.target, e.index), product),
+                "slowdowns whose product on one component is at most 1e6");
+  }
   return f;
+}
+
+double StepFaults::worst_slowdown() const {
+  double worst = 1.0;
+  for (const auto& e : events)
+    if (e.kind == StepFaultKind::SLOW) worst = std::max(worst, slowdown(e.target, e.index));
+  return worst;
 }
 
 std::string to_string(FaultTarget target, int64_t index) {

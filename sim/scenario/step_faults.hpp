@@ -10,15 +10,16 @@
 //     "stragglers": {"count": 8, "factor": 1.1}        // or "fraction": 0.005; "factor": {"min": 1.05, "max": 1.5}
 //   }
 //
-// `stragglers` draws `count` GPUs (or `fraction` of them, rounded up; at most MAX_STRAGGLERS)
-// uniformly without repetition from the scenario's seed (stream "stragglers"), each slowed by
-// `factor` or by a factor drawn uniformly in [min, max]; they become "slow" events after the
-// listed ones. MegaScale saw ~0.5% of machines ~10% slower; Lin et al. (OSDI'25) saw the slowest
-// GPU of a 405B job at 1.44x the fastest's compute latency (reliability.md, stragglers; both [S]).
+// `stragglers` draws `count` GPUs (or `fraction` of them, rounded up; at least 1/gpus, one GPU; at
+// most MAX_STRAGGLERS) uniformly without repetition from the scenario's seed (stream
+// "stragglers"), each slowed by `factor` or by a factor drawn uniformly in [min, max]; they become
+// "slow" events after the listed ones. MegaScale saw ~0.5% of machines ~10% slower; Lin et al. (OSDI'25) saw the
+// slowest GPU of a 405B job at 1.44x the fastest's compute latency (reliability.md, stragglers; both [S]).
 //
 // Each event names exactly one component: `gpu` in [0, cluster.gpus) or `nic` in
 // [0, nodes * nics_per_node) (NIC i*nics_per_node/gpus_per_node of node k is k*nics_per_node + i).
-// A "slow" event takes `factor` >= 1 (1 changes nothing; several on one component multiply); a
+// A "slow" event takes `factor` in [1, 1e6] (1 changes nothing; several on one component, and a
+// drawn straggler on it, multiply, their product at most 1e6 too); a
 // "fail" event takes `at` >= 0, seconds after the step starts. At most one "fail" event: after
 // the first failure the step is stalled and nothing later can happen in it.
 // How the engine applies them: sim/engine/engine.hpp.
@@ -63,8 +64,11 @@ struct StepFaults {
   bool has_slow() const;
   // The "fail" event, if any.
   std::optional<StepFaultEvent> failure() const;
-  // The product of the slow factors on a component (1 when none).
+  // The product of the slow factors on a component (1 when none; at most 1e6, parse checks it).
   double slowdown(FaultTarget target, int64_t index) const;
+  // The largest slowdown of any component (1 when none): no step runs slower than the healthy one
+  // times this.
+  double worst_slowdown() const;
   // These faults with only the "slow" events kept, or with none.
   StepFaults slow_only() const;
   StepFaults healthy() const;

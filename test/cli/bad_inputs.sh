@@ -410,19 +410,19 @@ case("more-stages-than-layers", "/parallelism/pp", "4 layers cannot fill 8 pipel
      all_of(put("model.layers", 4), put("parallelism.tp", 1), put("parallelism.pp", 8)))
 
 # --- sizes that would exhaust memory or time: rejected up front, the limit named ----------------
-case("gpus-1e9", "/cluster/gpus", "1e+09 is out of range (expected a whole number in [1, 1048576])",
+case("gpus-1e9", "/cluster/gpus", "1000000000 is out of range (expected a whole number in [1, 1048576])",
      put("cluster.gpus", 10**9))
-case("layers-1e6", "/model/layers", "1e+06 is out of range (expected a whole number in [1, 100000])",
+case("layers-1e6", "/model/layers", "1000000 is out of range (expected a whole number in [1, 100000])",
      put("model.layers", 10**6))
-case("hidden-1e9", "/model/hidden", "1e+09 is out of range (expected a whole number in [1, 4194304])",
+case("hidden-1e9", "/model/hidden", "1000000000 is out of range (expected a whole number in [1, 4194304])",
      put("model.hidden", 10**9))
-case("vocab-1e12", "/model/vocab", "1e+12 is out of range (expected a whole number in [1, 16777216])",
+case("vocab-1e12", "/model/vocab", "1000000000000 is out of range (expected a whole number in [1, 16777216])",
      put("model.vocab", 10**12))
-case("seq-len-1e9", "/training/seq_len", "1e+09 is out of range (expected a whole number in [1, 16777216])",
+case("seq-len-1e9", "/training/seq_len", "1000000000 is out of range (expected a whole number in [1, 16777216])",
      put("training.seq_len", 10**9))
 case("global-batch-1e9", "/training/global_batch",
-     "1e+09 is out of range (expected a whole number in [1, 16777216])", put("training.global_batch", 10**9))
-case("dp-1e9", "/parallelism/dp", "1e+09 is out of range (expected a whole number in [1, 1048576])",
+     "1000000000 is out of range (expected a whole number in [1, 16777216])", put("training.global_batch", 10**9))
+case("dp-1e9", "/parallelism/dp", "1000000000 is out of range (expected a whole number in [1, 1048576])",
      put("parallelism.dp", 10**9))
 # 2^21 microbatches of one sequence on one pipeline rank: 2^22 forward and backward tasks.
 case("too-many-tasks", "/training/global_batch",

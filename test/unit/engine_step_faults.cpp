@@ -18,14 +18,16 @@ using namespace sim;
 namespace {
 
 // GPT 1.7B on DGX A100 nodes (8 GPUs and 8 NICs each), full recompute, micro-batch 1, with the
-// given step_faults events (a JSON array) and timeout.
+// given step_faults events (a JSON array; "[]": no step_faults section) and timeout.
 Scenario scenario(int64_t tp, int64_t pp, int64_t dp, int64_t global_batch, const std::string& events,
                   const std::string& timeout = "600 s") {
+  const std::string faults =
+      events == "[]" ? "" : R"(, "step_faults": {"nccl_timeout": "{timeout}", "events": {events}})";
   const std::string text = fill(R"({"kind": "scenario", "name": "faults", "model": "gpt-1.7b",
     "cluster": {"from": "dgx-a100-superpod", "gpus": {gpus}},
     "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}},
-    "training": {"seq_len": 2048, "global_batch": {B}, "micro_batch": 1, "recompute": "full", "precision": "bf16"},
-    "step_faults": {"nccl_timeout": "{timeout}", "events": {events}}})",
+    "training": {"seq_len": 2048, "global_batch": {B}, "micro_batch": 1, "recompute": "full", "precision": "bf16"})" +
+                                    faults + "}",
                                 {{"gpus", std::to_string(tp * pp * dp)},
                                  {"tp", std::to_string(tp)},
                                  {"pp", std::to_string(pp)},

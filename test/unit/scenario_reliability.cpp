@@ -260,9 +260,6 @@ TEST_CASE("scenario: failures, recovery, training.tokens and cluster.storage_ban
   CHECK(!plain.training.tokens);
   // Llama 3: 2 TB/s for 16,384 GPUs (B3), per GPU, times this cluster's GPUs.
   CHECK(plain.cluster.storage_bandwidth.value == Approx(2e12 / 16384 * plain.cluster.gpus));
-  // An empty failures object (DESIGN.md's template) is no failures; so is an empty recovery.
-  auto empty = sim::parse_scenario(base.with_value("failures", "{}").with_value("recovery", "{}"), DATA);
-  CHECK(!empty.reliability);
   auto with = sim::parse_scenario(base.with_value("failures", R"({"kind": "poisson", "components": "llama3"})"), DATA);
   REQUIRE(with.reliability);
   CHECK(with.reliability->failures.components.size() == 18);

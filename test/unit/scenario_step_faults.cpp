@@ -6,23 +6,10 @@
 #include "sim/core/params.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "test/unit/input_error_of.hpp"
+#include "test/unit/step_faults_fixture.hpp"
 
 using namespace sim;
 using Catch::Matchers::Contains;
-
-namespace {
-
-// 16 A100s on two DGX nodes (8 NICs each: NICs 0..15).
-Scenario with_faults(const std::string& step_faults) {
-  const std::string text = R"({"name": "f", "model": "gpt-1.7b",
-    "cluster": {"from": "dgx-a100-superpod", "gpus": 16},
-    "parallelism": {"tp": 2, "pp": 2, "dp": 4},
-    "training": {"seq_len": 2048, "global_batch": 32, "micro_batch": 1, "recompute": "full", "precision": "bf16"})" +
-                           (step_faults.empty() ? std::string() : ", \"step_faults\": " + step_faults) + "}";
-  return parse_scenario(ParamReader::from_text(text, "f.json"), TRAINSIM_SOURCE_DIR);
-}
-
-}  // namespace
 
 TEST_CASE("step_faults: absent means none, and the NCCL timeout defaults to PyTorch's 10 minutes", "[scenario]") {
   CHECK(with_faults("").step_faults.empty());
