@@ -636,6 +636,12 @@ std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) 
   e.set_config("network/model:CM02");      // textbook max-min sharing (reference/simgrid.md §5.5)
   e.set_config("network/crosstraffic:0");  // RDMA: acknowledgements do not load the reverse path
   e.set_config("contexts/guard-size:0");   // many actors: no guard pages (reference/simgrid.md §5.8)
+  // No TCP window: NCCL moves data by RDMA writes and NVLink stores, and the cost layer prices an
+  // idle flow at bytes / capacity (nccl_tuning.hpp), which the engine must match. CM02's default
+  // window (4 MiB) capped a flow at 4 MiB / (2 x route latency), about 1 TB/s over two 1 us hops:
+  // beyond it a faster link made the LL protocol's flows (bytes / bandwidth_factor, which grows
+  // with the link's rate) slower. 1e100 B keeps the cap finite and far above any accepted rate.
+  e.set_config("network/TCP-gamma:1e100");
   auto& replay = *new Replay(s, p, opt);
   sg4::Actor::create("driver", replay.plat.gpu_host(0), [&replay] { replay.start(); });
   e.run();
