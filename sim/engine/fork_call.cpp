@@ -11,10 +11,13 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include "sim/core/error.hpp"
 #include "sim/core/interrupt.hpp"
+#include "sim/core/sanitizer.hpp"
+#include "sim/engine/child_stderr.hpp"
 
 namespace sim {
 namespace {
@@ -68,8 +71,10 @@ void bind_to_parent(pid_t parent, const Deadline& deadline) {
   }
 }
 
-[[noreturn]] void child_main(int fd, pid_t parent, const Deadline& deadline, const std::function<std::string()>& work) {
+[[noreturn]] void child_main(int fd, pid_t parent, const Deadline& deadline, const ChildStderr& err,
+                             const std::function<std::string()>& work) {
   bind_to_parent(parent, deadline);
+  err.redirect();
   std::string out;
   char status = 'O';
   try {
@@ -121,12 +126,23 @@ class Child {
   int status_ = 0;
 };
 
+// One line for a child that ended without a result: how it ended and the last line it wrote.
+std::string died(int status, const ChildStderr& err) {
+  if (ADDRESS_SANITIZER) std::fputs(err.tail().c_str(), stderr);  // the sanitizer's report
+  std::string how = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+                                              std::string(strsignal(WTERMSIG(status))) + ")"
+                                        : "exit status " + std::to_string(WEXITSTATUS(status));
+  const std::string last = err.last_line();
+  return "the simulation process died (" + how + ")" + (last.empty() ? "" : ": " + last);
+}
+
 }  // namespace
 
 std::string run_in_child(const std::function<std::string()>& work, const Deadline& deadline,
                          const MemoryBound& memory) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("pipe() failed");
+  const ChildStderr err;
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
   pid_t pid = ::fork();
@@ -137,7 +153,7 @@ std::string run_in_child(const std::function<std::string()>& work, const Deadlin
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child_main(fds[1], parent, deadline, work);
+    child_main(fds[1], parent, deadline, err, work);
   }
   ::close(fds[1]);
   Child child(pid, fds[0]);
@@ -173,7 +189,7 @@ std::string run_in_child(const std::function<std::string()>& work, const Deadlin
   if (data.empty()) {
     // Its own timer ended it: the parent was held up past the deadline (stopped, say).
     if (deadline.passed()) deadline.exceeded();
-    throw std::runtime_error("the simulation process died (status " + std::to_string(st) + ")");
+    throw std::runtime_error(died(st, err));
   }
   if (data[0] == 'E') throw std::runtime_error(data.substr(1));
   return data.substr(1);
