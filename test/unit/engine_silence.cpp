@@ -39,21 +39,22 @@ std::pair<std::string, std::string> with_stderr_captured(F&& f) {
   return {message, written};
 }
 
+// The message of the std::runtime_error `f` throws (a child's failure in the parent), or "".
 template <class F>
-std::string error_of(F&& f) {
+std::string runtime_error_of(F&& f) {
   try {
     f();
-  } catch (const std::exception& e) {
+  } catch (const std::runtime_error& e) {
     return e.what();
   }
-  return "no error";
+  return "";
 }
 
 }  // namespace
 
 TEST_CASE("a child that dies is one line quoting its last words, and nothing reaches stderr", "[engine]") {
   const auto [message, written] = with_stderr_captured([] {
-    return error_of([] {
+    return runtime_error_of([] {
       sim::run_in_child([]() -> std::string {
         std::fputs("[0.000711] s4u_Actor.cpp:310: [root/CRITICAL] duration is not finite!\n\n", stderr);
         std::fflush(stderr);
@@ -89,8 +90,8 @@ TEST_CASE("an engine deadlock no failure explains is an error, not a step", "[en
   sim::Scenario s = engine_test::scenario(u);
   s.cluster.device.collectives.scale_out_efficiency = 5e-324;
   const sim::Pipeline p = engine_test::build(s);
-  const auto [message, written] =
-      with_stderr_captured([&] { return error_of([&] { sim::simulate_step(s, p, sim::EngineOptions(false)); }); });
+  const auto [message, written] = with_stderr_captured(
+      [&] { return runtime_error_of([&] { sim::simulate_step(s, p, sim::EngineOptions(false)); }); });
   CHECK(message == "the simulation engine deadlocked: some of the step's work could never finish");
   CHECK(written.empty());
 }
