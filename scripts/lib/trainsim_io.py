@@ -21,27 +21,41 @@ link named as the output stays a link and points at the new file, an existing fi
 permissions, and an interrupted or failed write leaves no partial file and no temporary file. Check
 the outputs (construct Output) before doing any work.
 
+referenced_files(scenario) lists the files a scenario makes trainsim read (its model, cluster,
+"from", device and trace files, by path or by name), so that an output is checked against them too.
+
+Child processes (start_child, finish_child): each in its own process group; at most 64 KiB of its
+stderr is kept (the rest read and dropped), a time limit ends its group (SIGTERM, then SIGKILL a
+second later), and child_message() gives one line of it cut to 200 characters, saying its length.
+
 Errors: InputError("PATH: what is wrong (expected ...)"); main() runs a script's main function and
-maps InputError to `PROG: error: MESSAGE` on stderr and exit code 2, and a signal to exit code
-128 + its number. Signals: Stop records SIGINT, SIGTERM and SIGHUP for a script that winds down
-by itself (scripts/sweep); raise_on_signals() turns them into an exception for one that only needs
-its `finally` blocks to run. A signal ignored when the script started (nohup, a background job of a
-non-interactive shell) stays ignored.
+maps InputError to `PROG: error: MESSAGE` on stderr and exit code 2, a signal to exit code
+128 + its number, and any other exception (a bug) to one line, `PROG: internal error: ...`, and
+exit code 1: never a traceback. Signals: Stop records SIGINT, SIGTERM and SIGHUP for a script that
+winds down by itself (scripts/sweep); raise_on_signals() turns them into an exception for one that
+only needs its `finally` blocks to run. A signal ignored when the script started (nohup, a
+background job of a non-interactive shell) stays ignored.
 
 As a program, `trainsim_io.py check-output PROG PATH [INPUT ...]` checks an output for the shell
 scripts: it prints the resolved path, or `PROG: error: ...` on stderr and exit code 2.
 """
+import collections
 import csv
 import io
+import itertools
 import json
 import math
 import os
 import re
 import secrets
+import select
 import signal
 import stat
+import subprocess
 import sys
 import threading
+import time
+import traceback
 
 MAX_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64  # as trainsim's reader (sim/core/json_text.hpp): configurations nest 5-7 levels
@@ -87,23 +101,35 @@ def signal_name(signum):
 
 # --- inputs -----------------------------------------------------------------------------------
 
-def read_bytes(path, expected, limit=MAX_BYTES):
-    """The bytes of a regular file of at most `limit` bytes (None: any size); anything else is
-    refused before reading."""
+def open_regular(path, expected):
+    """A regular file opened for reading in binary (the caller closes it); a FIFO, device,
+    directory or socket is refused before it is opened, and a file swapped for one after."""
     name = shown(path)
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
             raise InputError(f"{name}: cannot read {kind(st.st_mode)}, not a regular file (expected {expected})")
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)  # never blocks
-        with os.fdopen(fd, "rb") as f:
-            st = os.fstat(f.fileno())  # the file opened, not the one looked at: it may have been swapped
-            if not stat.S_ISREG(st.st_mode):
-                raise InputError(f"{name}: cannot read {kind(st.st_mode)}, not a regular file (expected {expected})")
-            data = f.read() if limit is None else f.read(limit + 1)
+        f = os.fdopen(fd, "rb")
+        st = os.fstat(f.fileno())  # the file opened, not the one looked at: it may have been swapped
+        if not stat.S_ISREG(st.st_mode):
+            f.close()
+            raise InputError(f"{name}: cannot read {kind(st.st_mode)}, not a regular file (expected {expected})")
+        return f
     except (OSError, ValueError) as e:
         raise InputError(f"{name}: cannot read the file ({getattr(e, 'strerror', None) or e}; "
                          f"expected {expected})") from None
+
+
+def read_bytes(path, expected, limit=MAX_BYTES):
+    """The bytes of a regular file of at most `limit` bytes (None: any size); anything else is
+    refused before reading."""
+    name = shown(path)
+    with open_regular(path, expected) as f:
+        try:
+            data = f.read() if limit is None else f.read(limit + 1)
+        except OSError as e:
+            raise InputError(f"{name}: cannot read the file ({e.strerror}; expected {expected})") from None
     if limit is not None and len(data) > limit:
         raise InputError(f"{name}: the file is larger than {limit >> 20} MiB, the limit (expected {expected})")
     return data
@@ -208,13 +234,32 @@ def read_json(path, expected="a JSON file"):
 
 
 
-def read_csv(path, expected="a CSV file"):
+def read_csv(path, expected="a CSV file", max_rows=1_000_000, max_columns=1000):
     """The header and rows (lists of strings) of a CSV file: a regular file as read_json takes it,
-    UTF-8 without NUL bytes, a header row, every row as wide as the header."""
+    UTF-8 without NUL bytes, a header row, every row as wide as the header, at most `max_rows`
+    rows after the header and `max_columns` columns (counted before a row is parsed, so that a
+    line of millions of commas never becomes millions of cells)."""
     text = read_text(path, expected)
     name = shown(path)
+
+    def lines():
+        f = io.StringIO(text, newline="")
+        for number in itertools.count(1):
+            line = f.readline()
+            if not line:
+                return
+            if line.count(",") >= max_columns:
+                raise InputError(f"{name}: line {number} has more than {max_columns} cells (expected {expected} "
+                                 f"of at most {max_columns} columns)")
+            yield line
+
+    rows = []
     try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
+        for row in csv.reader(lines()):
+            if len(rows) > max_rows:
+                raise InputError(f"{name}: more than {max_rows} rows (expected {expected} of at most {max_rows} "
+                                 "rows)")
+            rows.append(row)
     except csv.Error as e:
         raise InputError(f"{name}: {shown(e, 100)} (expected {expected})") from None
     if not rows or not any(rows[0]):
@@ -223,6 +268,103 @@ def read_csv(path, expected="a CSV file"):
         if len(row) != len(rows[0]):
             raise InputError(f"{name}: row {line} has {len(row)} cells, the header {len(rows[0])} (expected {expected})")
     return rows[0], rows[1:]
+
+
+def read_study_scenario(study, path):
+    """The scenario a study (scripts/study-recovery, study-optical) names in "scenario", relative
+    to the study's folder: a non-empty name of a scenario JSON object other than the study itself.
+    Returns its path, its parsed JSON and the inputs no output may replace: the study, the
+    scenario and the files it names (referenced_files)."""
+    name, where = study.get("scenario"), f"{shown(path)}: /scenario"
+    expected = "expected the name of the job's scenario file, relative to the study's folder, e.g. job.json"
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"{where}: {'missing' if name is None else shown(json.dumps(name), 40)} ({expected})")
+    scenario = os.path.join(os.path.dirname(os.path.abspath(path)), name)
+    try:
+        itself = os.path.samefile(scenario, path)
+    except (OSError, ValueError):
+        itself = False
+    if itself:
+        raise InputError(f"{where}: {shown(name)} is the study itself ({expected})")
+    job = read_json(scenario, "a scenario JSON file")
+    if not isinstance(job, dict) or job.get("kind") == "study":
+        raise InputError(f"{where}: {shown(name)} is not a scenario (a JSON object; {expected})")
+    return scenario, job, [path, scenario] + referenced_files(scenario)
+
+
+DATA_FOLDERS = ("models", "topologies", "topologies/devices")  # where trainsim finds a name (sim/core/data_files)
+DATA_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # scripts/lib/../..
+MAX_REFERENCED = 256  # files walked by referenced_files
+MAX_NAMES = 100_000  # strings looked up by referenced_files
+
+
+def _strings(value):
+    """Every string in a parsed JSON value (keys apart), depth first."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            yield v
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
+def _candidates(name, folder, data_dir):
+    """The files trainsim may read for the string `name` met in a file of `folder`: a path relative
+    to that folder or to the data folder, or a name in one of the data folders."""
+    if not name or len(name) > 4096 or "\0" in name:
+        return []
+    if os.path.isabs(name):
+        return [name]
+    out = [os.path.join(folder, name)]
+    if data_dir:
+        out.append(os.path.join(data_dir, name))
+        if "/" not in name and not name.endswith(".json"):
+            out += [os.path.join(data_dir, d, name + ".json") for d in DATA_FOLDERS]
+    return out
+
+
+def referenced_files(path, values=(), data_dir=DATA_DIR):
+    """The regular files a scenario at `path` may make trainsim read besides itself: each string
+    in it (and each of `values`, e.g. a sweep's --vary values) that names an existing regular file
+    relative to the scenario's folder or to `data_dir` (the source tree's, which build/trainsim
+    reads), or by name in its data folders (models/, topologies/, topologies/devices/), as trainsim
+    resolves "model", "cluster", "from", "gpu" and trace paths; a JSON file found is walked in
+    turn, relative to its own folder. A generic walk,
+    so a new key that names a file is covered; at most MAX_REFERENCED files and MAX_NAMES strings
+    (best effort past that). A file found that is not readable JSON is listed, not walked."""
+    try:
+        first = read_json(path, "a scenario JSON file")
+    except InputError:
+        return []
+    found, seen = [], {os.path.realpath(path)}
+    queue, looked = [(first, os.path.dirname(os.path.abspath(path)), list(values))], 0
+    while queue and len(found) < MAX_REFERENCED and looked < MAX_NAMES:
+        doc, folder, extra = queue.pop(0)
+        for name in itertools.chain(extra, _strings(doc)):
+            looked += 1
+            if looked > MAX_NAMES or len(found) >= MAX_REFERENCED:
+                break
+            for c in _candidates(name, folder, data_dir):
+                try:
+                    if not stat.S_ISREG(os.stat(c).st_mode):
+                        continue
+                except (OSError, ValueError):
+                    continue
+                real = os.path.realpath(c)
+                if real in seen:
+                    continue
+                seen.add(real)
+                found.append(c)
+                if c.endswith(".json"):
+                    try:
+                        queue.append((read_json(c), os.path.dirname(os.path.abspath(c)), []))
+                    except InputError:
+                        pass
+    return found
+
 
 # --- outputs ----------------------------------------------------------------------------------
 
@@ -330,6 +472,113 @@ def write_stdout(text):
         raise InputError(f"<stdout>: cannot write ({error.strerror}; expected a writable standard output)")
 
 
+# --- child processes --------------------------------------------------------------------------
+
+MAX_CHILD_STDERR = 64 * 1024  # what is kept of a child's stderr; the rest is read and dropped
+MAX_MESSAGE = 200  # characters of a child's message kept in a row or a message
+KILL_AFTER_S = 1.0  # after SIGTERM, a child's process group gets SIGKILL
+GRACE_S, GRACE_FRACTION = 5.0, 0.1  # a trainsim given --max-wall S is stopped here after S + 10 % + 5 s
+
+
+def past_max_wall(max_wall):
+    """The time limit for a trainsim given --max-wall `max_wall`, which stops itself then: one
+    that has not (hung, or a wrapper that ignores it) is stopped by the script."""
+    return max_wall * (1 + GRACE_FRACTION) + GRACE_S
+
+
+def start_child(cmd):
+    """`cmd` in a process group of its own (so signal_group() reaches what it starts), stdin and
+    stdout on /dev/null, stderr a pipe for finish_child(). OSError when it cannot start."""
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            process_group=0)
+
+
+def signal_group(proc, sig):
+    try:
+        os.killpg(proc.pid, sig)
+    except OSError:  # gone already
+        pass
+
+
+def finish_child(proc, limit_s=None):
+    """Waits for a start_child() process while reading its stderr: at most MAX_CHILD_STDERR bytes
+    are kept, the rest read and dropped (so a child that writes gigabytes neither blocks nor fills
+    memory). Past `limit_s` seconds (None: no limit) its process group gets SIGTERM, then SIGKILL
+    KILL_AFTER_S later. A pipe that some leftover process keeps open is given up KILL_AFTER_S after
+    the child has exited (its group killed). Returns a Finished."""
+    deadline = None if limit_s is None else time.monotonic() + limit_s
+    kept, cut, timed_out, kill_at, exited_at = bytearray(), False, False, None, None
+    fd = proc.stderr.fileno()
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    reading = True
+    try:
+        while reading or proc.poll() is None:
+            now = time.monotonic()
+            if deadline is not None and not timed_out and now >= deadline:
+                timed_out, kill_at = True, now + KILL_AFTER_S
+                signal_group(proc, signal.SIGTERM)
+            if kill_at is not None and now >= kill_at:
+                signal_group(proc, signal.SIGKILL)
+                kill_at = math.inf
+            if not reading:
+                try:
+                    proc.wait(0.1)
+                except subprocess.TimeoutExpired:
+                    pass
+                continue
+            if poller.poll(100):
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    reading = False
+                else:
+                    cut = cut or len(kept) + len(chunk) > MAX_CHILD_STDERR
+                    kept += chunk[:max(0, MAX_CHILD_STDERR - len(kept))]
+            if reading and proc.poll() is not None:
+                exited_at = exited_at or now
+                if now - exited_at > KILL_AFTER_S:  # the pipe outlives the child: what it left holds it
+                    signal_group(proc, signal.SIGKILL)
+                    reading = False
+    finally:
+        proc.stderr.close()
+    return Finished(proc.returncode, kept.decode("utf-8", "backslashreplace"), cut, timed_out)
+
+
+def run_child(cmd, limit_s=None, last=True, prefixes=()):
+    """Runs `cmd` as start_child and finish_child do: (exit code, the last (or first) line of its
+    stderr as child_message gives it, whether its time limit stopped it). A command that cannot
+    start is an InputError."""
+    try:
+        proc = start_child(cmd)
+    except OSError as e:
+        raise InputError(f"{shown(cmd[0])}: cannot run it ({e.strerror}; expected an executable)") from None
+    done = finish_child(proc, limit_s)
+    return done.code, child_message(done, last=last, prefixes=prefixes), done.timed_out
+
+
+# What finish_child returns: the exit code (-N: killed by signal N), the first MAX_CHILD_STDERR
+# bytes of stderr as text, whether more was dropped, whether its time limit stopped it.
+Finished = collections.namedtuple("Finished", "code stderr cut timed_out")
+
+
+def child_message(done, last=False, prefixes=()):
+    """The first (or last) non-blank line of a finished child's stderr, fit for a CSV cell or a
+    message: each of `prefixes` removed in turn, cut after MAX_MESSAGE characters with the line's
+    length said ("more than" when the line runs past what was kept); "" when there is none."""
+    pieces = done.stderr.split("\n")
+    lines = [i for i, p in enumerate(pieces) if p.strip()]
+    if not lines:
+        return ""
+    i = lines[-1] if last else lines[0]
+    text = pieces[i].strip()
+    for p in prefixes:
+        text = text.removeprefix(p)
+    whole = not done.cut or i < len(pieces) - 1
+    if whole and len(text) <= MAX_MESSAGE:
+        return text
+    return f"{text[:MAX_MESSAGE]}... ({'' if whole else 'more than '}{len(text)} characters)"
+
+
 # --- signals and main -------------------------------------------------------------------------
 
 def _install(handler):
@@ -373,6 +622,11 @@ def main(prog, body, argv):
     except KeyboardInterrupt:
         print(f"{prog}: stopped by SIGINT", file=sys.stderr)
         code = 128 + signal.SIGINT
+    except Exception as e:  # a bug: one line, never a traceback
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+        print(f"{prog}: internal error: {type(e).__name__}: {shown(e, 300)} ({os.path.basename(frame.filename)} "
+              f"line {frame.lineno}; please report it)", file=sys.stderr)
+        code = 1
     sys.exit(code)
 
 

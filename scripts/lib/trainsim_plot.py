@@ -6,10 +6,13 @@ otherwise.
 Deterministic output: SVG ids come from a fixed salt (svg.hashsalt) and the SVG carries no date;
 the PNG carries no Software line (Agg writes no date). SVG text stays text (svg.fonttype none), so
 the numbers in a figure can be read back from it (scripts/plot's test does). Labels are plain
-text: a "$" in a strategy or file name is not mathtext.
+text: a "$" in a strategy or file name is not mathtext. Matplotlib's warnings and log messages
+(a missing glyph, a layout that does not fit) are silenced: a script's stderr holds its own lines.
 """
 import io
+import logging
 import os
+import warnings
 
 from trainsim_io import InputError, shown
 
@@ -19,6 +22,8 @@ INSTALL = "matplotlib is missing (expected Debian's python3-matplotlib: apt-get 
 
 def pyplot():
     """matplotlib.pyplot, set up for deterministic output; None when matplotlib is not installed."""
+    warnings.simplefilter("ignore")  # before the import: some warn as they load
+    logging.getLogger("matplotlib").setLevel(logging.CRITICAL + 1)
     try:
         import matplotlib
         matplotlib.use("Agg")

@@ -100,7 +100,10 @@ std::string fitted_profile_json(const std::string& base_file, const Calibration&
   }
   json cal;
   cal["measurements"] = m.file;
-  cal["provenance"] = json::parse(m.provenance_json);
+  cal["provenance"] = json::object();
+  const json provenance = json::parse(m.provenance_json);
+  for (const auto& [key, value] : provenance.items())
+    if (!value.is_null()) cal["provenance"][key] = value;  // a fact the measurements could not give says nothing
   if (!c.excluded.empty()) cal["excluded_from_fits"] = c.excluded;
   if (m.scale_up_bandwidth.value > 0)
     cal["scale_up_bandwidth"] = fmt::format("{:.6g} GB/s", m.scale_up_bandwidth.value / 1e9);

@@ -28,10 +28,14 @@ std::string profile_file(const std::string& option, const std::string& name) {
 
 // --name, else the output file's name without ".json"; the base profile's name with "-fitted"
 // when the profile goes to standard output.
+// The name must read back as a profile's name does (`run` refuses a control character in it).
 std::string profile_name(const CalibrateArgs& a, const DeviceSpec& base) {
-  if (!a.name.empty()) return a.name;
-  if (a.output == "-") return base.name + "-fitted";
-  return std::filesystem::path(a.output).stem().string();
+  std::string name = !a.name.empty()   ? a.name
+                     : a.output == "-" ? base.name + "-fitted"
+                                       : std::filesystem::path(a.output).stem().string();
+  check_printable(name, a.name.empty() ? "-o " + a.output : "--name", "");
+  if (name.empty()) throw InputError("--name", "", "is empty", "a profile name");
+  return name;
 }
 
 void print_curve(const char* what, const ParameterFit& f, const SaturatingCurve& before, const SaturatingCurve& after,
@@ -50,7 +54,6 @@ void print_curve(const char* what, const ParameterFit& f, const SaturatingCurve&
 }  // namespace
 
 int calibrate(const CalibrateArgs& a) {
-  check_outputs({{"-o", a.output}, {"--csv", a.csv}}, {a.measurements});
   Measurements m = Measurements::load(a.measurements);
   std::string base_name = !a.base.empty() ? a.base : m.profile;
   if (base_name.empty())
@@ -58,10 +61,14 @@ int calibrate(const CalibrateArgs& a) {
                      "a \"profile\" entry, or --base NAME (e.g. --base h200-sxm)");
   const std::string base_file = profile_file("--base", base_name);
   const DeviceSpec base = DeviceSpec::parse(ParamReader::load_file(base_file));
+  const std::string device_file = a.device.empty() ? base_file : profile_file("--device", a.device);
+  const DeviceSpec checked = a.device.empty() ? base : DeviceSpec::parse(ParamReader::load_file(device_file));
+  check_outputs({{"-o", a.output}, {"--csv", a.csv}}, {a.measurements});
+  const std::string name = a.output.empty() ? std::string() : profile_name(a, base);
 
   if (a.check) {
-    const std::string file = a.device.empty() ? base_file : profile_file("--device", a.device);
-    const DeviceSpec d = a.device.empty() ? base : DeviceSpec::parse(ParamReader::load_file(file));
+    const std::string& file = device_file;
+    const DeviceSpec& d = checked;
     std::printf("profile %s against %s (%s; %zu measurements)\n\n", file.c_str(), m.file.c_str(), m.gpu.c_str(),
                 m.size());
     const CheckResult r = check_profile(m, d);
@@ -130,7 +137,7 @@ int calibrate(const CalibrateArgs& a) {
   std::fputs(error_table(fit_check).c_str(), stdout);
   if (!a.csv.empty()) write_output(a.csv, predictions_csv(fit_check));
   if (!a.output.empty()) {
-    write_output(a.output, fitted_profile_json(base_file, c, m, profile_name(a, base)));
+    write_output(a.output, fitted_profile_json(base_file, c, m, name));
     std::printf("\nwrote %s\n", a.output.c_str());
   }
   return 0;

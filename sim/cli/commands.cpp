@@ -26,8 +26,8 @@ int run(const RunArgs& a) {
   EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, a.config);
   ProgressLine progress("reliability trials");
   if (!a.quiet) opt.trial_progress = [&progress](int64_t done, int64_t total) { progress.update(done, total); };
-  check_outputs({{"-o", a.output}, {"--trace", a.trace}, {"--trials-csv", a.trials_csv}}, {a.config});
   Scenario s = load_scenario(a.config, parse_sets(a.sets));
+  check_outputs({{"-o", a.output}, {"--trace", a.trace}, {"--trials-csv", a.trials_csv}}, {a.config});
   if (!a.trials_csv.empty() && !s.reliability)
     throw InputError(a.config, "/failures", "--trials-csv needs a failures section", "a scenario with failures");
   RunResult r = run_scenario(s, opt);

@@ -1,12 +1,16 @@
 // trainsim: predict the step time, MFU and memory of LLM training on a GPU cluster.
 //
 // Exit codes: 0 success; 1 internal error (a bug); 2 the input is wrong (one line on stderr);
-// 3 the run was stopped by --max-wall (one line on stderr; no output file written).
+// 3 the run was stopped by --max-wall or from outside, its simulation process killed by a signal
+// (one line on stderr; no output file written).
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <iostream>
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/options.hpp"
@@ -25,21 +29,41 @@ const CLI::Validator finite_positive(
       char* end = nullptr;
       const double v = std::strtod(text.c_str(), &end);
       if (text.empty() || *end != '\0' || !std::isfinite(v) || v <= 0)
-        return "'" + text + "' is not a finite positive number";
+        return sim::quote_value(text) + " is not a finite positive number";
       return std::string();
     },
     "POSITIVE");
 
+// Everything printed reached standard output, or the command fails: a full disk or a closed pipe
+// behind it is one line and exit code 2, never a success with the output lost.
+int finish_stdout(int rc) {
+  std::cout.flush();
+  const bool cout_ok = !std::cout.fail();
+  const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout);
+  const int err = errno;
+  const bool closed = std::fclose(stdout) == 0;
+  if (cout_ok && flushed && closed) return rc;
+  std::fprintf(stderr, "trainsim: error: writing to standard output failed: %s (expected a writable standard output)\n",
+               std::strerror(flushed ? errno : err));
+  return rc == 0 ? 2 : rc;
+}
+
+int run_command(int argc, char** argv);
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) { return finish_stdout(run_command(argc, argv)); }
+
+namespace {
+
+int run_command(int argc, char** argv) {
   sim::tune_allocator(argv);  // may re-execute the program once: first, before anything runs
   sim::interrupt::install();  // SIGINT/SIGTERM/SIGHUP: no simulation process or temporary file left behind
   // Every argument is UTF-8: names and values reach JSON reports, which hold UTF-8 only.
   for (int i = 1; i < argc; ++i)
     if (const size_t bad = sim::invalid_utf8_offset(argv[i]); bad != std::string::npos) {
-      std::fprintf(stderr, "trainsim: error: argument %d ('%s') is not valid UTF-8 at byte %zu (expected UTF-8 text)\n",
-                   i, sim::escape_for_terminal(argv[i]).c_str(), bad);
+      std::fprintf(stderr, "trainsim: error: argument %d (%s) is not valid UTF-8 at byte %zu (expected UTF-8 text)\n",
+                   i, sim::quote_value(argv[i]).c_str(), bad);
       return 2;
     }
   CLI::App app{"trainsim: a discrete-event simulator of LLM training on GPU clusters"};
@@ -55,11 +79,13 @@ int main(int argc, char** argv) {
   r->add_option("--set", run.sets, "override a scenario value, e.g. --set parallelism.tp=4");
   r->add_option("--fidelity", run.fidelity, "class: one simulated rank per rank class; full: every rank")
       ->check(CLI::IsMember({"class", "full"}));
-  r->add_flag("-q,--quiet", run.quiet, "print nothing but errors");
+  auto* quiet = r->add_flag("-q,--quiet", run.quiet, "print nothing but errors");
   const char* format_help =
       "what to print: the summary (\"table\", the default; colour only on a terminal), the report (\"json\") or "
       "one CSV row of its scalar fields (\"csv\")";
-  r->add_option("--format", run.format, format_help)->check(CLI::IsMember(sim::cli::REPORT_FORMATS));
+  r->add_option("--format", run.format, format_help)
+      ->check(CLI::IsMember(sim::cli::REPORT_FORMATS))
+      ->excludes(quiet);  // -q prints nothing: a format asked for with it would be lost
   const char* max_wall_help = "stop the run (exit code 3, no output files) after this many seconds of wall-clock time";
   r->add_option("--max-wall", run.max_wall, max_wall_help)->check(finite_positive);
   const CLI::Validator bytes(sim::cli::check_max_memory, "BYTES");
@@ -84,17 +110,21 @@ int main(int argc, char** argv) {
   k->add_option("measurements", cal.measurements,
                 "measurements JSON (the kernel suite's output, or calibration/published/*.json)")
       ->required();
-  k->add_option("-o,--output", cal.output, "write the fitted device profile here");
+  auto* cal_output = k->add_option("-o,--output", cal.output, "write the fitted device profile here");
   k->add_option("--base", cal.base,
                 "profile the fit starts from (a name in topologies/devices or a path; default: the one the "
                 "measurements name)");
-  k->add_option("--name", cal.name, "name of the fitted profile (default: the output file's name)");
-  k->add_flag("--check", cal.check, "do not fit: predict every measurement with a profile and print the errors");
-  k->add_option("--device", cal.device, "profile to check (default: the base profile)");
-  k->add_option("--exclude", cal.exclude,
-                "leave these memory-bound kernels or attention implementations out of the fits (still checked), "
-                "e.g. --exclude rmsnorm_bwd,layernorm_bwd")
-      ->delimiter(',');
+  auto* cal_name = k->add_option("--name", cal.name, "name of the fitted profile (default: the output file's name)");
+  auto* cal_check =
+      k->add_flag("--check", cal.check, "do not fit: predict every measurement with a profile and print the errors");
+  k->add_option("--device", cal.device, "profile to check (default: the base profile)")->needs(cal_check);
+  auto* cal_exclude =
+      k->add_option("--exclude", cal.exclude,
+                    "leave these memory-bound kernels or attention implementations out of the fits (still checked), "
+                    "e.g. --exclude rmsnorm_bwd,layernorm_bwd")
+          ->delimiter(',');
+  // --check fits nothing: a profile to write, its name or kernels left out of the fit would be ignored.
+  cal_check->excludes(cal_output)->excludes(cal_name)->excludes(cal_exclude);
   k->add_option("--csv", cal.csv, "write every prediction (measured, predicted, error) as CSV here");
   std::vector<std::string> shape_configs;
   auto* sh = app.add_subcommand("shapes", "list the GEMM and attention shapes of scenarios, for the kernel suite");
@@ -128,7 +158,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::fprintf(stderr, "trainsim: error: %s (see trainsim --help)\n", sim::escape_for_terminal(e.what()).c_str());
+    std::fprintf(stderr, "trainsim: error: %s (see trainsim --help)\n", sim::bounded(e.what(), 4000).c_str());
     return 2;
   }
   try {
@@ -141,14 +171,16 @@ int main(int argc, char** argv) {
     if (*rep) return sim::cli::report(report_files, report_format);
     if (*l) return sim::cli::list();
   } catch (const sim::InputError& e) {
-    std::fprintf(stderr, "trainsim: error: %s\n", sim::escape_for_terminal(e.what()).c_str());
+    std::fprintf(stderr, "trainsim: error: %s\n", sim::bounded(e.what(), 4000).c_str());
     return 2;
-  } catch (const sim::WallTimeExceeded& e) {
-    std::fprintf(stderr, "trainsim: error: %s\n", sim::escape_for_terminal(e.what()).c_str());
+  } catch (const sim::RunStopped& e) {  // --max-wall (WallTimeExceeded), or a signal from outside
+    std::fprintf(stderr, "trainsim: error: %s\n", sim::bounded(e.what(), 4000).c_str());
     return 3;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "trainsim: internal error: %s\n", sim::escape_for_terminal(e.what()).c_str());
+    std::fprintf(stderr, "trainsim: internal error: %s\n", sim::bounded(e.what(), 4000).c_str());
     return 1;
   }
   return 0;
 }
+
+}  // namespace

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "sim/core/error.hpp"
+#include "sim/core/text_escape.hpp"
 #include "sim/workload/resource_estimate.hpp"
 
 namespace sim::cli {
@@ -16,7 +17,7 @@ std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<st
   for (const auto& s : sets) {
     auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw InputError("--set", "", "'" + s + "' is not path=value", "e.g. --set parallelism.tp=4");
+      throw InputError("--set", "", quote_value(s) + " is not path=value", "e.g. --set parallelism.tp=4");
     out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
   }
   return out;
@@ -40,7 +41,7 @@ EngineOptions engine_options(const std::string& fidelity, double max_wall, const
 std::string check_max_memory(const std::string& text) {
   auto b = parse_bytes(text);
   if (!b || !std::isfinite(b->value) || b->value < 1048576.0)
-    return "--max-memory: '" + text + "' is not a quantity of bytes of at least 1 MiB (e.g. 8 GiB)";
+    return "--max-memory: " + quote_value(text) + " is not a quantity of bytes of at least 1 MiB (e.g. 8 GiB)";
   return "";
 }
 

@@ -93,9 +93,9 @@ void print_row(size_t rank, const Candidate& c) {
 
 int search(const SearchArgs& a) {
   const EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, a.config);
-  check_outputs({{"-o", a.output}}, {a.config});
   const ParamReader base = scenario_reader(a.config, parse_sets(a.sets));
   const Scenario given = parse_scenario_sections(base);
+  check_outputs({{"-o", a.output}}, {a.config});
   const std::vector<PlanChoice> space = plan_space(given);
   if (space.empty())
     throw InputError(

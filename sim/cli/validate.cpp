@@ -15,6 +15,7 @@
 #include "sim/cli/options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
+#include "sim/core/text_escape.hpp"
 #include "sim/run/run.hpp"
 
 namespace sim::cli {
@@ -200,8 +201,9 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
   // Every row is read before the first is simulated: a mistake in the table's own fields (a name,
   // a group, a published figure) stops it at once. A scenario the simulator cannot run -- a device
   // it does not know, a plan that does not fit -- is a finding about the simulator, not about the
-  // table: that row is reported as failed and counted, and the others still run. Limits of this
-  // machine (--max-memory, --max-wall) stop the table (SimulationLimit).
+  // table: that row is reported as failed (its message naming the row's place in the table) and
+  // counted, and the others still run; so is a row past a limit of this machine (--max-memory, the
+  // simulation-time estimate). --max-wall, the whole table's bound, stops it.
   std::vector<Row> rows;
   for (size_t i = 0; i < runs.size(); ++i) {
     auto run = runs[i];
@@ -213,8 +215,6 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
     row.published_memory = published_peak_memory(run);
     try {
       row.scenario = parse_scenario(with_published_settings(run, run.at("scenario"), row.applied));
-    } catch (const SimulationLimit&) {
-      throw;
     } catch (const InputError& e) {
       row.failure = e.what();
     }
@@ -249,9 +249,9 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
                         r.scenario.training.micro_batch.value, r.scenario.plan.virtual_stages.value, memory, applied)
                 .c_str(),
             stdout);
-      } catch (const SimulationLimit&) {
-        throw;
       } catch (const InputError& e) {
+        // A limit of this machine (--max-memory, the simulation-time estimate) is this row's
+        // failure too: the other rows still run. Only --max-wall (the table's bound) stops it.
         row.failure = e.what();
       }
     if (!row.failure.empty())
@@ -299,6 +299,10 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
   if (failed == 0) return 0;
   std::fputs(fmt::format("{:<{}} {} of {} runs could not be simulated\n", "failed", gw, failed, rows.size()).c_str(),
              stdout);
+  const auto first = std::find_if(rows.begin(), rows.end(), [](const Row& row) { return !row.failure.empty(); });
+  std::fflush(stdout);
+  std::fprintf(stderr, "trainsim: validate: %s: %d of %zu runs could not be simulated, the first %s (see its row)\n",
+               bounded(table, 300).c_str(), failed, rows.size(), quote_value(first->name).c_str());
   return 1;
 }
 

@@ -8,11 +8,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/core/error.hpp"
+
 namespace sim {
 
-class WallTimeExceeded : public std::runtime_error {
+// The run stopped by its own bound rather than from outside: the same exit code 3 (error.hpp).
+class WallTimeExceeded : public RunStopped {
  public:
-  using std::runtime_error::runtime_error;
+  using RunStopped::RunStopped;
 };
 
 class Deadline {

@@ -37,6 +37,14 @@ class SimulationTimeLimit : public SimulationLimit {
   using SimulationLimit::SimulationLimit;
 };
 
+// The run was stopped from outside before it finished: its simulation process was killed by a
+// signal (the out-of-memory killer's SIGKILL, a SIGTERM sent to it). `main` reports it as one line
+// and exit code 3, as a run stopped by --max-wall; nothing is written.
+class RunStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 [[noreturn]] void assertion_failed(const char* cond, const char* file, int line, const std::string& msg);
 
 }  // namespace sim

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/file_kind.hpp"
+#include "sim/core/input_files.hpp"
 #include "sim/core/interrupt.hpp"
 
 namespace sim {
@@ -35,6 +38,17 @@ std::string real_path(const std::string& path) {
   return ::realpath(path.c_str(), buf) != nullptr ? std::string(buf) : std::string();
 }
 
+// A folder marked append-only or immutable (chattr +a, +i) takes new files but lets none be renamed
+// or removed: the temporary file could neither replace the target nor be cleaned up.
+bool folder_forbids_rename(const std::string& folder) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  int flags = 0;
+  const bool known = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;  // not every file system keeps flags
+  ::close(fd);
+  return known && (flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)) != 0;
+}
+
 // The file a write to `path` lands in, as an absolute path without links; throws when that is
 // not a regular file or a new name in an existing folder.
 std::string resolve_target(const std::string& path, const std::string& option) {
@@ -45,6 +59,8 @@ std::string resolve_target(const std::string& path, const std::string& option) {
     if (!S_ISREG(st.st_mode)) refuse("is " + file_kind(st.st_mode) + ", not a regular file");
     std::string real = real_path(path);
     if (real.empty()) refuse(std::string("cannot resolve the path: ") + std::strerror(errno));
+    if (folder_forbids_rename(folder_of(real)))
+      refuse("its folder " + folder_of(real) + " is append-only or immutable: the file cannot be replaced");
     return real;
   }
   if (errno == ELOOP) refuse("has too many levels of symbolic links");
@@ -67,9 +83,30 @@ std::string resolve_target(const std::string& path, const std::string& option) {
   if (::stat(folder.c_str(), &dst) != 0) refuse("its folder " + folder + " does not exist");
   if (!S_ISDIR(dst.st_mode)) refuse("its folder " + folder + " is not a directory");
   if (::access(folder.c_str(), W_OK | X_OK) != 0) refuse("its folder " + folder + " is not writable");
+  if (folder_forbids_rename(folder))
+    refuse("its folder " + folder + " is append-only or immutable: a file written there cannot be renamed into place");
   const std::string real_folder = real_path(folder);
   if (real_folder.empty()) refuse("cannot resolve its folder " + folder);
   return (real_folder == "/" ? std::string() : real_folder) + "/" + name;
+}
+
+// The input that `target` (a resolved output path) is, "" when it is none of them: the files the
+// process has read (input_files.hpp) and `inputs`, compared by device and inode.
+std::string input_at(const std::string& target, const std::vector<std::string>& inputs) {
+  struct stat out {};
+  if (::stat(target.c_str(), &out) != 0) return "";  // a new file is no input
+  for (const auto& f : input_files())
+    if (f.device == out.st_dev && f.inode == out.st_ino) return f.path;
+  for (const auto& in : inputs) {
+    struct stat st {};
+    if (::stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino) return in;
+  }
+  return "";
+}
+
+void refuse_input(const std::string& option, const std::string& path, const std::string& input) {
+  throw InputError(option + " " + path, "", "is the input " + input + ": writing it would overwrite it",
+                   "an output other than the files the command reads");
 }
 
 bool write_all(int fd, const std::string& text) {
@@ -99,16 +136,8 @@ void check_outputs(const std::vector<OutputArg>& outputs, const std::vector<std:
       if (other_target == target)
         throw InputError(o.option + " " + o.path, "", "is the same file as " + other->option + " " + other->path,
                          "a different file for each output");
-    if (target != "-") {
-      struct stat out {};
-      for (const auto& in : inputs) {
-        struct stat st {};
-        if (::stat(target.c_str(), &out) == 0 && ::stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev &&
-            st.st_ino == out.st_ino)
-          throw InputError(o.option + " " + o.path, "", "is the input " + in + ": writing it would overwrite it",
-                           "an output other than the inputs");
-      }
-    }
+    if (target != "-")
+      if (const std::string in = input_at(target, inputs); !in.empty()) refuse_input(o.option, o.path, in);
     targets.emplace_back(&o, target);
   }
   for (const auto& t : targets)
@@ -129,6 +158,8 @@ void write_output(const std::string& path, const std::string& text) {
     return;
   }
   const std::string target = resolve_target(path, "output");
+  // The last guard: whatever the command read since check_outputs() is never replaced either.
+  if (const std::string in = input_at(target, {}); !in.empty()) refuse_input("output", path, in);
   struct stat old {};
   const bool existed = ::stat(target.c_str(), &old) == 0;
   // The temporary file sits beside the target (rename is atomic only within one file system) and
@@ -159,8 +190,9 @@ void write_output(const std::string& path, const std::string& text) {
   const int err = errno;
   interrupt::forget_temp_file();
   if (!renamed) {
-    ::unlink(tmp.c_str());
-    throw InputError(path, "", std::string("cannot replace the output file: ") + std::strerror(err), "a writable path");
+    const std::string left = ::unlink(tmp.c_str()) == 0 ? "" : "; the temporary file " + tmp + " could not be removed";
+    throw InputError(path, "", std::string("cannot replace the output file: ") + std::strerror(err) + left,
+                     "a writable path");
   }
 }
 

@@ -4,9 +4,11 @@
 // An output is "-" (standard output) or a path whose target -- after following symbolic links,
 // dangling ones included -- is a regular file or a new name in an existing, writable folder. A
 // FIFO, a device (/dev/full, /dev/stdout on a pipe or terminal), a directory or a socket is
-// refused (a FIFO would block, a device would be replaced by a file when run as root). A link is
+// refused (a FIFO would block, a device would be replaced by a file when run as root), and so is a
+// folder marked append-only or immutable (a file there cannot be renamed into place). A link is
 // written through: the new file replaces the link's target, and the link stays a link. An output
-// may not be one of the command's inputs, nor another of its outputs.
+// may not be one of the command's inputs -- any file the process has read (input_files.hpp) --
+// nor another of its outputs.
 #pragma once
 
 #include <string>
@@ -20,13 +22,15 @@ struct OutputArg {
 };
 
 // Throws InputError (naming the option and path) for the first output that cannot be written
-// as described above; `inputs` are the files the command reads that must not be overwritten.
-// Call before the work, so that a long run never ends in an unwritable path. With an output "-",
+// as described above; `inputs` are files the command will read, beside those already read. Call
+// after loading the inputs and before the work, so that a long run never ends in an unwritable
+// path and nothing is written when an output names an input. With an output "-",
 // everything else the process prints from then on goes to standard error.
 void check_outputs(const std::vector<OutputArg>& outputs, const std::vector<std::string>& inputs);
 
 // Writes `text` to `path` ("-": standard output) through a temporary file beside the target and
-// a rename; an existing target keeps its permission bits. On failure (full disk, read-only
+// a rename; an existing target keeps its permission bits. A target that is a file the process has
+// read is refused, whatever check_outputs() saw. On failure (full disk, read-only
 // folder) the temporary file is removed, an existing target is left as it was, and InputError is
 // thrown. The temporary file is removed too when SIGINT, SIGTERM or SIGHUP stop the process
 // (sim/core/interrupt.hpp).

@@ -15,6 +15,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/file_kind.hpp"
+#include "sim/core/input_files.hpp"
 #include "sim/core/json_text.hpp"
 #include "sim/core/text_escape.hpp"
 
@@ -87,6 +88,9 @@ std::string read_regular_file(const std::string& path, size_t max_bytes, const s
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     throw InputError(path, "", std::string("cannot open the file: ") + std::strerror(errno), "a readable " + noun);
+  // The file opened, which may not be the one stat() saw: that one is what no output may replace.
+  struct stat opened {};
+  if (::fstat(fd, &opened) == 0) record_input_file(path, opened.st_dev, opened.st_ino);
   // Read in bounded pieces rather than trusting the size, which may change while reading.
   std::string text;
   char buf[1 << 16];
@@ -160,7 +164,7 @@ void ParamReader::expect_keys(const std::vector<std::string>& names) const {
   for (const auto& key : keys()) {
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
     std::string guess = did_you_mean(key, names);
-    std::string what = "unknown key '" + key + "'";
+    std::string what = "unknown key " + quote_value(key);
     if (!guess.empty()) what += " (did you mean '" + guess + "'?)";
     auto sorted = names;
     std::sort(sorted.begin(), sorted.end());
@@ -195,12 +199,18 @@ ParamReader ParamReader::operator[](size_t i) const {
 std::string ParamReader::as_string() const {
   if (!value().is_string()) fail("is " + type_name(), "a string");
   std::string s = value().get<std::string>();
+  check_printable(s, file_, path_);
+  return s;
+}
+
+void check_printable(const std::string& s, const std::string& file, const std::string& path) {
   // Every string trainsim reads is a name, a path or a choice, and may be printed: a NUL would cut
   // it in every C call it reaches, other control characters would reach the terminal.
-  if (s.find('\0') != std::string::npos) fail("contains a NUL character (\\u0000)", "a string without NUL characters");
+  if (s.find('\0') != std::string::npos)
+    throw InputError(file, path, "contains a NUL character (\\u0000)", "a string without NUL characters");
   if (escape_for_terminal(s) != s)
-    fail("'" + s + "' contains a control character", "printable text (no \\n, \\t, \\u001b ...)");
-  return s;
+    throw InputError(file, path, quote_value(s) + " contains a control character",
+                     "printable text (no \\n, \\t, \\u001b ...)");
 }
 
 bool ParamReader::as_bool() const {
@@ -250,11 +260,11 @@ static Q parse_positive(const ParamReader& r, const json& v, Parse parse, const 
   if (!v.is_string()) r.fail("is " + std::string(v.type_name()), expected);
   const std::string text = v.get<std::string>();
   auto q = parse(text);
-  if (!q) r.fail("'" + text + "' does not parse", expected);
-  if (!(q->value > 0.0)) r.fail("'" + text + "' is not positive", expected);
+  if (!q) r.fail(quote_value(text) + " does not parse", expected);
+  if (!(q->value > 0.0)) r.fail(quote_value(text) + " is not positive", expected);
   if (!range.contains(q->value))
     r.fail(
-        "'" + text + "' is out of range",
+        quote_value(text) + " is out of range",
         range.expected ? range.expected : fmt::format("a quantity from {:g} to {:g} {}", range.min, range.max, unit));
   return *q;
 }
@@ -285,7 +295,7 @@ std::string ParamReader::as_choice(const std::vector<std::string>& names) const 
   std::string s = value().get<std::string>();
   if (std::find(names.begin(), names.end(), s) != names.end()) return s;
   std::string guess = did_you_mean(s, names);
-  fail("'" + s + "' is not known" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)"), expected);
+  fail(quote_value(s) + " is not known" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)"), expected);
 }
 
 std::string ParamReader::source() const {
@@ -341,7 +351,7 @@ ParamReader ParamReader::with_value(const std::string& dotted, const std::string
     std::string part = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     pointer += "/" + escape_pointer(part);
     if (part.empty() || !cur->is_object())
-      throw InputError("--set", pointer, "cannot set '" + dotted + "'",
+      throw InputError("--set", pointer, "cannot set " + quote_value(dotted),
                        "a dotted path into objects, e.g. parallelism.tp");
     if (dot == std::string::npos) {
       (*cur)[part] = parsed;

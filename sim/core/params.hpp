@@ -122,6 +122,11 @@ class ParamReader {
 std::string read_regular_file(const std::string& path, size_t max_bytes, const std::string& noun,
                               const std::string& too_large_expected);
 
+// The rule every string read through ParamReader::as_string obeys -- no NUL, no control
+// character -- for text that arrives another way (a name given on the command line and written
+// into a file); throws InputError naming FILE and PATH.
+void check_printable(const std::string& s, const std::string& file, const std::string& path);
+
 // The closest candidate by edit distance, or "" if none is close.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 

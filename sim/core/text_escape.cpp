@@ -90,4 +90,31 @@ std::string escape_for_terminal(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// The length of the longest prefix of `s` of at most `max` bytes that ends between UTF-8 sequences.
+size_t utf8_prefix(std::string_view s, size_t max) {
+  if (s.size() <= max) return s.size();
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+}  // namespace
+
+std::string quote_value(std::string_view s) {
+  if (s.size() <= QUOTED_MAX) return "'" + escape_for_terminal(s) + "'";
+  return "'" + escape_for_terminal(s.substr(0, utf8_prefix(s, QUOTED_MAX))) + "...' (" + std::to_string(s.size()) +
+         " bytes)";
+}
+
+std::string bounded(std::string_view s, size_t max) {
+  if (s.size() <= max) return escape_for_terminal(s);
+  const size_t head = utf8_prefix(s, max / 2);
+  size_t tail_from = s.size() - max / 2;
+  while (tail_from < s.size() && (static_cast<unsigned char>(s[tail_from]) & 0xC0) == 0x80) ++tail_from;
+  return escape_for_terminal(s.substr(0, head)) + "... (" + std::to_string(s.size()) + " bytes) ..." +
+         escape_for_terminal(s.substr(tail_from));
+}
+
 }  // namespace sim

@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <stdexcept>
 
 #include "sim/core/error.hpp"
@@ -71,14 +70,28 @@ void bind_to_parent(pid_t parent, const Deadline& deadline) {
   }
 }
 
+// The signals whose handlers watch the child (interrupt.hpp): blocked from before the fork until
+// the parent watches the child and the child has its own actions, so that no signal finds a child
+// its handler does not know of.
+sigset_t interrupt_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+  return set;
+}
+
 [[noreturn]] void child_main(int fd, pid_t parent, const Deadline& deadline, const ChildStderr& err,
-                             const std::function<std::string()>& work) {
+                             const std::function<std::string()>& work, const sigset_t& unblock) {
   bind_to_parent(parent, deadline);
   err.redirect();
+  ::sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
   std::string out;
   char status = 'O';
   try {
     out = work();
+  } catch (const InputError& e) {  // the input's fault, found while simulating: stays so in the parent
+    status = 'I';
+    out = e.what();
   } catch (const std::exception& e) {
     status = 'E';
     out = e.what();
@@ -126,14 +139,33 @@ class Child {
   int status_ = 0;
 };
 
-// One line for a child that ended without a result: how it ended and the last line it wrote.
-std::string died(int status, const ChildStderr& err) {
+// Why a child that a signal ended left no result, for the one-line message.
+std::string killed_by(int sig) {
+  const char* name = sig == SIGKILL   ? "SIGKILL"
+                     : sig == SIGTERM ? "SIGTERM"
+                     : sig == SIGINT  ? "SIGINT"
+                     : sig == SIGHUP  ? "SIGHUP"
+                     : sig == SIGSEGV ? "SIGSEGV"
+                     : sig == SIGABRT ? "SIGABRT"
+                     : sig == SIGBUS  ? "SIGBUS"
+                                      : "a signal";
+  std::string why;
+  if (sig == SIGKILL)
+    why = "; the kernel's out-of-memory killer sends it when memory runs out: --max-memory bounds the simulation";
+  else if (sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS)
+    why = "; a crash of the simulation, which is a bug: please report it with the scenario";
+  else
+    why = ", sent to it from outside";
+  return "the run was stopped: its simulation process was killed by " + std::string(name) + " (signal " +
+         std::to_string(sig) + ")" + why;
+}
+
+// The last line a child that ended without a result wrote (SimGrid's CRITICAL line before an
+// abort, say), for the end of its message: "; its last line: ...", or "" when it wrote none.
+std::string last_words(const ChildStderr& err) {
   if (ADDRESS_SANITIZER) std::fputs(err.tail().c_str(), stderr);  // the sanitizer's report
-  std::string how = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-                                              std::string(strsignal(WTERMSIG(status))) + ")"
-                                        : "exit status " + std::to_string(WEXITSTATUS(status));
   const std::string last = err.last_line();
-  return "the simulation process died (" + how + ")" + (last.empty() ? "" : ": " + last);
+  return last.empty() ? "" : "; its last line: " + last;
 }
 
 }  // namespace
@@ -145,18 +177,23 @@ std::string run_in_child(const std::function<std::string()>& work, const Deadlin
   const ChildStderr err;
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
+  const sigset_t block = interrupt_signals();
+  sigset_t previous;
+  ::sigprocmask(SIG_BLOCK, &block, &previous);
   pid_t pid = ::fork();
   if (pid < 0) {
+    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
     ::close(fds[0]);
     ::close(fds[1]);
     throw std::runtime_error("fork() failed");
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child_main(fds[1], parent, deadline, err, work);
+    child_main(fds[1], parent, deadline, err, work, block);
   }
   ::close(fds[1]);
   Child child(pid, fds[0]);
+  ::sigprocmask(SIG_SETMASK, &previous, nullptr);
   std::string data;
   char buf[65536];
   while (true) {
@@ -189,8 +226,11 @@ std::string run_in_child(const std::function<std::string()>& work, const Deadlin
   if (data.empty()) {
     // Its own timer ended it: the parent was held up past the deadline (stopped, say).
     if (deadline.passed()) deadline.exceeded();
-    throw std::runtime_error(died(st, err));
+    if (WIFSIGNALED(st)) throw RunStopped(killed_by(WTERMSIG(st)) + last_words(err));
+    throw std::runtime_error("the simulation process ended without a result (exit status " +
+                             std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : st) + ")" + last_words(err));
   }
+  if (data[0] == 'I') throw InputError(data.substr(1));
   if (data[0] == 'E') throw std::runtime_error(data.substr(1));
   return data.substr(1);
 }

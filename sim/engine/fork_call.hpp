@@ -22,12 +22,13 @@ struct MemoryBound {
   std::string what;
 };
 
-// The child calls `work` and its return value is sent back; an exception in the child becomes a
-// std::runtime_error with its message in the parent. The child's standard error never reaches the
-// terminal (child_stderr.hpp): a child that dies without a result (an abort in SimGrid, say)
-// becomes a std::runtime_error saying how it ended, with the last line it wrote. When `deadline`
-// passes first, the child is killed and WallTimeExceeded thrown; when its resident memory passes
-// `memory`, it is killed and an InputError thrown.
+// The child calls `work` and its return value is sent back; an InputError in the child is an
+// InputError with its message in the parent, any other exception a std::runtime_error. When
+// `deadline` passes first, the child is killed and WallTimeExceeded thrown; when its resident
+// memory passes `memory`, it is killed and an InputError thrown; when a signal kills it (from
+// elsewhere, or an abort in SimGrid), RunStopped names the signal. The child's standard error never
+// reaches the terminal (child_stderr.hpp): the message of a child that ended without a result
+// quotes the last line it wrote.
 std::string run_in_child(const std::function<std::string()>& work, const Deadline& deadline = {},
                          const MemoryBound& memory = {});
 

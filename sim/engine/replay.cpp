@@ -683,7 +683,7 @@ std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) 
 
 EngineResult simulate_step(const Scenario& s, const Pipeline& p, const EngineOptions& opt) {
   if (opt.full_fidelity && s.cluster.gpus > MAX_FULL_FIDELITY_GPUS)
-    throw SimulationLimit(s.file, "/cluster/gpus",
+    throw SimulationLimit(s.file, s.json_path("/cluster/gpus"),
                           "--fidelity full would simulate " + std::to_string(s.cluster.gpus) +
                               " GPUs, more than the limit of " + std::to_string(MAX_FULL_FIDELITY_GPUS),
                           "--fidelity class, or a cluster of at most that many GPUs");

@@ -83,7 +83,7 @@ std::optional<double> step_of(Scenario v, const EngineOptions& opt, std::string*
 }
 
 InputError unsuited(const Scenario& s, const std::string& what, const std::string& expected) {
-  return InputError(s.file, "/recovery/kind", what, expected);
+  return InputError(s.file, s.json_path("/recovery/kind"), what, expected);
 }
 
 }  // namespace
@@ -175,7 +175,7 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
           forward += g[v].compute.value + healthy.engine.spans[v].tp + healthy.engine.spans[v].cp;
       out.step_s = T + std::max(0.0, forward - healthy.breakdown.bubble_s);
       Scenario v = plain(s);
-      StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
+      StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file, s.pointer);
       std::vector<int64_t> merged = layout.layers;
       const size_t k = static_cast<size_t>(pp / 2 - 1);  // an inner pair: two full stages
       merged[k] += merged[k + 1];

@@ -71,7 +71,7 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
   const RecoverySpec& rec = s.reliability->recovery;
   const int64_t nodes = s.cluster.nodes();
   if (nodes > MAX_RELIABILITY_NODES)
-    throw InputError(s.file, "/failures",
+    throw InputError(s.file, s.json_path("/failures"),
                      std::to_string(nodes) + " nodes are more than the reliability simulation's limit of " +
                          std::to_string(MAX_RELIABILITY_NODES),
                      "a cluster of at most 131072 nodes");
@@ -184,7 +184,7 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
   const double seconds = double(f.trials) * events / EVENTS_PER_S;
   const double limit = simulation_budget(opt).max_wall.value;
   if (seconds > limit)
-    throw InputError(s.file, "/failures/trials",
+    throw InputError(s.file, s.json_path("/failures/trials"),
                      fmt::format("the reliability simulation would take about {:.0f} s ({} trials of about {:.3g} "
                                  "events at {:.0e} events/s), more than the limit of {:.0f} s",
                                  seconds, f.trials, events, EVENTS_PER_S, limit),

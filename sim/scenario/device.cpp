@@ -8,6 +8,7 @@
 
 #include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
+#include "sim/core/text_escape.hpp"
 
 namespace sim {
 namespace {
@@ -160,7 +161,7 @@ std::pair<std::string, std::string> unknown_device(const std::string& name, cons
   std::string guess = did_you_mean(name, known);
   std::string list;
   for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-  return {"unknown device '" + name + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)"),
+  return {"unknown device " + quote_value(name) + (guess.empty() ? "" : " (did you mean '" + guess + "'?)"),
           "one of " + list + ", or a path to a device JSON file"};
 }
 

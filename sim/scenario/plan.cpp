@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "sim/core/params.hpp"
+#include "sim/core/text_escape.hpp"
 
 namespace sim {
 
@@ -197,9 +198,9 @@ static int64_t token_count(const ParamReader& r) {
     const bool digits = !number.empty() && number.find_first_not_of("0123456789.") == std::string::npos &&
                         std::isdigit(static_cast<unsigned char>(number.front()));
     v = digits ? std::strtod(number.c_str(), &end) : 0;
-    if (!digits || end != number.c_str() + number.size()) r.fail("'" + text + "' is not a token count", expected);
+    if (!digits || end != number.c_str() + number.size()) r.fail(quote_value(text) + " is not a token count", expected);
     v *= at == 0 ? 1e12 : at == 1 ? 1e9 : 1e6;
-    if (!(v >= 1 && v <= MAX_TOKENS)) r.fail("'" + text + "' is out of range", expected);
+    if (!(v >= 1 && v <= MAX_TOKENS)) r.fail(quote_value(text) + " is out of range", expected);
   }
   return static_cast<int64_t>(std::llround(v));
 }

@@ -149,7 +149,7 @@ std::string g(double v) { return fmt::format("{:g}", v); }
 
 std::string unknown(const std::string& what, const std::string& name, const std::vector<std::string>& names) {
   const std::string guess = did_you_mean(name, names);
-  return what + " '" + name + "'" + (guess.empty() ? "" : " (did you mean '" + guess + "'?)");
+  return what + " " + quote_value(name) + (guess.empty() ? "" : " (did you mean '" + guess + "'?)");
 }
 
 double rate(const ParamReader& r) {
@@ -574,28 +574,31 @@ std::vector<TracedFailure> read_failure_trace(const std::string& path) {
     }
     if (!header) {
       if (fields != std::vector<std::string>{"time", "component", "location"})
-        throw InputError(path, where, "the header is '" + line + "'", "time,component,location");
+        throw InputError(path, where,
+                         "the header is not time,component,location (" + std::to_string(line.size()) +
+                             " bytes; a trace's content is not quoted)",
+                         "time,component,location");
       header = true;
       continue;
     }
-    if (fields.size() != 3)
-      throw InputError(path, where, std::to_string(fields.size()) + " fields in '" + line + "'", format);
+    if (fields.size() != 3) throw InputError(path, where, std::to_string(fields.size()) + " fields", format);
     if (out.size() == MAX_TRACE_ROWS)
       throw InputError(path, where, "more than " + std::to_string(MAX_TRACE_ROWS) + " failures", "at most 2^20 rows");
     const std::string& t = fields[0];
     const bool plain = !t.empty() && t.find_first_not_of("0123456789.eE+-") == std::string::npos;
     auto time = parse_seconds(plain ? t + " s" : t);
     if (!time || !(time->value >= 0) || !(time->value <= MAX_HORIZON_DAYS * DAY))
-      throw InputError(path, where, "time '" + t + "' is not a time",
+      throw InputError(path, where, "the first field is not a time",
                        "seconds or a quantity such as \"3.5 h\", from 0 to " + g(MAX_HORIZON_DAYS) + " d");
     if (!out.empty() && *time < out.back().time)
       throw InputError(path, where,
-                       "time " + t + " comes before the previous row's (" + format_seconds(out.back().time) + ")",
+                       "the time (" + format_seconds(*time) + ") comes before the previous row's (" +
+                           format_seconds(out.back().time) + ")",
                        "rows sorted by time");
     if (fields[1].empty()) throw InputError(path, where, "the component is empty", "a component name");
     static const auto known = known_names();
     if (!known_component_scope(fields[1]) && !did_you_mean(fields[1], known).empty())
-      throw InputError(path, where, unknown("unknown component", fields[1], known),
+      throw InputError(path, where, "an unknown component (did you mean '" + did_you_mean(fields[1], known) + "'?)",
                        "a known component, or a name far from all of them (scope node)");
     out.push_back({*time, fields[1], fields[2]});
   }

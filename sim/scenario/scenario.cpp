@@ -7,6 +7,7 @@
 #include "sim/core/data_files.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
+#include "sim/core/text_escape.hpp"
 
 namespace sim {
 
@@ -21,7 +22,7 @@ ParamReader resolve(const ParamReader& ref, const std::string& base_dir, const s
   const std::string name = ref.as_string();
   const std::string path = find_data_file(name, folder, data_dir, base_dir);
   if (path.empty())
-    ref.fail("cannot find '" + name + "' (looked for " +
+    ref.fail("cannot find " + quote_value(name) + " (looked for " +
                  data_file_candidates(name, folder, data_dir, base_dir).front() + ")",
              "the name of a file in " + folder + "/ or a path to a JSON file");
   return ParamReader::load_file(path);
@@ -116,7 +117,7 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     par.at("ep").fail(i2s(p.ep) + " does not divide dp*cp=" + i2s(p.dp * p.cp), "a divisor of dp*cp");
   if (p.ep > 1 && !m.moe) par.at("ep").fail("expert parallelism needs an MoE model", "ep = 1 for a dense model");
   if (m.moe)  // the schema reads it; the workload generator does not route tokens to experts yet
-    throw InputError(s.file, "/model/moe", "mixture-of-experts layers are not simulated in this version",
+    throw InputError(s.file, s.json_path("/model/moe"), "mixture-of-experts layers are not simulated in this version",
                      "a dense model (no \"moe\" section)");
   if (m.moe && m.moe->experts % p.ep != 0)
     par.at("ep").fail(i2s(p.ep) + " does not divide experts=" + i2s(m.moe->experts), "a divisor of moe.experts");
@@ -232,6 +233,7 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
   const std::string base_dir = r.directory();
   Scenario s;
   s.file = r.file();
+  s.pointer = r.path();
   s.name = r.has("name") ? r.string("name") : std::string("scenario");
   s.seed = r.has("seed") ? static_cast<uint64_t>(r.count("seed", 0, INT64_MAX / 2)) : 0;
   s.model = ModelSpec::parse(section(r, "model", base_dir, data_dir, "models"));
@@ -254,7 +256,7 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
     const int64_t nodes = s.cluster.nodes();
     const int64_t spares = spare_pool(rec, nodes);
     if ((rec.kind == RecoveryKind::SPARES || rec.kind == RecoveryKind::REWIRE) && spares > nodes)
-      throw InputError(r.file(), "/recovery/spares",
+      throw InputError(r.file(), r.path() + "/recovery/spares",
                        std::to_string(spares) + " spares for a cluster of " + std::to_string(nodes) + " nodes",
                        "a pool no larger than the cluster");
     if (rec.kind == RecoveryKind::IN_MEMORY_CHECKPOINT && rec.replicas > nodes)

@@ -22,6 +22,9 @@ class ParamReader;
 struct Scenario {
   std::string name;
   std::string file;
+  // Where the scenario sits in `file`: "" for a scenario file, "/runs/3/scenario" for a row of a
+  // validation table. Messages about a key name json_path("/cluster/gpus").
+  std::string pointer;
   uint64_t seed = 0;
   ModelSpec model;
   ClusterSpec cluster;
@@ -31,6 +34,8 @@ struct Scenario {
   std::optional<ReliabilitySpec> reliability;
   // The `step_faults` section: slow or failed components inside the simulated step; empty when absent.
   StepFaults step_faults;
+
+  std::string json_path(const std::string& key_path) const { return pointer + key_path; }
 
   int64_t microbatches() const {  // per pipeline per step; valid once micro_batch is resolved
     return training.global_batch / (plan.dp * training.micro_batch.value);

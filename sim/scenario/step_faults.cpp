@@ -9,6 +9,7 @@
 
 #include "sim/core/params.hpp"
 #include "sim/core/rng.hpp"
+#include "sim/core/text_escape.hpp"
 #include "sim/scenario/cluster.hpp"
 
 namespace sim {
@@ -20,8 +21,8 @@ Seconds non_negative_seconds(const ParamReader& r) {
   const char* expected = "a time >= 0 with a unit, e.g. \"0.8 s\"";
   const std::string text = r.as_string();
   auto t = parse_seconds(text);
-  if (!t) r.fail("'" + text + "' does not parse", expected);
-  if (!(t->value >= 0.0 && t->value <= 1e9)) r.fail("'" + text + "' is out of range", "a time from 0 s to 1e9 s");
+  if (!t) r.fail(quote_value(text) + " does not parse", expected);
+  if (!(t->value >= 0.0 && t->value <= 1e9)) r.fail(quote_value(text) + " is out of range", "a time from 0 s to 1e9 s");
   return *t;
 }
 

@@ -105,14 +105,14 @@ CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t
     std::optional<CollectiveAlgo> algo;
     if (forced != s_.plan.algorithms.end()) algo = forced->second;
     if (!even && algo && *algo != CollectiveAlgo::RING)
-      throw InputError(s_.file, forced_path(kind),
+      throw InputError(s_.file, s_.json_path(forced_path(kind)),
                        std::string("'") + to_string(*algo) + "' cannot run a group of " + std::to_string(g.ranks) +
                            " GPUs spread unevenly over nodes (the placement)",
                        "ring or \"auto\"");
     if (!even || (!algo && !g.ring_strides.empty())) algo = CollectiveAlgo::RING;
     if (algo)
       if (auto why = cannot_run(*algo, kind, g))
-        throw InputError(s_.file, forced_path(kind),
+        throw InputError(s_.file, s_.json_path(forced_path(kind)),
                          std::string("'") + to_string(*algo) + "' cannot run the " + to_string(kind) + " over " +
                              std::to_string(g.ranks) + " GPUs on " + std::to_string(g.nodes) + " node(s): " + *why,
                          "an algorithm every group of the plan can run, or \"auto\"");

@@ -60,7 +60,7 @@ void check_tp_comm_overlap(const Scenario& s) {
       for (int64_t c = 0; c < pl.cp; ++c)
         for (int64_t t = 1; t < pl.tp; ++t)
           if (!place.same_domain(place.gpu({0, c, r, d}), place.gpu({t, c, r, d})))
-            throw InputError(s.file, "/parallelism/tp_comm_overlap",
+            throw InputError(s.file, s.json_path("/parallelism/tp_comm_overlap"),
                              "needs every tensor-parallel group inside one NVLink domain (Transformer Engine's "
                              "userbuffers exchange over NVLink); tp=" +
                                  std::to_string(pl.tp) + " spans " + std::to_string(s.cluster.domain_gpus()) +
@@ -99,7 +99,7 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
   const EngineShape shape = bounded ? engine_shape(s) : EngineShape{};  // O(GPUs): only when needed
   const Schedule given = s.plan.schedule;
   for (int64_t v : virtual_stage_candidates(s)) {
-    layouts.push_back(make_stage_layout(s.model, s.plan, v, s.file));
+    layouts.push_back(make_stage_layout(s.model, s.plan, v, s.file, s.pointer));
     const StageLayout& layout = layouts.back();
     for (int64_t b : micro_batch_candidates(s)) {
       deadline.check();
@@ -134,7 +134,7 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
   }
   if (planned_tasks > MAX_PLANNED_TASKS) {
     const bool mb_auto = s.training.micro_batch.is_auto();
-    throw InputError(s.file, mb_auto ? "/training/micro_batch" : "/parallelism/virtual_stages",
+    throw InputError(s.file, s.json_path(mb_auto ? "/training/micro_batch" : "/parallelism/virtual_stages"),
                      "\"auto\" would plan " + std::to_string(build.size()) + " candidates of " +
                          std::to_string(planned_tasks) + " tasks in all, more than the limit of " +
                          std::to_string(MAX_PLANNED_TASKS),
@@ -205,7 +205,7 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     }
   }
   if (!any)
-    throw InputError(s.file, "/parallelism/virtual_stages",
+    throw InputError(s.file, s.json_path("/parallelism/virtual_stages"),
                      "no virtual-stage count gives a microbatch count divisible by pp=" + std::to_string(s.plan.pp),
                      "global_batch/(dp*micro_batch) divisible by pp, or virtual_stages 1");
   if (!best && over_budget) check_budget(s, *over_budget, budget);
@@ -214,14 +214,14 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     return std::nullopt;
   }
   if (!best && over_limit > 0)
-    throw InputError(s.file, "/training/global_batch",
+    throw InputError(s.file, s.json_path("/training/global_batch"),
                      "a step of " + std::to_string(over_limit) + " tasks (2 * " + std::to_string(over_m) +
                          " microbatches * pp=" + std::to_string(s.plan.pp) + " * virtual_stages=" +
                          std::to_string(over_v) + ") is more than the limit of " + std::to_string(MAX_TASKS),
                      "fewer microbatches per step: a smaller global_batch, or a larger dp or micro_batch");
   if (!best) {
     bool fixed = !s.training.micro_batch.is_auto();
-    throw InputError(s.file, fixed ? "/training/micro_batch" : "/parallelism",
+    throw InputError(s.file, s.json_path(fixed ? "/training/micro_batch" : "/parallelism"),
                      "the plan needs " + format_bytes(smallest.peak) + " per GPU but " + s.cluster.device.name +
                          " has " + format_bytes(smallest.capacity),
                      "a plan that fits: more tp or pp, recompute, ZeRO, or a smaller micro_batch");

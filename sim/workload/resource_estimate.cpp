@@ -340,12 +340,12 @@ void check_budget(const Scenario& s, const ResourceEstimate& e, const Simulation
       std::string(b.full_fidelity ? "--fidelity class, " : "") +
       "fewer GPUs, microbatches or gradient buckets (overlap_grad_reduce: one per layer under ZeRO-3)";
   if (b.max_memory.value > 0 && e.memory > b.max_memory)
-    throw SimulationLimit(s.file, "/cluster/gpus",
+    throw SimulationLimit(s.file, s.json_path("/cluster/gpus"),
                           "simulating this plan would need " + about + format_bytes(e.memory) + " of memory (" +
                               counts + counts_live + "), more than --max-memory " + format_bytes(b.max_memory),
                           fewer + ", or a larger --max-memory");
   if (b.max_wall.value > 0 && e.wall > b.max_wall)
-    throw SimulationTimeLimit(s.file, "/cluster/gpus",
+    throw SimulationTimeLimit(s.file, s.json_path("/cluster/gpus"),
                               "simulating this plan would take " + about + seconds_text(e.wall.value) + " (" + counts +
                                   counts_live + "), more than the limit of " + seconds_text(b.max_wall.value),
                               fewer + ", or a " + b.wall_option + " above the estimate to allow it");

@@ -16,25 +16,25 @@ int64_t StageLayout::layers_on_rank(int64_t rank) const {
 }
 
 StageLayout make_stage_layout(const ModelSpec& model, const ParallelPlan& plan, int64_t virtual_stages,
-                              const std::string& file) {
+                              const std::string& file, const std::string& pointer) {
   StageLayout out;
   out.pp = plan.pp;
   out.virtual_stages = virtual_stages;
   const int64_t stages = plan.pp * virtual_stages;
   if (!plan.layers_per_stage.empty()) {
     if (static_cast<int64_t>(plan.layers_per_stage.size()) != stages)
-      throw InputError(file, "/parallelism/layers_per_stage",
+      throw InputError(file, pointer + "/parallelism/layers_per_stage",
                        "has " + std::to_string(plan.layers_per_stage.size()) + " entries",
                        std::to_string(stages) + " = pp * virtual_stages");
     int64_t sum = std::accumulate(plan.layers_per_stage.begin(), plan.layers_per_stage.end(), int64_t{0});
     if (sum != model.layers)
-      throw InputError(file, "/parallelism/layers_per_stage", "sums to " + std::to_string(sum),
+      throw InputError(file, pointer + "/parallelism/layers_per_stage", "sums to " + std::to_string(sum),
                        std::to_string(model.layers) + " = model.layers");
     out.layers = plan.layers_per_stage;
     return out;
   }
   if (model.layers < stages)
-    throw InputError(file, "/parallelism/pp",
+    throw InputError(file, pointer + "/parallelism/pp",
                      std::to_string(model.layers) + " layers cannot fill " + std::to_string(stages) +
                          " pipeline stages (pp * virtual_stages)",
                      "at least one layer per stage");

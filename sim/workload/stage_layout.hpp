@@ -26,9 +26,10 @@ struct StageLayout {
   bool has_output(int64_t rank, int64_t chunk) const { return rank == pp - 1 && chunk == virtual_stages - 1; }
 };
 
-// Throws InputError (naming `file` and /parallelism/...) if a stage would get no layer or an
-// explicit list does not sum to the model's layers.
+// Throws InputError (naming `file` and POINTER/parallelism/..., POINTER being where the scenario
+// sits in the file) if a stage would get no layer or an explicit list does not sum to the model's
+// layers.
 StageLayout make_stage_layout(const ModelSpec& model, const ParallelPlan& plan, int64_t virtual_stages,
-                              const std::string& file);
+                              const std::string& file, const std::string& pointer = "");
 
 }  // namespace sim

@@ -508,10 +508,10 @@ def trace(name, line, fragment, text):
          names=os.path.join(out, name + ".csv"))
 trace("trace-unsorted", "line 3", "comes before the previous row's",
       "time,component,location\n2 h,faulty-gpu,node-1\n1 h,nic,node-2\n")
-trace("trace-malformed-row", "line 2", "2 fields in '1 h,nic' (expected rows of time,component,location)",
+trace("trace-malformed-row", "line 2", "2 fields (expected rows of time,component,location)",
       "time,component,location\n1 h,nic\n")
-trace("trace-bad-time", "line 2", "time 'soon' is not a time", "time,component,location\nsoon,nic,node-1\n")
-trace("trace-no-header", "line 1", "the header is '1 h,nic,node-1'", "1 h,nic,node-1\n")
+trace("trace-bad-time", "line 2", "the first field is not a time", "time,component,location\nsoon,nic,node-1\n")
+trace("trace-no-header", "line 1", "the header is not time,component,location (14 bytes; a trace's content is not quoted)", "1 h,nic,node-1\n")
 
 for r in rows:
     print("\t".join(r))

@@ -13,7 +13,7 @@
 #   sustained_compute, peak, half sizes or NCCL latency outside its range (subnormal efficiencies
 #   among them); sixty 10^6 slowdowns on one NIC (each in range, their product not). The same
 #   profile is refused by `check` and `search` with exit 2, and `validate` fails its row with the
-#   same message.
+#   same message (and at most its own one line on stderr).
 # - silence: every run above with -q writes nothing on stderr, a step that ends in a failure's
 #   deadlock (configs/faults/gpu-failure.json) included: no SimGrid log line, no backtrace.
 #
@@ -173,7 +173,8 @@ row = {"name": "bad-profile", "group": "g", "published": {"step_time_s": 4.0}, "
 json.dump({"kind": "validation", "runs": [row]}, open(sys.argv[3], "w"))
 PY
 out=$("$trainsim" validate "$work/table.json" 2>"$work/err")
-if grep -q "failed: $work/bad.json: /sustained_compute: 1e-300 is out of range" <<<"$out" && [ ! -s "$work/err" ]; then
+if grep -q "failed: $work/bad.json: /sustained_compute: 1e-300 is out of range" <<<"$out" &&
+  [ "$(wc -l <"$work/err")" -le 1 ] && ! grep -qv '^trainsim: ' "$work/err"; then
   pass "validate fails the row on the profile"
 else
   fail "validate fails the row on the profile" "$out / $(cat "$work/err")"

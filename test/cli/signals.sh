@@ -18,6 +18,7 @@ set -m
 trainsim=${1:?usage: signals.sh TRAINSIM REPO}
 repo=${2:?usage: signals.sh TRAINSIM REPO}
 source "$(dirname "$0")/lib/tally.bash"
+source "$(dirname "$0")/lib/processes.bash"
 llama="$repo/configs/llama3-70b-512xh100.json"
 
 alive() {  # pid: running or stopped, not a zombie
@@ -33,16 +34,6 @@ gone_within() {  # pid seconds
     sleep 0.1
   done
   return 0
-}
-
-child_of() {  # pid: the first child's pid, waiting up to 10 s for it to appear
-  local end=$((SECONDS + 10)) c
-  while [ $SECONDS -lt $end ]; do
-    c=$(pgrep -P "$1" | head -n 1)
-    [ -n "$c" ] && { echo "$c"; return 0; }
-    sleep 0.05
-  done
-  return 1
 }
 
 for sig in INT TERM HUP; do

@@ -1,7 +1,8 @@
 // SimGrid never speaks to the user (issue #34): what a simulation child writes on its standard
 // error stays in the child (sim/engine/child_stderr.hpp); a child that dies becomes one error line
-// quoting its last words, and an engine deadlock that no failure explains becomes an error instead
-// of a step that leaves the unfinished work out. Each TEST_CASE runs in its own process (ctest).
+// (RunStopped, fork_call.hpp) quoting its last line, and an engine deadlock that no failure
+// explains becomes an error instead of a step that leaves the unfinished work out. Each TEST_CASE
+// runs in its own process (ctest).
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -64,8 +65,9 @@ TEST_CASE("a child that dies is one line quoting its last words, and nothing rea
     });
   });
   CHECK(message ==
-        "the simulation process died (killed by signal 6 (Aborted)): [0.000711] s4u_Actor.cpp:310: [root/CRITICAL] "
-        "duration is not finite!");
+        "the run was stopped: its simulation process was killed by SIGABRT (signal 6); a crash of the simulation, "
+        "which is a bug: please report it with the scenario; its last line: [0.000711] s4u_Actor.cpp:310: "
+        "[root/CRITICAL] duration is not finite!");
   CHECK(written.empty());
 }
 
