@@ -270,36 +270,47 @@ double ParamReader::as_fraction() const {
   return v;
 }
 
-// Every quantity lies within this window of its SI unit after conversion ("1e308 TFLOP/s" is
-// 1e320, not a number): wide enough for any GPU, cluster or run (1 fs to 30 million years, up to
-// 10^24 FLOP), narrow enough that no product or ratio of two quantities leaves double's range.
-constexpr double MIN_QUANTITY = 1e-15, MAX_QUANTITY = 1e24;
+double ParamReader::as_efficiency() const { return as_number_in(EFFICIENCY); }
+
+double ParamReader::as_number_in(const QuantityRange& range) const {
+  const double v = as_number();
+  if (!range.contains(v))
+    fail(fmt_number_text(v) + " is out of range",
+         range.expected ? range.expected : fmt::format("a number from {:g} to {:g}", range.min, range.max));
+  return v;
+}
 
 template <class Q, class Parse>
-static Q parse_positive(const ParamReader& r, const json& v, Parse parse, const char* example, const char* unit) {
+static Q parse_positive(const ParamReader& r, const json& v, Parse parse, const char* example, const char* unit,
+                        const QuantityRange& range) {
   std::string expected = std::string("a positive quantity with a unit, e.g. \"") + example + "\"";
   if (!v.is_string()) r.fail("is " + std::string(v.type_name()), expected);
   const std::string text = v.get<std::string>();
   auto q = parse(text);
   if (!q) r.fail(quote_value(text) + " does not parse", expected);
   if (!(q->value > 0.0)) r.fail(quote_value(text) + " is not positive", expected);
-  if (!(q->value >= MIN_QUANTITY && q->value <= MAX_QUANTITY))
-    r.fail(quote_value(text) + " is out of range",
-           fmt::format("a quantity from {:g} to {:g} {}", MIN_QUANTITY, MAX_QUANTITY, unit));
+  if (!range.contains(q->value))
+    r.fail(
+        quote_value(text) + " is out of range",
+        range.expected ? range.expected : fmt::format("a quantity from {:g} to {:g} {}", range.min, range.max, unit));
   return *q;
 }
 
-Seconds ParamReader::as_seconds() const {
-  return parse_positive<Seconds>(*this, value(), parse_seconds, "2.5 us", "s");
+Seconds ParamReader::as_seconds(const QuantityRange& range) const {
+  return parse_positive<Seconds>(*this, value(), parse_seconds, "2.5 us", "s", range);
 }
-Bytes ParamReader::as_bytes() const { return parse_positive<Bytes>(*this, value(), parse_bytes, "80 GiB", "B"); }
+Bytes ParamReader::as_bytes(const QuantityRange& range) const {
+  return parse_positive<Bytes>(*this, value(), parse_bytes, "80 GiB", "B", range);
+}
 BytesPerSecond ParamReader::as_bandwidth() const {
-  return parse_positive<BytesPerSecond>(*this, value(), parse_bandwidth, "400 Gb/s", "B/s");
+  return parse_positive<BytesPerSecond>(*this, value(), parse_bandwidth, "400 Gb/s", "B/s", BANDWIDTH);
 }
-FlopsPerSecond ParamReader::as_flops_rate() const {
-  return parse_positive<FlopsPerSecond>(*this, value(), parse_flops_rate, "989 TFLOP/s", "FLOP/s");
+FlopsPerSecond ParamReader::as_flops_rate(const QuantityRange& range) const {
+  return parse_positive<FlopsPerSecond>(*this, value(), parse_flops_rate, "989 TFLOP/s", "FLOP/s", range);
 }
-Flops ParamReader::as_flops() const { return parse_positive<Flops>(*this, value(), parse_flops, "5 GFLOP", "FLOP"); }
+Flops ParamReader::as_flops(const QuantityRange& range) const {
+  return parse_positive<Flops>(*this, value(), parse_flops, "5 GFLOP", "FLOP", range);
+}
 
 std::string ParamReader::as_choice(std::initializer_list<const char*> choices) const {
   return as_choice(std::vector<std::string>(choices.begin(), choices.end()));

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/quantity_range.hpp"
 #include "sim/core/units.hpp"
 
 namespace sim {
@@ -62,11 +63,20 @@ class ParamReader {
   // A whole number in [min, max].
   int64_t as_count(int64_t min = 1, int64_t max = INT64_MAX) const;
   double as_fraction() const;  // a number in (0, 1]
-  Seconds as_seconds() const;
-  Bytes as_bytes() const;
-  BytesPerSecond as_bandwidth() const;
-  FlopsPerSecond as_flops_rate() const;
-  Flops as_flops() const;
+  // A fraction of a rated speed, in EFFICIENCY (quantity_range.hpp).
+  double as_efficiency() const;
+  // A plain number in `range`.
+  double as_number_in(const QuantityRange& range) const;
+  // Quantities with units, each in `range` (in SI units) where given, else in ANY_QUANTITY.
+  Seconds as_seconds() const { return as_seconds(ANY_QUANTITY); }
+  Seconds as_seconds(const QuantityRange& range) const;
+  Bytes as_bytes() const { return as_bytes(ANY_QUANTITY); }
+  Bytes as_bytes(const QuantityRange& range) const;
+  BytesPerSecond as_bandwidth() const;  // always in BANDWIDTH
+  FlopsPerSecond as_flops_rate() const { return as_flops_rate(ANY_QUANTITY); }
+  FlopsPerSecond as_flops_rate(const QuantityRange& range) const;
+  Flops as_flops() const { return as_flops(ANY_QUANTITY); }
+  Flops as_flops(const QuantityRange& range) const;
   // One of `choices` (a string); the message lists them otherwise.
   std::string as_choice(std::initializer_list<const char*> choices) const;
   std::string as_choice(const std::vector<std::string>& choices) const;

@@ -40,7 +40,8 @@
 //   first such operation when any member's needs the component (its other data-parallel replicas
 //   would run on to the gradient reduction; full fidelity splits the class and is exact, which is
 //   why sim/run simulates a failure at full fidelity whenever that fits the run's budget).
-//   When every surviving actor waits, SimGrid finds the deadlock and ends the run. The outcome:
+//   When every surviving actor waits, SimGrid finds the deadlock and ends the run (a deadlock
+//   with no stalled rank behind it is an error: work that could never finish). The outcome:
 //   `stalled_at` = the latest start of a blocking operation among the unfinished ranks (never
 //   before the failure) and `detected_at` = stalled_at + nccl_timeout. When the step ends before
 //   the failure or never needs the failed component, `stalled` is false: no effect on the step.

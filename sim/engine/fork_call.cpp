@@ -15,6 +15,8 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/interrupt.hpp"
+#include "sim/core/sanitizer.hpp"
+#include "sim/engine/child_stderr.hpp"
 
 namespace sim {
 namespace {
@@ -78,9 +80,10 @@ sigset_t interrupt_signals() {
   return set;
 }
 
-[[noreturn]] void child_main(int fd, pid_t parent, const Deadline& deadline, const std::function<std::string()>& work,
-                             const sigset_t& unblock) {
+[[noreturn]] void child_main(int fd, pid_t parent, const Deadline& deadline, const ChildStderr& err,
+                             const std::function<std::string()>& work, const sigset_t& unblock) {
   bind_to_parent(parent, deadline);
+  err.redirect();
   ::sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
   std::string out;
   char status = 'O';
@@ -157,12 +160,21 @@ std::string killed_by(int sig) {
          std::to_string(sig) + ")" + why;
 }
 
+// The last line a child that ended without a result wrote (SimGrid's CRITICAL line before an
+// abort, say), for the end of its message: "; its last line: ...", or "" when it wrote none.
+std::string last_words(const ChildStderr& err) {
+  if (ADDRESS_SANITIZER) std::fputs(err.tail().c_str(), stderr);  // the sanitizer's report
+  const std::string last = err.last_line();
+  return last.empty() ? "" : "; its last line: " + last;
+}
+
 }  // namespace
 
 std::string run_in_child(const std::function<std::string()>& work, const Deadline& deadline,
                          const MemoryBound& memory) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("pipe() failed");
+  const ChildStderr err;
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
   const sigset_t block = interrupt_signals();
@@ -177,7 +189,7 @@ std::string run_in_child(const std::function<std::string()>& work, const Deadlin
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child_main(fds[1], parent, deadline, work, block);
+    child_main(fds[1], parent, deadline, err, work, block);
   }
   ::close(fds[1]);
   Child child(pid, fds[0]);
@@ -214,9 +226,9 @@ std::string run_in_child(const std::function<std::string()>& work, const Deadlin
   if (data.empty()) {
     // Its own timer ended it: the parent was held up past the deadline (stopped, say).
     if (deadline.passed()) deadline.exceeded();
-    if (WIFSIGNALED(st)) throw RunStopped(killed_by(WTERMSIG(st)));
+    if (WIFSIGNALED(st)) throw RunStopped(killed_by(WTERMSIG(st)) + last_words(err));
     throw std::runtime_error("the simulation process ended without a result (exit status " +
-                             std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : st) + ")");
+                             std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : st) + ")" + last_words(err));
   }
   if (data[0] == 'I') throw InputError(data.substr(1));
   if (data[0] == 'E') throw std::runtime_error(data.substr(1));

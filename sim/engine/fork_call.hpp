@@ -25,8 +25,10 @@ struct MemoryBound {
 // The child calls `work` and its return value is sent back; an InputError in the child is an
 // InputError with its message in the parent, any other exception a std::runtime_error. When
 // `deadline` passes first, the child is killed and WallTimeExceeded thrown; when its resident
-// memory passes `memory`, it is killed and an InputError thrown; when a signal from elsewhere kills
-// it, RunStopped names the signal.
+// memory passes `memory`, it is killed and an InputError thrown; when a signal kills it (from
+// elsewhere, or an abort in SimGrid), RunStopped names the signal. The child's standard error never
+// reaches the terminal (child_stderr.hpp): the message of a child that ended without a result
+// quotes the last line it wrote.
 std::string run_in_child(const std::function<std::string()>& work, const Deadline& deadline = {},
                          const MemoryBound& memory = {});
 

@@ -1,3 +1,4 @@
+#include <xbt/asserts.h>
 #include <xbt/log.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <set>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -626,19 +628,33 @@ std::string run(const Scenario& s, const Pipeline& p, const EngineOptions& opt) 
   char factory[] = "--cfg=contexts/factory:thread";  // read when the engine starts, so not set_config
   char* argv[] = {name, ADDRESS_SANITIZER ? factory : nullptr, nullptr};
   int argc = ADDRESS_SANITIZER ? 2 : 1;
+  // SimGrid's log goes to this child's standard error, which the parent keeps from the user
+  // (child_stderr.hpp): critical lines only, and no backtrace after a failed xbt_assert, so that
+  // its message is the last line the parent quotes.
   xbt_log_control_set("root.thresh:critical");
-  // A failure ends the run in what SimGrid calls a deadlock (the stalled actors wait for good),
-  // which it reports as a critical line on stderr before ending the run normally: expected here.
-  if (s.step_faults.failure()) xbt_log_control_set("ker_engine.app:file:/dev/null");
+  xbt_log_no_loc = 1;
   // Engine and replay are left to the process's exit: this runs in a child that exits right after
   // sending its result, and tearing down 10^5 activities' state would only cost time.
   auto& e = *new sg4::Engine(&argc, argv);
   e.set_config("network/model:CM02");      // textbook max-min sharing (reference/simgrid.md §5.5)
   e.set_config("network/crosstraffic:0");  // RDMA: acknowledgements do not load the reverse path
   e.set_config("contexts/guard-size:0");   // many actors: no guard pages (reference/simgrid.md §5.8)
+  // No TCP window: NCCL moves data by RDMA writes and NVLink stores, and the cost layer prices an
+  // idle flow at bytes / capacity (nccl_tuning.hpp), which the engine must match. CM02's default
+  // window (4 MiB) capped a flow at 4 MiB / (2 x route latency), about 1 TB/s over two 1 us hops:
+  // beyond it a faster link made the LL protocol's flows (bytes / bandwidth_factor, which grows
+  // with the link's rate) slower. 1e100 B keeps the cap finite and far above any accepted rate.
+  e.set_config("network/TCP-gamma:1e100");
   auto& replay = *new Replay(s, p, opt);
   sg4::Actor::create("driver", replay.plat.gpu_host(0), [&replay] { replay.start(); });
+  bool deadlock = false;
+  sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
   e.run();
+  // A failure ends the step in what SimGrid calls a deadlock: the stalled actors wait for good.
+  // Any other deadlock left work that could never finish (a transfer over a link of no bandwidth,
+  // say), and the step's time would leave it out: no result then.
+  if (deadlock && !(s.step_faults.failure() && replay.watch.stalled_at()))
+    throw std::runtime_error("the simulation engine deadlocked: some of the step's work could never finish");
   EngineResult& r = replay.result;
   if (auto f = s.step_faults.failure()) {
     StepFaultOutcome o;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "sim/core/params.hpp"
@@ -32,8 +33,29 @@ constexpr double MAX_SLOWDOWN = 1e6;
 double slow_factor(const ParamReader& f) {
   const double v = f.as_number();
   if (!(v >= 1.0 && v <= MAX_SLOWDOWN))
-    f.fail(fmt::format("{:g} is out of range", v), "a slowdown factor from 1 to 1e6");
+    f.fail(fmt::format("{:g} is out of range", v), fmt::format("a slowdown factor from 1 to {:g}", MAX_SLOWDOWN));
   return v;
+}
+
+// Refuses slowdowns whose product on one component passes MAX_SLOWDOWN, at the event that passes
+// it (`listed` events come from `events`, the rest were drawn by `stragglers`). The factors are
+// summed as logarithms: sixty factors of 10^6 multiply to more than double can hold.
+void check_products(const std::vector<StepFaultEvent>& all, size_t listed, const ParamReader& r) {
+  std::map<std::pair<FaultTarget, int64_t>, double> log_product;
+  const double limit = std::log(MAX_SLOWDOWN) * (1 + 1e-12);  // 1000 x 1000 is allowed despite rounding
+  for (size_t i = 0; i < all.size(); ++i) {
+    const StepFaultEvent& e = all[i];
+    if (e.kind != StepFaultKind::SLOW) continue;
+    double& l = log_product[{e.target, e.index}];
+    l += std::log(e.factor);
+    if (l <= limit) continue;
+    const ParamReader where = i < listed ? r.at("events")[i] : r.at("stragglers");
+    where.fail(fmt::format("the slowdowns on {} multiply to 10^{:.1f}, more than {:g}", to_string(e.target, e.index),
+                           l / std::log(10.0), MAX_SLOWDOWN),
+               fmt::format("slow factors on one component whose product is at most {:g}; slower, it has failed: "
+                           "a \"fail\" event",
+                           MAX_SLOWDOWN));
+  }
 }
 
 StepFaultEvent parse_event(const ParamReader& e, const ClusterSpec& c) {
@@ -172,23 +194,13 @@ StepFaults StepFaults::parse(const ParamReader& r, const ClusterSpec& c, uint64_
             "at most one \"fail\" event per scenario");
     }
   }
+  const size_t listed = f.events.size();
   if (auto s = r.find("stragglers")) {
     const auto drawn = draw_stragglers(*s, c, seed);
     f.stragglers = static_cast<int64_t>(drawn.size());
     f.events.insert(f.events.end(), drawn.begin(), drawn.end());
   }
-  // Slow events on one component multiply (a listed one and a drawn straggler, or two listed): the
-  // product has the bound of one factor.
-  const size_t listed = f.events.size() - static_cast<size_t>(f.stragglers);
-  for (size_t i = 0; i < f.events.size(); ++i) {
-    const StepFaultEvent& e = f.events[i];
-    const double product = e.kind == StepFaultKind::SLOW ? f.slowdown(e.target, e.index) : 1.0;
-    if (product > MAX_SLOWDOWN)
-      (i < listed ? r.at("events")[i] : r.at("stragglers"))
-          .fail(fmt::format("{} is slowed {:g} times by its slow events and stragglers together",
-                            to_string(e.target, e.index), product),
-                "slowdowns whose product on one component is at most 1e6");
-  }
+  check_products(f.events, listed, r);
   return f;
 }
 

@@ -18,8 +18,8 @@
 //
 // Each event names exactly one component: `gpu` in [0, cluster.gpus) or `nic` in
 // [0, nodes * nics_per_node) (NIC i*nics_per_node/gpus_per_node of node k is k*nics_per_node + i).
-// A "slow" event takes `factor` in [1, 1e6] (1 changes nothing; several on one component, and a
-// drawn straggler on it, multiply, their product at most 1e6 too); a
+// A "slow" event takes `factor` in [1, MAX_SLOWDOWN] (1 changes nothing; several on one component
+// multiply, to at most MAX_SLOWDOWN, drawn stragglers included); a
 // "fail" event takes `at` >= 0, seconds after the step starts. At most one "fail" event: after
 // the first failure the step is stalled and nothing later can happen in it.
 // How the engine applies them: sim/engine/engine.hpp.
@@ -41,6 +41,11 @@ struct ClusterSpec;
 // by default (torch.distributed init_process_group `timeout`, default_pg_timeout = 10 min for
 // NCCL); Megatron-LM passes --distributed-timeout-minutes, default 10.
 inline const Seconds DEFAULT_NCCL_TIMEOUT = Seconds(600);
+
+// The most a component can be slowed, one factor or the product of all on it: 10^6 turns a 1 ms
+// kernel into 17 minutes, past NCCL's default timeout -- a component that slow has failed (a "fail"
+// event). It keeps a slowed GPU's speed and a slowed NIC's bandwidth positive normal numbers.
+inline constexpr double MAX_SLOWDOWN = 1e6;
 
 enum class StepFaultKind { SLOW, FAIL };
 enum class FaultTarget { GPU, NIC };
@@ -64,7 +69,7 @@ struct StepFaults {
   bool has_slow() const;
   // The "fail" event, if any.
   std::optional<StepFaultEvent> failure() const;
-  // The product of the slow factors on a component (1 when none; at most 1e6, parse checks it).
+  // The product of the slow factors on a component (1 when none; at most MAX_SLOWDOWN).
   double slowdown(FaultTarget target, int64_t index) const;
   // The largest slowdown of any component (1 when none): no step runs slower than the healthy one
   // times this.

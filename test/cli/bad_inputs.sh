@@ -438,7 +438,7 @@ with open(os.path.join(bad, "..", "..", "..", "topologies", "devices", "b200.jso
 b200["sustained_compute"]["value"] = 1.2
 with open(os.path.join(out, "b200-over-burst.json"), "w") as f:
     json.dump(b200, f)
-case("sustained-above-burst", "/sustained_compute", "1.2 is out of range (expected a number in (0, 1])",
+case("sustained-above-burst", "/sustained_compute", "1.2 is out of range (expected a fraction of the rated speed from 0.01 to 1)",
      put("cluster.gpu", os.path.join(out, "b200-over-burst.json")), names=os.path.join(out, "b200-over-burst.json"))
 # A newline in a key used to split the message over two lines.
 case("newline-in-key", "/na\\nme", "unknown key 'na\\nme' (did you mean 'name'?)", put("na\nme", 1))

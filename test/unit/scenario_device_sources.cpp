@@ -87,8 +87,8 @@ TEST_CASE("an attention curve's head_dims are read strictly") {
   for (const auto& [dims, fragment] : std::vector<std::pair<nlohmann::json, std::string>>{
            {{{"abc", 0.9}}, "/flash_attention/head_dims/abc: 'abc' is not a head dimension"},
            {{{"128", 0.9}}, "'128' is not a head dimension"},
-           {{{"64", 0}}, "/flash_attention/head_dims/64: 0 is not a factor"},
-           {{{"64", 3}}, "3 is not a factor"},
+           {{{"64", 0}}, "/flash_attention/head_dims/64: 0 is out of range (expected a factor from 0.01 to 2)"},
+           {{{"64", 3}}, "3 is out of range"},
            {nlohmann::json::array(), "/flash_attention/head_dims: is not an object"}}) {
     nlohmann::json bad = p;
     bad["flash_attention"]["head_dims"] = dims;

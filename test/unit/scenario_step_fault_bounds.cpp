@@ -1,8 +1,7 @@
 // The bounds of `step_faults` (step_faults.hpp) that keep it meaning something:
 //  - a straggler fraction is of the cluster's GPUs: below 1/gpus (one GPU) it would draw none, so
 //    1e-11 or 1e-320 of 16 GPUs is refused rather than read as "no stragglers";
-//  - slow events on one component multiply, and their product has the bound of one factor (1e6):
-//    two events of 1e6 on one GPU (1e12) are refused, as one of 1e12 is.
+//  - slow events on one component multiply: the worst component's product bounds the step.
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -11,7 +10,6 @@
 #include "test/unit/step_faults_fixture.hpp"
 
 using Catch::Matchers::Contains;
-using Catch::Matchers::StartsWith;
 
 namespace {
 
@@ -30,17 +28,8 @@ TEST_CASE("step_faults: a straggler fraction of less than one GPU is refused", "
   CHECK(with_faults(R"({"stragglers": {"fraction": 0.0625, "factor": 2}})").step_faults.stragglers == 1);
 }
 
-TEST_CASE("step_faults: slowdowns stacked on one component are bounded as one is", "[scenario]") {
-  const auto two =
-      R"({"events": [{"kind": "slow", "gpu": 0, "factor": 1e6}, {"kind": "slow", "gpu": 0, "factor": 1e6}]})";
-  CHECK(error_of([&] { with_faults(two); }) ==
-        "f.json: /step_faults/events/0: gpu 0 is slowed 1e+12 times by its slow events and stragglers together "
-        "(expected slowdowns whose product on one component is at most 1e6)");
-  // A listed event and the stragglers drawn over every GPU: the straggler stacks on it.
-  const auto with_straggler = R"({"events": [{"kind": "slow", "nic": 3, "factor": 1e6}, {"kind": "slow", "gpu": 5,
-    "factor": 1e6}], "stragglers": {"fraction": 1, "factor": 1.5}})";
-  CHECK_THAT(error_of([&] { with_faults(with_straggler); }),
-             StartsWith("f.json: /step_faults/events/1: gpu 5 is slowed 1.5e+06 times"));
+TEST_CASE("step_faults: the worst slowdown is the largest product on one component", "[scenario]") {
+  // Stacked products past 1e6 are refused (scenario_step_faults.cpp); within it they multiply.
   const auto s = with_faults(R"({"events": [{"kind": "slow", "gpu": 0, "factor": 1e3}, {"kind": "slow", "gpu": 0,
     "factor": 1e3}, {"kind": "slow", "nic": 2, "factor": 4}]})");
   CHECK(s.step_faults.slowdown(sim::FaultTarget::GPU, 0) == 1e6);

@@ -78,3 +78,23 @@ TEST_CASE("step_faults: stragglers are distinct GPUs drawn from the seed, after 
              Contains("/step_faults/stragglers/factor/max: 1.5 is below min 2"));
   CHECK_THAT(error_of([] { with_faults(R"({})"); }), Contains("/step_faults: has neither events nor stragglers"));
 }
+
+TEST_CASE("step_faults: slowdowns on one component multiply to at most 10^6, summed without overflow", "[scenario]") {
+  // Sixty factors of 10^6, each in range, multiply to 10^360, past double's range: refused at the
+  // second, which passes the bound; the message names the component and the product's exponent.
+  std::string sixty;
+  for (int i = 0; i < 60; ++i) sixty += std::string(i ? ", " : "") + R"({"kind": "slow", "nic": 3, "factor": 1e6})";
+  CHECK_THAT(error_of([&] { with_faults("{\"events\": [" + sixty + "]}"); }),
+             Contains("f.json: /step_faults/events/1: the slowdowns on nic 3 multiply to 10^12.0, more than 1e+06"));
+  // Exactly the bound is allowed, on each component.
+  const Scenario s = with_faults(R"({"events": [{"kind": "slow", "nic": 3, "factor": 1000},
+      {"kind": "slow", "nic": 3, "factor": 1000}, {"kind": "slow", "gpu": 3, "factor": 1e6}]})");
+  CHECK(s.step_faults.slowdown(FaultTarget::NIC, 3) == MAX_SLOWDOWN);
+  CHECK(s.step_faults.slowdown(FaultTarget::GPU, 3) == MAX_SLOWDOWN);
+  // A drawn straggler on a GPU already slowed to the bound is refused at the stragglers.
+  CHECK_THAT(error_of([] {
+               with_faults(R"({"events": [{"kind": "slow", "gpu": 0, "factor": 1e6}],
+                               "stragglers": {"fraction": 1, "factor": 1.5}})");
+             }),
+             Contains("/step_faults/stragglers: the slowdowns on gpu 0 multiply to 10^6.2"));
+}

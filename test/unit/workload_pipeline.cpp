@@ -8,8 +8,8 @@
 //   GPipe and 1F1B:          step = (m + p - 1)(t_f + t_b)        bubble fraction (p-1)/(m+p-1)
 //   interleaved, v chunks of 1/v of the stage each (t_f/v, t_b/v):
 //                            step = (m + (p - 1)/v)(t_f + t_b)    bubble (p-1)/(v m) of the ideal m(t_f + t_b)
-// Communication is made free by a 1e9 TB/s fabric and zero NCCL latencies; what remains is
-// bytes / 1e21 B/s, below 1e-12 s per transfer.
+// Communication is made free by a 1e21 B/s fabric (set past the reader's bound of 1 PB/s) and
+// zero NCCL latencies; what remains is bytes / 1e21 B/s, below 1e-12 s per transfer.
 // Uneven splits (layers_per_stage), with forward 1 s and backward 2 s per layer: GPipe against the
 // flow-shop makespan, an interleaved case worked by hand on Megatron's order, and larger 1F1B and
 // interleaved splits against their task graph's critical path and each rank's lower bound.
@@ -87,12 +87,13 @@ void unit_costs(Pipeline& p) {
 }
 
 void free_communication(Scenario& s) {
+  s.cluster.scale_up.bandwidth = s.cluster.scale_out.nic_bandwidth = BytesPerSecond(1e21);
   auto& k = s.cluster.device.collectives;
   k.base_latency = k.scale_up_step_latency = k.scale_out_step_latency = Seconds(0);
 }
 
 double unit_cost_step(int64_t pp, int64_t v, int64_t m, const char* schedule) {
-  Scenario s = pipeline_scenario(pp, v, m, schedule, "1e9 TB/s");
+  Scenario s = pipeline_scenario(pp, v, m, schedule);
   free_communication(s);
   Pipeline p = build(s);
   unit_costs(p);
@@ -296,7 +297,7 @@ void per_layer_costs(Pipeline& p, const StageLayout& layout) {
 double uneven_step(int64_t layers, std::vector<int64_t> split, int64_t v, int64_t m, const char* schedule,
                    double* critical_path = nullptr) {
   const int64_t pp = int64_t(split.size()) / v;
-  Scenario s = pipeline_scenario(pp, v, m, schedule, "1e9 TB/s");
+  Scenario s = pipeline_scenario(pp, v, m, schedule);
   free_communication(s);
   s.model.layers = layers;
   s.plan.layers_per_stage = std::move(split);
