@@ -2,7 +2,8 @@
 # Sizes that would exhaust the machine are refused before the simulation starts
 # (sim/workload/resource_estimate.hpp): one line "trainsim: error: FILE: /cluster/gpus: simulating
 # this plan would need ... more than --max-memory M" or "... would take ... more than the limit of
-# T", exit code 2, within seconds -- for run, validate and search, whatever field multiplies the
+# T", exit code 2, within seconds -- for run and search (validate reports it as the row's failure,
+# exit 1, and runs the next row), whatever field multiplies the
 # work: GPUs (10^6 and 2^20 at class fidelity, 65,536 at full fidelity), microbatches, virtual
 # stages, gradient buckets (layers with overlap_grad_reduce). The memory estimate is checked against
 # the peak resident memory measured by the kernel (getrusage of the finished run), and --max-memory
@@ -74,6 +75,26 @@ refused() {
     fail "$name" "took $took s"
   else
     pass "$name: exit 2, one line naming the limit, $took s"
+  fi
+}
+
+# refused_row NAME LIMIT-PATTERN validate-args...: a validation row past a limit is that row's
+# failure (issue #34): exit 1, its line on stdout naming its place in the table, the estimate and
+# the limit, one line on stderr naming it, within 20 s.
+refused_row() {
+  local name=$1 limit=$2
+  shift 2
+  local start=$SECONDS
+  timeout -s KILL 60 "$trainsim" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  local rc=$? took=$((SECONDS - start))
+  if [ $rc -ne 1 ] || [ "$(wc -l <"$work/$name.err")" -ne 1 ]; then
+    fail "$name" "exit $rc (expected 1) after $took s: $(head -c 300 "$work/$name.err")"
+  elif ! grep -Eq "failed: .*: /runs/0/scenario/cluster/gpus: simulating this plan would (need|take) .* more than $limit" "$work/$name.out"; then
+    fail "$name" "no failed row naming the estimate and the limit ($limit): $(head -c 400 "$work/$name.out")"
+  elif [ $took -gt 20 ] && ! $sanitized; then
+    fail "$name" "took $took s"
+  else
+    pass "$name: a failed row naming the limit, exit 1, $took s"
   fi
 }
 
@@ -173,7 +194,7 @@ fi
 
 # validate and search.
 table "$work/table.json" "$work/mega.json"
-refused "validate, 2^20 GPUs, --max-memory 2 GiB" '--max-memory 2.00 GiB' validate "$work/table.json" --max-memory "2 GiB"
+refused_row "validate, 2^20 GPUs, --max-memory 2 GiB" '--max-memory 2.00 GiB' validate "$work/table.json" --max-memory "2 GiB"
 scenario "$work/big.json" 131072 8 8 2048 16384
 # 131,072 GPUs search in seconds now (folded rings); their platform alone needs about 0.7 GiB. Not
 # under AddressSanitizer: search first plans its 4,000-odd plans on the cluster, past the 60 s
@@ -183,7 +204,7 @@ if ! $sanitized; then
     --max-memory "256 MiB"
 fi
 table "$work/quick-table.json" "$repo/configs/quickstart.json"
-refused "validate --max-memory 1 MiB" '--max-memory 1.00 MiB' validate "$work/quick-table.json" --max-memory "1 MiB"
+refused_row "validate --max-memory 1 MiB" '--max-memory 1.00 MiB' validate "$work/quick-table.json" --max-memory "1 MiB"
 
 # The memory estimate (read from the refusal at --max-memory 1 MiB) against the peak resident
 # memory the kernel measured for the same run (the larger of trainsim and its simulation child).
