@@ -22,15 +22,15 @@ unknown["training"]["bogus"] = 1
 batch = copy.deepcopy(base)
 batch["training"]["micro_batch"] = 3  # 64 / (dp 2 x 3) is no whole number of microbatches
 huge = copy.deepcopy(base)
-huge["cluster"]["gpus"] = 65536  # ~0.5 GiB of simulation state, past --max-memory 100 MiB
-huge["parallelism"]["dp"] = 8192
-huge["training"]["global_batch"] = 8192
+huge["cluster"]["gpus"] = 1048576  # several GiB of simulation state, past --max-memory 3 GiB
+huge["parallelism"]["dp"] = 131072
+huge["training"]["global_batch"] = 131072
 runs = [row("unknown-key", unknown), row("as-path", "quickstart.json"), row("batch", batch),
         row("huge", huge), row("fits", base)]
 json.dump({"kind": "validation", "runs": runs}, open(sys.argv[2], "w"))
 PY
 t="$work/table.json"
-timeout 300 "$trainsim" validate "$t" --max-memory "100 MiB" >"$work/out" 2>"$work/err"
+timeout 300 "$trainsim" validate "$t" --max-memory "3 GiB" >"$work/out" 2>"$work/err"
 rc=$?
 row() { grep "^$1 " "$work/out"; }
 expect_row() {  # name fragment
