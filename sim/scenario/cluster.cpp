@@ -17,6 +17,12 @@ constexpr int64_t MAX_GPUS = 1 << 20;  // beyond this no simulation here fits in
 // A direct-connect network's routes are tabled per ordered pair of nodes (sim/topology/direct.hpp):
 // 1,024 nodes take 4 MB.
 constexpr int64_t MAX_DIRECT_NODES = 1024;
+// A link's latency per hop (scale_up.latency, scale_out.latency; the engine's links carry it, the
+// closed-form estimate takes NCCL's latencies from the device profile): from 1 ns, under one NVLink
+// or switch hop, to 1 s, 10^6 times the shipped clusters' 1 us (an InfiniBand switch adds 0.1 to
+// 0.3 us). SimGrid aborts on far longer hops ("The Impossible Did Happen" at 10^5 s on a 4x4x4
+// torus, where 3*10^4 s still ran; fuzz_platform).
+constexpr QuantityRange LINK_LATENCY{1e-9, 1.0, "a latency from 1 ns to 1 s"};
 
 static std::vector<std::string> names_of(const std::vector<TopologyKind>& kinds) {
   std::vector<std::string> out;
@@ -165,7 +171,7 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
         .fail("a " + c.scale_up.kind + "'s domain is its dims' product",
               "no domain_gpus with kind \"" + c.scale_up.kind + "\"");
   c.scale_up.bandwidth = up.at("bandwidth").as_bandwidth();
-  if (auto l = up.find("latency")) c.scale_up.latency = l->as_seconds();
+  if (auto l = up.find("latency")) c.scale_up.latency = l->as_seconds(LINK_LATENCY);
   if (auto v = up.find("nvls")) c.scale_up.nvls = v->as_bool();
   // A domain is whole nodes and the cluster whole domains; a cluster smaller than one domain is
   // one (as one smaller than a node is one node).
@@ -208,7 +214,7 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
       o->fail("is out of range", "a ratio >= 1 (1 = full bisection)");
   }
   c.scale_out.pod_gpus = out.has("pod_gpus") ? out.count("pod_gpus", 1, MAX_GPUS) : c.gpus;
-  if (auto l = out.find("latency")) c.scale_out.latency = l->as_seconds();
+  if (auto l = out.find("latency")) c.scale_out.latency = l->as_seconds(LINK_LATENCY);
   // The tiers' ports must add up: a GPU sends through one NIC, which GPUs share evenly, and pods
   // (Placement::pod, the fat-tree's spines) are whole nodes.
   if (c.scale_out.nics_per_node > node_gpus)

@@ -545,9 +545,15 @@ std::optional<FailureScope> known_component_scope(const std::string& name) {
 // was detected: for a component the spec declares silent, the process dates the corruption at
 // time − its mean latency (clamped at 0); one the spec declares with "takes" takes that group.
 std::vector<TracedFailure> read_failure_trace(const std::string& path) {
-  const std::string text =
-      read_regular_file(path, MAX_TRACE_BYTES, "CSV failure trace", "a failure trace of at most 64 MiB and 2^20 rows");
+  return parse_failure_trace(
+      read_regular_file(path, MAX_TRACE_BYTES, "CSV failure trace", "a failure trace of at most 64 MiB and 2^20 rows"),
+      path);
+}
+
+std::vector<TracedFailure> parse_failure_trace(std::string_view text, const std::string& path) {
   const std::string format = "rows of time,component,location";
+  if (text.size() > MAX_TRACE_BYTES)
+    throw InputError(path, "", "is larger than 64 MiB", "a failure trace of at most 64 MiB and 2^20 rows");
   if (size_t bad = invalid_utf8_offset(text); bad != std::string::npos)
     throw InputError(path, "", "is not UTF-8 text (byte " + std::to_string(bad) + ")", "a CSV text file");
   std::vector<TracedFailure> out;
@@ -556,7 +562,7 @@ std::vector<TracedFailure> read_failure_trace(const std::string& path) {
   for (size_t pos = 0; pos < text.size();) {
     size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(pos, end - pos);
+    std::string line(text.substr(pos, end - pos));
     pos = end + 1;
     ++line_no;
     const std::string where = "line " + std::to_string(line_no);

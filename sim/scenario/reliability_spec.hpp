@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -150,5 +151,7 @@ const std::vector<FailureComponent>& llama3_components();
 std::optional<FailureScope> known_component_scope(const std::string& name);
 // Reads a failure trace (format in reliability_spec.cpp); `path` as given, errors name it and the line.
 std::vector<TracedFailure> read_failure_trace(const std::string& path);
+// The same for a trace's text, read elsewhere; `path` names it in the errors.
+std::vector<TracedFailure> parse_failure_trace(std::string_view text, const std::string& path);
 
 }  // namespace sim

@@ -15,6 +15,7 @@ namespace sim {
 
 CommShape comm_shape(uint64_t fabric, const Scenario& s) {
   const auto& p = s.plan;
+  const auto& k = s.cluster.device.collectives;
   return {fabric,
           p.tp,
           p.cp,
@@ -24,6 +25,8 @@ CommShape comm_shape(uint64_t fabric, const Scenario& s) {
           p.gpu_of_rank,
           p.algorithms,
           s.cluster.device.name,
+          {k.base_latency.value, k.scale_up_step_latency.value, k.scale_out_step_latency.value, k.scale_up_efficiency,
+           k.scale_out_efficiency, k.nvls_efficiency, k.nvls_latency.value},
           s.cluster.scale_up.nvls};
 }
 

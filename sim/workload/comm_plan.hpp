@@ -42,9 +42,11 @@ struct CommOp {
 
 // Everything a CommPlan's choices and flows depend on besides the buffer, and so the key of every
 // memo of them: the fabric (its serial, Fabric::of), the plan's degrees and placement, forced
-// algorithms, the device (its collective costs, by name) and NVLS.
-using CommShape = std::tuple<uint64_t, int64_t, int64_t, int64_t, int64_t, std::array<ParallelDim, 4>,
-                             std::vector<int64_t>, std::map<CollectiveKind, CollectiveAlgo>, std::string, bool>;
+// algorithms, the device (its name, which gives NCCL's GPU generation, and its collective costs:
+// profiles that share a name may differ in them) and NVLS.
+using CommShape =
+    std::tuple<uint64_t, int64_t, int64_t, int64_t, int64_t, std::array<ParallelDim, 4>, std::vector<int64_t>,
+               std::map<CollectiveKind, CollectiveAlgo>, std::string, std::array<double, 7>, bool>;
 CommShape comm_shape(uint64_t fabric, const Scenario& s);
 
 class CommPlan {

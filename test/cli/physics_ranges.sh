@@ -9,9 +9,9 @@
 #   gives a faster one, nor one faster than the healthy step. Each step within a relative 1e-9 of
 #   the previous one (SimGrid's rounding) counts as equal.
 # - refusals (one line "trainsim: error: FILE: /path: ... (expected ...)" on stderr, exit 2, nothing
-#   on stdout): a link bandwidth past 1 PB/s or under 1 Mb/s; a device profile's efficiency,
-#   sustained_compute, peak, half sizes or NCCL latency outside its range (subnormal efficiencies
-#   among them); sixty 10^6 slowdowns on one NIC (each in range, their product not). The same
+#   on stdout): a link bandwidth past 1 PB/s or under 1 Mb/s; a link latency past 1 s or under 1 ns;
+#   a device profile's efficiency, sustained_compute, peak, half sizes or NCCL latency outside its
+#   range (subnormal efficiencies among them); sixty 10^6 slowdowns on one NIC (each in range, their product not). The same
 #   profile is refused by `check` and `search` with exit 2, and `validate` fails its row with the
 #   same message (and at most its own one line on stderr).
 # - silence: every run above with -q writes nothing on stderr, a step that ends in a failure's
@@ -133,6 +133,13 @@ refuse "a NIC at 1e20 B/s" "/cluster/scale_out/nic_bandwidth: '1e20 B/s' is out 
   --set "cluster.scale_out.nic_bandwidth=1e20 B/s"
 refuse "storage at 2 EB/s" "/cluster/storage_bandwidth: '2 EB/s' is out of range" "$trainsim" run "$quick" \
   --set "cluster.storage_bandwidth=2 EB/s"
+# A hop's latency past 1 s (SimGrid aborted at 10^5 s on a torus; fuzz_platform) or under 1 ns.
+for v in "1.5 s" "1e5 s" "0.5 ns"; do
+  refuse "NVLink latency $v" "/cluster/scale_up/latency: '$v' is out of range" "$trainsim" run "$quick" \
+    --set "cluster.scale_up.latency=$v"
+done
+refuse "network latency 1e18 s" "/cluster/scale_out/latency: '1e18 s' is out of range" "$trainsim" run "$quick" \
+  --set "cluster.scale_out.latency=1e18 s"
 
 bad_profiles=(
   "collectives.scale_out_efficiency=5e-324 /collectives/scale_out_efficiency"

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <string>
 
 #include "sim/core/error.hpp"
 
@@ -18,6 +19,11 @@ namespace sim::fuzz {
 [[noreturn]] inline void finding(const char* what, const char* detail) {
   std::fprintf(stderr, "fuzz finding: %s: %s\n", what, detail);
   std::abort();
+}
+
+// A property of an accepted input: a finding, naming `what` and the input, when it does not hold.
+inline void check(bool ok, const char* what, const std::string& input) {
+  if (!ok) finding(what, input.c_str());
 }
 
 // Runs `f`; an InputError is fine if its message is one non-empty line.

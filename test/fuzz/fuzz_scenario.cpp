@@ -43,47 +43,14 @@
 #include "sim/workload/planner.hpp"
 #include "sim/workload/resource_estimate.hpp"
 #include "test/fuzz/fuzz_check.hpp"
+#include "test/fuzz/fuzz_draw.hpp"
 
 namespace {
 
 using namespace sim;
 
-// Reads the fuzzer's bytes as small numbers; zeros once they run out.
-class Draw {
- public:
-  Draw(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-
-  uint64_t bytes(int n) {
-    uint64_t v = 0;
-    for (int i = 0; i < n; ++i) v = (v << 8) | (pos_ < size_ ? data_[pos_++] : 0);
-    return v;
-  }
-  int64_t in(int64_t lo, int64_t hi) {  // uniform-ish in [lo, hi], hi - lo < 2^16
-    const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
-    return lo + static_cast<int64_t>(bytes(range <= 256 ? 1 : 2) % range);
-  }
-  bool flag() { return bytes(1) & 1; }
-  template <class T>
-  const T& pick(const std::vector<T>& choices) {
-    return choices[static_cast<size_t>(in(0, static_cast<int64_t>(choices.size()) - 1))];
-  }
-  // A JSON number well outside the usual ranges: huge, negative, fractional or an edge value.
-  std::string wild() {
-    switch (in(0, 5)) {
-      case 0: return std::to_string(static_cast<int64_t>(bytes(8)));
-      case 1: return std::to_string(bytes(8) >> in(0, 63));
-      case 2: return std::to_string(int64_t{1} << in(0, 62));
-      case 3: return "1e" + std::to_string(in(0, 320));
-      case 4: return std::to_string(in(0, 65535)) + ".5";
-      default: return std::to_string(-in(0, 65535));
-    }
-  }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-  size_t pos_ = 0;
-};
+using fuzz::check;
+using fuzz::Draw;
 
 std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
@@ -199,10 +166,12 @@ Input scenario(Draw& d, uint64_t hash) {
   if (d.flag())
     cluster["scale_up"] = R"({"kind": "nvswitch", "bandwidth": "300 GB/s", "latency": "1 us", "domain_gpus": )" +
                           std::to_string(per_node * d.in(1, 4)) + "}";
-  if (d.flag())
+  if (d.flag()) {  // the collective drawn before its algorithm, whatever order the compiler evaluates `+` in
+    const std::string kind = quoted(d.pick<std::string>({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}));
     plan["collective_algorithms"] =
-        "{" + quoted(d.pick<std::string>({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"})) + ": " +
-        quoted(d.pick<std::string>({"auto", "ring", "tree", "nvls", "nvls_tree", "hierarchical"})) + "}";
+        "{" + kind + ": " + quoted(d.pick<std::string>({"auto", "ring", "tree", "nvls", "nvls_tree", "hierarchical"})) +
+        "}";
+  }
   if (d.flag()) training["grad_reduce_in_fp32"] = d.flag() ? "true" : "false";
   // Then TP communication overlap (refused without sequence parallel, tp > 1, or a TP group
   // inside an NVLink domain).
@@ -280,10 +249,6 @@ std::pair<double, double> task_bounds(const Scenario& s) {
   return {2 * most_m * pp * most_v, 2 * fewest_m * pp};
 }
 
-void check(bool ok, const char* what, const std::string& text) {
-  if (!ok) fuzz::finding(what, text.c_str());
-}
-
 // `trainsim search`'s plans: each one splits the GPUs exactly and divides what it must, and the
 // scenario's own plan is among them when its tp stays inside an NVLink domain.
 void check_plan_space(const Scenario& s, const std::string& text) {
@@ -310,8 +275,7 @@ void check_plan_space(const Scenario& s, const std::string& text) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The engine for one input in 256, chosen by a hash of all the bytes: a field the fuzzer could
   // set would soon have most of the corpus forking.
-  uint64_t hash = 1469598103934665603ull;  // FNV-1a
-  for (size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 1099511628211ull;
+  const uint64_t hash = fuzz::fnv1a(data, size);
   Draw d(data, size);
   Input input = scenario(d, hash);
   input.engine = hash % 256 == 0;

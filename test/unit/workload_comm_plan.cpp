@@ -207,18 +207,41 @@ TEST_CASE("GB200 NVL72: a rack is one NCCL node - NVLink carries TP across trays
   }
 }
 
-TEST_CASE("a forced algorithm is refused even after the same plan was priced without it", "[workload]") {
-  // The estimate's per-plan memo (comm_costs.cpp) is shared by every CommCosts of one plan shape;
-  // forcing an algorithm changes the plan, so a choice memoised without it must not answer. dp 16
-  // on two DGX A100 nodes: NVLS cannot run across nodes (nor on A100s).
+namespace {
+
+// dp 16 on two DGX A100 nodes.
+Scenario dp16_on_two_a100_nodes() {
   Setup u;
   u.dp = 16;
   u.global_batch = 16;
-  Scenario s = engine_test::scenario(u);
+  return engine_test::scenario(u);
+}
+
+}  // namespace
+
+TEST_CASE("a forced algorithm is refused even after the same plan was priced without it", "[workload]") {
+  // The estimate's per-plan memo (comm_costs.cpp) is shared by every CommCosts of one plan shape;
+  // forcing an algorithm changes the plan, so a choice memoised without it must not answer. NVLS
+  // cannot run across nodes (nor on A100s).
+  Scenario s = dp16_on_two_a100_nodes();
   const Bytes S(64.0 * (1 << 20));
   CHECK(CommCosts(s).dp_latency(0, S).value > 0);
   s.plan.algorithms[CollectiveKind::ALL_REDUCE] = CollectiveAlgo::NVLS;
   CHECK_THROWS_AS(CommCosts(s).dp_latency(0, S), InputError);
+}
+
+TEST_CASE("two profiles of one name but other collective costs do not share the memo", "[workload]") {
+  // The memo is keyed by the plan's shape and the device: a copy of a profile with other NCCL
+  // latencies under the same name (fuzz_platform found it) is priced as it is under a name of its
+  // own, which no memo knows: a base latency 100 times the profile's.
+  Scenario s = dp16_on_two_a100_nodes();
+  const Bytes S(64.0 * (1 << 20));
+  const double before = CommCosts(s).dp_latency(0, S).value;
+  s.cluster.device.collectives.base_latency = s.cluster.device.collectives.base_latency * 100;
+  const double same_name = CommCosts(s).dp_latency(0, S).value;
+  s.cluster.device.name += "-copy";  // still an A100 to NCCL's tables (gpu_arch)
+  CHECK(same_name == CommCosts(s).dp_latency(0, S).value);
+  CHECK(same_name > before);
 }
 
 TEST_CASE("a refused forced algorithm leaves nothing in the memo for the next plan of the same shape", "[workload]") {
