@@ -210,7 +210,7 @@ std::string run_in_child(const std::function<std::string()>& work, const Deadlin
       const double rss = resident_bytes(child.pid());
       if (rss > memory.bytes.value) {
         child.kill();
-        throw SimulationLimit(memory.what, "",
+        throw SimulationLimit(memory.what, memory.where,
                               "the simulation was stopped: its memory (" + format_bytes(Bytes(rss)) +
                                   ") passed --max-memory " + format_bytes(memory.bytes),
                               "--fidelity class, fewer GPUs or microbatches, or a larger --max-memory");

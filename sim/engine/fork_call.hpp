@@ -16,10 +16,13 @@
 namespace sim {
 
 // A bound on the child's resident memory (--max-memory), checked by the parent every few tens of
-// milliseconds. `bytes` 0 means none; `what` names the run ("configs/a.json") in the message.
+// milliseconds. `bytes` 0 means none; `what` names the run's file ("configs/a.json") and `where`
+// its JSON path there ("/runs/3/scenario" for a validation table's row; empty for a whole file) in
+// the message.
 struct MemoryBound {
   Bytes bytes;
   std::string what;
+  std::string where;
 };
 
 // The child calls `work` and its return value is sent back; an InputError in the child is an

@@ -687,7 +687,8 @@ EngineResult simulate_step(const Scenario& s, const Pipeline& p, const EngineOpt
                           "--fidelity full would simulate " + std::to_string(s.cluster.gpus) +
                               " GPUs, more than the limit of " + std::to_string(MAX_FULL_FIDELITY_GPUS),
                           "--fidelity class, or a cluster of at most that many GPUs");
-  std::string data = run_in_child([&] { return run(s, p, opt); }, opt.deadline, MemoryBound{opt.max_memory, s.file});
+  std::string data =
+      run_in_child([&] { return run(s, p, opt); }, opt.deadline, MemoryBound{opt.max_memory, s.file, s.pointer});
   EngineResult r;
   size_t pos = 0;
   r.step = Seconds(take<double>(data, pos));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/params.hpp"
+#include "sim/core/quantity_range.hpp"
 #include "sim/scenario/circuits.hpp"
 #include "sim/scenario/torus_shape.hpp"
 
@@ -234,7 +235,12 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
               "a multiple of gpus_per_node");
   if (ocs) {
     // Every NIC takes a port: a circuit is a dedicated path from one port to another.
-    c.scale_out.reconfiguration = out.at("reconfiguration").as_seconds();
+    // From the fastest switch built (Sirius's tunable lasers: 3.84 ns end to end, Ballani et al.,
+    // SIGCOMM'20) with a margin below, to an hour: a robotic patch panel, the slowest kind used
+    // between jobs, takes minutes (TopoOpt, Wang et al., NSDI'23). A circuit that takes longer to
+    // set than a checkpoint interval is no switch of a running job.
+    constexpr QuantityRange RECONFIGURATION{1e-10, 3600, "from 100 ps to 1 h"};
+    c.scale_out.reconfiguration = out.at("reconfiguration").as_seconds(RECONFIGURATION);
     const int64_t nics = c.nodes() * c.scale_out.nics_per_node;
     c.scale_out.ports = out.has("ports") ? out.count("ports", 1, MAX_GPUS) : nics;
     if (c.scale_out.ports < nics)

@@ -197,6 +197,10 @@ case("ocs-too-few-ports", "/cluster/scale_out/ports", "8 NICs need a port each; 
 case("ocs-reconfiguration-no-unit", "/cluster/scale_out/reconfiguration",
      "'10' does not parse (expected a positive quantity with a unit", ocs(reconfiguration="10"))
 case("ocs-reconfiguration-number", "/cluster/scale_out/reconfiguration", "is number", ocs(reconfiguration=0.01))
+# The window's bounds (cluster.cpp): Sirius's 3.84 ns switch, a patch panel's minutes.
+case("ocs-reconfiguration-a-day", "/cluster/scale_out/reconfiguration", "from 100 ps to 1 h", ocs(reconfiguration="1 d"))
+case("ocs-reconfiguration-1e24", "/cluster/scale_out/reconfiguration", "from 100 ps to 1 h", ocs(reconfiguration="1e24 s"))
+case("ocs-reconfiguration-10ps", "/cluster/scale_out/reconfiguration", "from 100 ps to 1 h", ocs(reconfiguration="0.01 ns"))
 case("ocs-without-reconfiguration", "/cluster/scale_out/reconfiguration", "missing required key",
      all_of(ocs(), drop("cluster.scale_out.reconfiguration")))
 case("ocs-oversubscription", "/cluster/scale_out/oversubscription", "applies to scale_out.kind 'fat-tree', not to 'ocs'",

@@ -42,6 +42,14 @@ TEST_CASE("run_in_child stops a child whose memory passes the bound", "[engine]"
   CHECK(took < 10.0);
 }
 
+// A validation table's row is one JSON path in the table's file: the message names the row, not "/".
+TEST_CASE("run_in_child names the run's JSON path when its memory passes the bound", "[engine]") {
+  const std::string what = error_of([] {
+    sim::run_in_child(fill_and_sleep, {}, sim::MemoryBound{sim::Bytes(128 * MiB), "table.json", "/runs/3/scenario"});
+  });
+  CHECK(what.rfind("table.json: /runs/3/scenario: the simulation was stopped", 0) == 0);
+}
+
 TEST_CASE("run_in_child returns what a child within the bound produced", "[engine]") {
   CHECK(sim::run_in_child([] { return std::string("fits"); }, {}, sim::MemoryBound{sim::Bytes(1024 * MiB), "x"}) ==
         "fits");
