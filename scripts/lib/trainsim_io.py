@@ -48,6 +48,7 @@ import math
 import os
 import re
 import secrets
+import shutil
 import select
 import signal
 import stat
@@ -293,7 +294,23 @@ def read_study_scenario(study, path):
 
 
 DATA_FOLDERS = ("models", "topologies", "topologies/devices")  # where trainsim finds a name (sim/core/data_files)
-DATA_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # scripts/lib/../..
+# The data folder trainsim reads when run without --data (sim/core/data_dir.hpp): $TRAINSIM_DATA, else
+# the folder above scripts/: the source tree, or PREFIX/share/trainsim where the scripts are installed.
+HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # scripts/lib/../..
+DATA_DIR = os.environ.get("TRAINSIM_DATA") or HERE
+
+
+def default_trainsim():
+    """The trainsim binary a script runs unless told (--trainsim): $TRAINSIM; else build/trainsim
+    in the source tree; else PREFIX/bin/trainsim beside an installed PREFIX/share/trainsim/scripts;
+    else `trainsim` on the PATH."""
+    if os.environ.get("TRAINSIM"):
+        return os.environ["TRAINSIM"]
+    for candidate in (os.path.join(HERE, "build", "trainsim"), os.path.join(HERE, "..", "..", "bin", "trainsim")):
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.normpath(candidate)
+    return shutil.which("trainsim") or os.path.join(HERE, "build", "trainsim")
+
 MAX_REFERENCED = 256  # files walked by referenced_files
 MAX_NAMES = 100_000  # strings looked up by referenced_files
 

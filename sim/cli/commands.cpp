@@ -9,6 +9,7 @@
 #include "sim/cli/options.hpp"
 #include "sim/cli/progress.hpp"
 #include "sim/cli/report_output.hpp"
+#include "sim/core/data_dir.hpp"
 #include "sim/core/data_files.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
@@ -57,7 +58,9 @@ int check(const std::string& config, const std::vector<std::string>& sets) {
 }
 
 int list() {
-  const std::string data = default_data_dir();
+  const DataDir where = current_data_dir();
+  const std::string& data = where.path;
+  std::printf("data folder: %s (%s)\n", escape_for_terminal(data).c_str(), where.origin.c_str());
   auto print = [](const char* what, const std::vector<std::string>& names) {
     std::printf("%s:\n", what);
     for (const auto& n : names) std::printf("  %s\n", escape_for_terminal(n).c_str());

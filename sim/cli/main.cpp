@@ -16,6 +16,7 @@
 #include "sim/cli/options.hpp"
 #include "sim/cli/report_output.hpp"
 #include "sim/core/allocator_tuning.hpp"
+#include "sim/core/data_dir.hpp"
 #include "sim/core/deadline.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/interrupt.hpp"
@@ -153,6 +154,14 @@ int run_command(int argc, char** argv) {
   rep->add_option("reports", report_files, "report JSON files")->required();
   rep->add_option("--format", report_format, format_help)->check(CLI::IsMember(sim::cli::REPORT_FORMATS));
   auto* l = app.add_subcommand("list", "list models, devices, topologies, schedules and collectives");
+  // Every command that reads data files (models/, topologies/, ...) takes --data (sim/core/data_dir.hpp).
+  std::string data;
+  std::vector<CLI::Option*> data_options;
+  for (auto* sub : {r, c, v, k, sh, se, l})
+    data_options.push_back(sub->add_option(
+        "--data", data,
+        "read models/, topologies/ and the other data files from this folder (default: $TRAINSIM_DATA, "
+        "else the installed share/trainsim, else the source tree of a binary run from its build tree)"));
 
   try {
     app.parse(argc, argv);
@@ -162,6 +171,8 @@ int run_command(int argc, char** argv) {
     return 2;
   }
   try {
+    for (const auto* o : data_options)  // an empty --data "" is refused too, not passed over
+      if (o->count() > 0) sim::set_data_dir_option(data);
     if (*r) return sim::cli::run(run);
     if (*c) return sim::cli::check(check_config, check_sets);
     if (*se) return sim::cli::search(search);

@@ -34,7 +34,7 @@ static std::vector<std::string> names_of(const std::vector<TopologyKind>& kinds)
 static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir) {
   std::string path = device_file(at.as_string(), data_dir, at.directory());
   if (path.empty()) {
-    auto [what, expected] = unknown_device(at.as_string(), data_dir);
+    auto [what, expected] = unknown_device(at.as_string(), data_dir, at.directory());
     at.fail(what, expected);
   }
   // Parsed once per file and process (search, sweeps, validation and fuzzing parse one profile for

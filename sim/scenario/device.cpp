@@ -156,13 +156,9 @@ std::string device_file(const std::string& name, const std::string& data_dir, co
   return find_data_file(name, "topologies/devices", data_dir, base_dir);
 }
 
-std::pair<std::string, std::string> unknown_device(const std::string& name, const std::string& data_dir) {
-  auto known = json_names(data_dir + "/topologies/devices");
-  std::string guess = did_you_mean(name, known);
-  std::string list;
-  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-  return {"unknown device " + quote_value(name) + (guess.empty() ? "" : " (did you mean '" + guess + "'?)"),
-          "one of " + list + ", or a path to a device JSON file"};
+std::pair<std::string, std::string> unknown_device(const std::string& name, const std::string& data_dir,
+                                                   const std::string& base_dir) {
+  return missing_data_file(name, "device", "topologies/devices", data_dir, base_dir);
 }
 
 }  // namespace sim

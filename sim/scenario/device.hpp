@@ -102,8 +102,9 @@ struct DeviceSpec {
 // when it is a path to a JSON file (a relative one tried under `base_dir`, then `data_dir`); ""
 // when none exists (core/data_files.hpp).
 std::string device_file(const std::string& name, const std::string& data_dir, const std::string& base_dir = "");
-// The message for a device that does not exist: {"unknown device 'x' (did you mean 'y'?)",
-// "one of a100-sxm-80gb, ..."}.
-std::pair<std::string, std::string> unknown_device(const std::string& name, const std::string& data_dir);
+// The message for a device that does not exist, {what, expected}: "unknown device 'x' (did you
+// mean 'y'?)" for a name, where it was looked for for a path (core/data_files.hpp).
+std::pair<std::string, std::string> unknown_device(const std::string& name, const std::string& data_dir,
+                                                   const std::string& base_dir = "");
 
 }  // namespace sim

@@ -13,8 +13,6 @@
 
 namespace sim {
 
-std::string default_data_dir() { return TRAINSIM_DATA_DIR; }
-
 namespace {
 
 // Bases of bases ("from"): the shipped files use one; a longer chain is a mistake.
@@ -46,10 +44,11 @@ ParamReader resolve(const ParamReader& ref, const std::string& base_dir, const s
                     const std::string& folder, std::vector<std::string>& chain) {
   const std::string name = ref.as_string();
   const std::string path = find_data_file(name, folder, data_dir, base_dir);
-  if (path.empty())
-    ref.fail("cannot find " + quote_value(name) + " (looked for " +
-                 data_file_candidates(name, folder, data_dir, base_dir).front() + ")",
-             "the name of a file in " + folder + "/ or a path to a JSON file");
+  if (path.empty()) {
+    const auto [what, expected] =
+        missing_data_file(name, folder == "models" ? "model" : "cluster", folder, data_dir, base_dir);
+    ref.fail(what, expected);
+  }
   std::error_code error;
   const std::string id = std::filesystem::weakly_canonical(path, error).string();
   const std::string key = error ? path : id;

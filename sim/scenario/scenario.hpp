@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/scenario/cluster.hpp"
 #include "sim/scenario/model.hpp"
 #include "sim/scenario/plan.hpp"
@@ -41,9 +42,6 @@ struct Scenario {
     return training.global_batch / (plan.dp * training.micro_batch.value);
   }
 };
-
-// Where models/, topologies/ are looked up when a scenario names them.
-std::string default_data_dir();
 
 // `overrides` are --set pairs ("parallelism.tp", "4") applied before parsing.
 Scenario load_scenario(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides = {},

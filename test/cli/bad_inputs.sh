@@ -233,8 +233,8 @@ case("bytes-for-bandwidth", "/cluster/scale_out/nic_bandwidth", "'200 GB' does n
 # --- names -------------------------------------------------------------------------------------
 case("unknown-device", "/cluster/gpu", "unknown device 'a100-sxm-80g' (did you mean 'a100-sxm-80gb'?)",
      put("cluster.gpu", "a100-sxm-80g"))
-case("unknown-model", "/model", "cannot find 'gpt-nonexistent'", put("model", "gpt-nonexistent"))
-case("unknown-cluster", "/cluster", "cannot find 'no-such-cluster'", put("cluster", "no-such-cluster"))
+case("unknown-model", "/model", "unknown model 'gpt-nonexistent'", put("model", "gpt-nonexistent"))
+case("unknown-cluster", "/cluster", "unknown cluster 'no-such-cluster'", put("cluster", "no-such-cluster"))
 case("unknown-activation", "/model/activation", "'relu' is not known", put("model.activation", "relu"))
 case("dropout-not-bool", "/model/dropout", "expected", put("model.dropout", 0.1))
 case("recompute-op-unfused", "/training/recompute", "saves the fused attention kernel's output",

@@ -281,7 +281,7 @@ start_slurm() {
   [ "$(id -u)" -eq 0 ] || { skip="not root (munged and slurmd run as root here)"; return 1; }
   local c
   for c in munged slurmctld slurmd sbatch squeue sinfo scontrol scancel hostname python3; do
-    command -v $c >/dev/null || { skip="$c is missing (Debian: apt-get install slurm-wlm munge)"; return 1; }
+    command -v $c >/dev/null || { skip="$c is missing (scripts/setup --with-slurm, or Debian: apt-get install slurm-wlm munge)"; return 1; }
   done
   local d="$work/slurm" host ports
   # Each daemon gets SIGTERM if this shell dies without running its EXIT trap (SIGKILL, a timeout).

@@ -299,9 +299,9 @@ TEST_CASE("rejections name the file and the JSON path", "[scenario]") {
       {{{"cluster.scale_up.bandwidth", "0 GB/s"}}, "/cluster/scale_up/bandwidth", "'0 GB/s' is not positive"},
       {{{"cluster.scale_up.bandwidth", "300 GB/parsec"}}, "/cluster/scale_up/bandwidth", "does not parse"},
       {{{"cluster.scale_up", "nvlink"}}, "/cluster/scale_up", "is string (expected an object)"},
-      {{{"cluster", "no-such-cluster"}}, "/cluster", "cannot find 'no-such-cluster'"},
+      {{{"cluster", "no-such-cluster"}}, "/cluster", "unknown cluster 'no-such-cluster'"},
       {{{"failures", "{\"kind\": \"poison\"}"}}, "/failures/kind", "(did you mean 'poisson'?)"},
-      {{{"model", "no-such-model"}}, "/model", "cannot find 'no-such-model'"},
+      {{{"model", "no-such-model"}}, "/model", "unknown model 'no-such-model'"},
   };
   for (const auto& c : cases) {
     auto mutated = base;
