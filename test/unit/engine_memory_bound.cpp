@@ -34,7 +34,7 @@ std::string fill_and_sleep() {
 TEST_CASE("run_in_child stops a child whose memory passes the bound", "[engine]") {
   const auto start = std::chrono::steady_clock::now();
   const std::string what = error_of([] {
-    sim::run_in_child(fill_and_sleep, {}, sim::MemoryBound{sim::Bytes(128 * MiB), "big.json"});
+    sim::run_in_child(fill_and_sleep, {}, sim::MemoryBound{sim::Bytes(128 * MiB), "big.json", "/"});
   });
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(what.rfind("big.json: ", 0) == 0);
@@ -51,6 +51,6 @@ TEST_CASE("run_in_child names the run's JSON path when its memory passes the bou
 }
 
 TEST_CASE("run_in_child returns what a child within the bound produced", "[engine]") {
-  CHECK(sim::run_in_child([] { return std::string("fits"); }, {}, sim::MemoryBound{sim::Bytes(1024 * MiB), "x"}) ==
+  CHECK(sim::run_in_child([] { return std::string("fits"); }, {}, sim::MemoryBound{sim::Bytes(1024 * MiB), "x", "/"}) ==
         "fits");
 }
