@@ -99,7 +99,7 @@ int run_command(int argc, char** argv) {
   c->add_option("--set", check_sets, "override a scenario value");
   std::string table, vfidelity = "class";
   auto* v = app.add_subcommand("validate", "run a validation table and compare with the published step times");
-  v->add_option("table", table, "validation JSON (e.g. ../shared/validation/published-a100.json)")->required();
+  v->add_option("table", table, "validation JSON (e.g. validation/published-a100.json)")->required();
   v->add_option("--fidelity", vfidelity, "class or full")->check(CLI::IsMember({"class", "full"}));
   double vmax_wall = 0;
   v->add_option("--max-wall", vmax_wall, max_wall_help)->check(finite_positive);

@@ -1,7 +1,11 @@
 // Closed forms of checkpoint-restart under exponential failures: the optimum interval (Young,
 // Daly), the first-order ETTR (Kokolis et al.) and Daly's expected wall-clock time. The Monte Carlo
 // timeline (job_timeline.hpp) is tested against them; `auto` intervals use daly_interval.
-// Formulas and their sources: ../shared/reference/reliability.md §A2 and §B1.
+// Sources: Young (1974), "A first order approximation to the optimum checkpoint interval", CACM
+// 17(9); Daly (2006), "A higher order estimate of the optimum checkpoint interval for restart
+// dumps", FGCS 22(3), Eq. 37 (as implemented in LLNL/scr scr_ckpt_interval.py); Kokolis, Kuchnik
+// et al., "Revisiting Reliability in Large-Scale Machine Learning Research Clusters", HPCA 2025
+// (arXiv:2410.21680), its ETTR model.
 //
 // Notation: M is the job's mean time between failures, δ (`write`) the blocking checkpoint write,
 // τ (`interval`) the compute time between checkpoints, R or u0 (`restart`) the whole restart
@@ -22,13 +26,13 @@ Seconds young_interval(Seconds write, Seconds mttf);
 // An infinite M (no failures) gives an infinite interval.
 Seconds daly_interval(Seconds write, Seconds mttf);
 
-// First-order expected ETTR (Kokolis et al., HPCA 2025, arXiv:2410.21680; reliability.md §A2):
+// First-order expected ETTR (Kokolis et al., HPCA 2025, arXiv:2410.21680):
 // E[ETTR] = (1 − (u0 + τ/2)/M) / (1 + δ/τ). Valid for τ, u0, δ well below M.
 double first_order_ettr(Seconds interval, Seconds write, Seconds restart, Seconds mttf);
 
 // Daly's expected wall-clock time to compute `solve` seconds of work in segments of τ compute +
 // δ write, each failed segment retried after a restart R that failures can also interrupt
-// (reliability.md §B1, as restated in secondary sources):
+// (Daly 2006, as restated in secondary sources):
 // T_wall = (T_solve/τ) · M · e^{R/M} · (e^{(τ+δ)/M} − 1).
 Seconds daly_wallclock(Seconds solve, Seconds interval, Seconds write, Seconds restart, Seconds mttf);
 

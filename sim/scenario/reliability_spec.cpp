@@ -21,7 +21,19 @@
 //                "repair": "5 min" (default: restart), "warning": "2 min" (reconfigure), ...}
 //   any strategy: "blocking": false, "snapshot": "auto" | "1 s", "background_slowdown": "auto" | 0.05
 //
-// Sources are in ../shared/reference/reliability.md (sections named below).
+// The labels in the comments below name these sources:
+//   A1: Grattafiori et al., "The Llama 3 Herd of Models" (arXiv:2407.21783), §3.3.1, §3.3.4 and
+//       Table 5 (419 unexpected interruptions in a 54-day snapshot on up to 16K H100s);
+//   A2: Kokolis, Kuchnik et al., "Revisiting Reliability in Large-Scale Machine Learning Research
+//       Clusters", HPCA 2025 (arXiv:2410.21680): Meta RSC-1/RSC-2 failure rates, ETTR model;
+//   A3: other production failure data: MegaScale (Jiang et al., NSDI'24), the OPT-175B logbook
+//       (facebookresearch/metaseq), BLOOM's tr11 README (bigscience-workshop), Delta/NCSA;
+//   B1: Young (CACM 1974), Daly (FGCS 2006, Eq. 37), Gemini's wasted-time model (Wang et al., SOSP'23);
+//   B3, B4: checkpointing systems: Gemini (SOSP'23), ByteRobust (SOSP'25), Just-In-Time
+//       checkpointing (Gupta et al., EuroSys'24), CheckFreq (FAST'21);
+//   C: recovery systems (Lumion's optical swap, Oobleck, Bamboo, ReCycle, SWARM);
+//   D1: Jouppi et al., "TPU v4" (ISCA'23, arXiv:2304.01433) and the Gemini 1.0 report.
+// [P] marks a figure read in the primary source, [S] one from a secondary account.
 #include "sim/scenario/reliability_spec.hpp"
 
 #include <fmt/format.h>
@@ -69,7 +81,7 @@ const char* to_string(FailureScope s) {
 
 namespace {
 
-// Llama 3's snapshot (reliability.md A1): 419 unexpected interruptions in 54 days on 16,384 GPUs,
+// Llama 3's snapshot (A1): 419 unexpected interruptions in 54 days on 16,384 GPUs,
 // taken as 2,048 nodes of 8 for the whole period (the paper says "up to 16K").
 constexpr double LLAMA3_NODES = 2048, LLAMA3_DAYS = 54, LLAMA3_INTERRUPTIONS = 419;
 constexpr double DAY = 86400.0;
@@ -79,8 +91,8 @@ constexpr double DAY = 86400.0;
 // figure, between Meta RSC-2's 2.34e-3 and RSC-1's 6.50e-3 (A2).
 constexpr double DEFAULT_PER_NODE_DAY = LLAMA3_INTERRUPTIONS / (LLAMA3_NODES * LLAMA3_DAYS);
 // Weibull shape: 0.7–0.8 for the time between failures of HPC systems (Schroeder & Gibson, "A
-// large-scale study of failures in high-performance computing systems", DSN 2006; not in
-// reliability.md, quoted from the paper's abstract, unverified here). < 1: failures cluster.
+// large-scale study of failures in high-performance computing systems", DSN 2006;
+// quoted from the paper's abstract, unverified here). < 1: failures cluster.
 constexpr double DEFAULT_WEIBULL_SHAPE = 0.8;
 // The horizon: Llama 3's 54-day snapshot, the period the default rate was measured over (A1).
 constexpr double DEFAULT_HORIZON_DAYS = LLAMA3_DAYS;
@@ -97,7 +109,7 @@ constexpr double MIN_WEIBULL_SHAPE = 0.1, MAX_WEIBULL_SHAPE = 10;
 // assumed restart overhead (A2, Figure 10); detection + restart = 7.5 min lies in their u0 range
 // "≈5–20 min" (A2) and under MegaScale's "<10 min" detection and diagnosis plus 15 min catch-up (A3).
 constexpr double DEFAULT_DETECTION_S = 150, DEFAULT_RESTART_S = 300;
-// in-memory-checkpoint (Gemini, Wang et al. SOSP'23; reliability.md B1, B4). Interval: every step,
+// in-memory-checkpoint (Gemini, Wang et al. SOSP'23; B1, B4). Interval: every step,
 // Gemini's optimum ("one checkpoint per iteration", B1; "can checkpoint every iteration", B4).
 // Blocking cost: 0.04 s, ByteRobust's every-step in-memory checkpoint of a 70B model on 2,048 GPUs
 // (SOSP'25 Table 8, B4 [S]); Gemini itself reports no throughput overhead ("without incurring
@@ -117,7 +129,7 @@ constexpr double DEFAULT_JIT_COST_S = 5;
 constexpr double DEFAULT_SWAP_S = 60, DEFAULT_REPAIR_S = 86400;
 // rewire: spares that an optical circuit switch wires in, as TPU v4's OCS routes a slice around a
 // failed cube: "dynamically reconfigure 4x4x4 chip cubes into arbitrary 3D torus topologies in
-// around 10 seconds" (Gemini 1.0 report section 3; reliability.md D1 gives it as unverified): a
+// around 10 seconds" (Gemini 1.0 report section 3; D1; unverified): a
 // 10 s swap instead of a spare node's 60 s boot and join.
 constexpr double DEFAULT_REWIRE_S = 10;
 // Asynchronous checkpoints: the background write may slow the step by at most half (a larger
@@ -482,7 +494,7 @@ void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
 }  // namespace
 
 const std::vector<FailureComponent>& llama3_components() {
-  // Table 5 (reliability.md A1), in the paper's order. Scopes: the GPU category → GPU (the node's
+  // Table 5 (A1), in the paper's order. Scopes: the GPU category → GPU (the node's
   // other GPUs keep running but a synchronous job stops); "Network Switch/Cable" → NETWORK (what
   // sits under the switch); software bug, dependency and NCCL watchdog timeouts (category
   // "Unknown") → JOB (the whole job restarts, no hardware is lost); the Host category (NIC, SSD,

@@ -70,7 +70,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
 // The model state a checkpoint for a full restart saves: the weights in the training precision
 // and the fp32 master weights and Adam moments, 2 + 12 = 14 bytes per parameter (the gradients are
 // not saved). BLOOM-176B's 2.3 TB checkpoints are 13 bytes per parameter (decimal; 14 B/param is
-// 2.24 TiB), ../shared/reference/reliability.md B2.
+// 2.24 TiB): BigScience's tr11-176B-ml README, "each checkpoint with fp32 optim states and
+// bf16+fp32 weights is 2.3TB".
 Bytes checkpoint_bytes(const Scenario& s);
 
 }  // namespace sim

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The published GPU tables through `trainsim validate`, checked against their issues' criteria so
-# that they stay met. The A100 table (../shared/validation/published-a100.json: Narayanan et al.
+# that they stay met. The A100 table (validation/published-a100.json: Narayanan et al.
 # 2021 Table 1, Korthikanti et al. 2022 Table 5): every one of the 18 rows within 20 % of its
 # published step time, and each group's mean absolute percentage error at most 10 %. The H100 /
-# H200 / B200 table (../shared/validation/published-h100.json: llm-foundry, NVIDIA's DGX Cloud
-# NeMo 25.02 recipes, torchtitan, NeMo 25.02 on B200; issue #12): every one of the 40 rows
+# H200 / B200 table (validation/published-h100.json: llm-foundry, NVIDIA's DGX Cloud
+# NeMo 25.02 recipes, torchtitan, NeMo 25.02 on B200): every one of the 40 rows
 # simulates, every row within 25 %, each group at most 10 %, and the peak memory per GPU within
 # 15 % of each of the nine published figures (extra.published_peak_memory_gib). The errors are
 # recomputed here from the printed rows and the tables (not taken from trainsim's own summary),
@@ -16,7 +16,7 @@ set -u
 trainsim=${1:?usage: validation.sh TRAINSIM REPO}
 repo=${2:?usage: validation.sh TRAINSIM REPO}
 source "$(dirname "$0")/lib/tally.bash"
-table="$repo/../shared/validation/published-a100.json"
+table="$repo/validation/published-a100.json"
 
 source "$(dirname "$0")/lib/validation.bash"
 validate_and_check "$table" <<'PY'
@@ -27,7 +27,7 @@ check(len(rows) == len(runs) == 18, f"all 18 rows printed ({len(rows)})")
 groups = check_groups(out, runs, rows, row_limit=0.20, group_limit=10.0)
 check(groups == ["korthikanti-2022-table5", "narayanan-2021-table1"], f"both groups present ({groups})")
 PY
-validate_and_check "$repo/../shared/validation/published-h100.json" <<'PY'
+validate_and_check "$repo/validation/published-h100.json" <<'PY'
 import re, sys
 from validation_rows import check, check_groups, read
 out, runs, rows = read(sys.argv[1], sys.argv[2])

@@ -1,5 +1,6 @@
 // Closed forms of checkpoint-restart (sim/reliability/closed_forms.hpp) against the formulas,
-// written out here, and the published figures of ../shared/reference/reliability.md §A2 and §B1.
+// written out here, and the published figures of Young (1974, CACM 17(9)), Daly (2006, FGCS 22(3)
+// Eq. 37) and Kokolis et al. (HPCA 2025, arXiv:2410.21680).
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -8,7 +9,7 @@
 using sim::Seconds;
 namespace rel = sim::reliability;
 
-TEST_CASE("young and daly intervals: the formulas of reliability.md B1", "[reliability]") {
+TEST_CASE("young and daly intervals: the formulas of Young (1974) and Daly (2006)", "[reliability]") {
   const double d = 60, m = 11131;
   // Young 1974: sqrt(2 δ M).
   CHECK(rel::young_interval(Seconds(d), Seconds(m)).value == Approx(std::sqrt(2 * d * m)).epsilon(1e-14));
@@ -22,7 +23,7 @@ TEST_CASE("young and daly intervals: the formulas of reliability.md B1", "[relia
   CHECK(std::isinf(rel::daly_interval(Seconds(60), Seconds(INFINITY)).value));
 }
 
-TEST_CASE("first-order ETTR reproduces Kokolis et al.'s 0.7 and 0.93 (reliability.md A2)", "[reliability]") {
+TEST_CASE("first-order ETTR reproduces Kokolis et al.'s 0.7 and 0.93 (HPCA 2025)", "[reliability]") {
   // 2,000 nodes at r_f = 6.5e-3 per node-day: M = 86400 / (2000 · 6.5e-3) s; u0 = 5 min, w_cp = 0.
   // The paper (HPCA 2025): ETTR ≈ 0.7 at 60-min checkpoints, 0.93 at 5-min ones.
   const Seconds m(86400.0 / (2000 * 6.5e-3));

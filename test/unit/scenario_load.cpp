@@ -343,9 +343,9 @@ TEST_CASE("a scenario file that is not an object", "[scenario]") {
 }
 
 TEST_CASE("every scenario of the published A100 validation table parses and fills its cluster", "[scenario]") {
-  // shared/validation/published-a100.json: Narayanan et al. 2021 Table 1 and Korthikanti et al. 2022
+  // validation/published-a100.json: Narayanan et al. 2021 Table 1 and Korthikanti et al. 2022
   // Table 5, each a full scenario; DESIGN.md requires tp*pp*dp*cp == cluster.gpus.
-  auto table = sim::ParamReader::load_file(TRAINSIM_SHARED_DIR "/validation/published-a100.json");
+  auto table = sim::ParamReader::load_file(TRAINSIM_SOURCE_DIR "/validation/published-a100.json");
   CHECK(table.string("kind") == "validation");
   auto runs = table.at("runs");
   REQUIRE(runs.size() > 0);

@@ -78,7 +78,7 @@ TEST_CASE("per-GPU memory matches Korthikanti et al. 2022 Figure 1 within 10%", 
 
 TEST_CASE("checkpoint size: BLOOM-176B's 2.3 TB checkpoint", "[workload]") {
   // BigScience tr11-176B-ml README: "each checkpoint with fp32 optim states and bf16+fp32 weights
-  // is 2.3TB" (../shared/reference/reliability.md B2). BLOOM-176B: 70 layers, hidden 14336, 112
+  // is 2.3TB" (bigscience-workshop/bigscience, train/tr11-176B-ml/README.md). BLOOM-176B: 70 layers, hidden 14336, 112
   // heads, FFN 4h, vocabulary 250,880, tied embeddings, LayerNorm (Scao et al. 2022 Table 3).
   // 14 bytes per parameter (bf16 weights + fp32 master + Adam m, v) over 176.2e9 parameters is
   // 2.47e12 B = 2.24 TiB: the README's "2.3TB" within 3 % read as TiB, within 8 % as 10^12 B.
