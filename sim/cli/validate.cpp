@@ -1,7 +1,6 @@
 // `trainsim validate TABLE`: every published run of a validation table simulated and compared with
 // its published step time (and, where the source gives it, its peak memory per GPU).
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -30,12 +29,12 @@ double published_step_time(const ParamReader& r) {
   return t;
 }
 
-// `extra.published_peak_memory_gib`, where a source publishes the peak memory per GPU (issue #12:
-// torchtitan's rows). This figure is only compared with the prediction; of `extra` only the
-// settings of kPublishedSettings enter one. It is compared with the peak the allocator reserves
-// (MemoryEstimate::reserved): torchtitan logs "memory: <max_reserved_gib>GiB" each step, from
-// torch.cuda.memory_stats()["reserved_bytes.all.peak"] (train.py and metrics.py at 9dec370 and
-// e7c0cae, the versions of the rows).
+// `extra.published_peak_memory_gib`, where a source publishes the peak memory per GPU
+// (torchtitan's rows). This figure is only compared with the prediction, never applied: a row
+// runs exactly its `scenario`, and the rest of `extra` is documentation. It is compared with the
+// peak the allocator reserves (MemoryEstimate::reserved): torchtitan logs "memory: <max_reserved_gib>GiB" each step,
+// from torch.cuda.memory_stats()["reserved_bytes.all.peak"] (train.py and metrics.py at 9dec370 and e7c0cae, the
+// versions of the rows).
 std::optional<double> published_peak_memory(const ParamReader& run) {
   const auto extra = run.find("extra");
   if (!extra || !extra->is_object()) return std::nullopt;
@@ -46,131 +45,6 @@ std::optional<double> published_peak_memory(const ParamReader& run) {
   return m;
 }
 
-// Published settings a row states in `extra` (issue #12: "published settings not yet in the
-// schema") for which the scenario schema now has a key: applied to the row's scenario where the
-// scenario does not set that key itself, so a row is simulated as it ran. Only booleans are read;
-// anything else in `extra` stays documentation.
-struct PublishedSetting {
-  const char* extra_key;
-  const char* scenario_key;  // dotted
-  const char* if_true;       // JSON
-  const char* if_false;
-};
-constexpr PublishedSetting kPublishedSettings[] = {
-    {"torch_compile", "training.elementwise", "\"fused\"", "\"eager\""},
-    {"overlap_grad_reduce", "parallelism.overlap_grad_reduce", "true", "false"},
-    {"grad_reduce_in_fp32", "training.grad_reduce_in_fp32", "true", "false"},
-    {"tp_comm_overlap", "parallelism.tp_comm_overlap", "true", "false"},
-};
-
-// Published settings a row states in words that name, in the framework's own option spelling, a
-// variant of what its scenario says: where the scenario's `when_key` says `when_value` (and, for a
-// setting the row states per model, its model is `model`), the scenario key is set to the variant
-// trainsim has for it -- `when_key` itself refined, or a key the scenario leaves out. Without a
-// `when_key`, a key the scenario leaves out is set whatever the scenario says. Only the exact
-// spelling is read.
-struct PublishedRefinement {
-  const char* extra_key;
-  const char* spelling;         // as the framework's configuration or its authors write it
-  const char* when_key;         // dotted; nullptr: unconditional
-  const char* when_value;       // the scenario's value there
-  const char* scenario_key;     // dotted: when_key, or one the scenario does not set
-  const char* refined;          // JSON
-  const char* model = nullptr;  // the model's name, where the spelling names the models it covers
-};
-constexpr PublishedRefinement kPublishedRefinements[] = {
-    // torchtitan's [activation_checkpointing] mode = "selective" with selective_ac_option = "op" is
-    // its per-op policy (trainsim's "op"), not Korthikanti's attention-core recompute.
-    {"activation_checkpointing", "selective_ac_option='op'", "training.recompute", "selective", "training.recompute",
-     "\"op\""},
-    // llm-foundry's attention implementation (its model config's attn_impl; 'triton' was the
-    // default in 2023) and a pinned FlashAttention-1 (pip's flash-attn==1.x): variants of "flash".
-    {"settings", "attn_impl default 'triton'", "training.attention", "flash", "training.attention", "\"triton\""},
-    {"settings", "attn_impl triton", "training.attention", "flash", "training.attention", "\"triton\""},
-    // llm-foundry's 2024 benchmark sweep: "attn_impl flash ... for 1b/3b/7b/70b and triton for
-    // 13b/30b" (scripts/train/benchmarking/sweep.py at 5e85bd62d).
-    {"settings", "triton for 13b/30b", "training.attention", "flash", "training.attention", "\"triton\"", "mpt-13b"},
-    {"settings", "triton for 13b/30b", "training.attention", "flash", "training.attention", "\"triton\"", "mpt-30b"},
-    {"settings", "flash-attn==1.", "training.attention", "flash", "training.attention", "\"flash1\""},
-    // ... and its FlashAttention-2, which it calls on unpadded tokens (attention_kernels.hpp): the
-    // sweep's "attn_impl flash (FlashAttention-2 ..." for the models it does not give triton.
-    {"settings", "attn_impl flash (FlashAttention-2", "training.attention", "flash", "training.attention",
-     "\"flash_varlen\""},
-    // Transformer Engine's attention on Hopper and later is cuDNN's: with both backends enabled it
-    // drops FlashAttention "to give FusedAttention preference on Hopper+ for performance reasons"
-    // (transformer_engine/pytorch/attention.py, get_attention_backend, v2.0 and v2.1), and cuDNN's
-    // arbitrary-length kernel covers head dims up to 128 on sm_100 (common/fused_attn/fused_attn.cpp).
-    // A row may say so; NeMo's v2.2.0 performance scripts run with both enabled (NVTE_FUSED_ATTN=1,
-    // NVTE_FLASH_ATTN=1: scripts/llm/performance/utils.py, slurm_executor).
-    {"attention", "TransformerEngine fused attention", "training.attention", "flash", "training.attention",
-     "\"cudnn\""},
-    {"framework", "NeMo v2.2.0 scripts/llm/performance", "training.attention", "flash", "training.attention",
-     "\"cudnn\""},
-    // torchao's Float8Linear scales dynamically, per tensor ("dynamic tensorwise"): current scaling.
-    {"fp8_recipe", "dynamic tensorwise scaling", "training.precision", "fp8", "training.fp8_scaling", "\"current\""},
-    // ... and is torchao's, not Transformer Engine's (fp8_library.hpp).
-    {"fp8_recipe", "torchao Float8Linear", "training.precision", "fp8", "training.fp8_library", "\"torchao\""},
-    // NeMo's fp8_params (Megatron-Core's --fp8-param-gather): primary weights in FP8.
-    {"fp8_recipe", "fp8_params=True", "training.precision", "fp8", "training.fp8_params", "true"},
-    // torchtitan compiles its transformer blocks, and its loss only since bbb1b61 (2025-04-02,
-    // #1033): from e8977b0 on, train.py had "TODO: compiling loss function causes CUDA errors,
-    // turning off for now" above a commented-out torch.compile(loss_fn). A compiled run of a
-    // version in between -- 9dec370 (2024-12-26) is one -- ran the loss eager.
-    {"framework", "torchtitan 9dec370", "training.elementwise", "fused", "training.loss", "\"eager\""},
-    // torchtitan's tensor parallelism is PyTorch DTensor's (tp_library.hpp).
-    {"framework", "torchtitan", nullptr, nullptr, "parallelism.tp_library", "\"dtensor\""},
-};
-
-// The name of the scenario's model: the one it names, or its inline model's `name`.
-std::string model_name(const ParamReader& scenario) {
-  const auto model = scenario.find("model");
-  if (!model) return {};
-  if (model->is_string()) return model->as_string();
-  const auto name = model->is_object() ? model->find("name") : std::nullopt;
-  return name && name->is_string() ? name->as_string() : std::string();
-}
-
-// The section of a dotted scenario key and the key within it.
-std::pair<std::optional<ParamReader>, std::string> scenario_slot(const ParamReader& scenario, const std::string& key) {
-  const auto dot = key.find('.');
-  auto section = scenario.find(key.substr(0, dot));
-  if (section && !section->is_object()) section.reset();
-  return {section, key.substr(dot + 1)};
-}
-
-// The row's scenario with the settings above applied; `applied` lists them ("key=value"), for the
-// row's line.
-ParamReader with_published_settings(const ParamReader& run, ParamReader scenario, std::vector<std::string>& applied) {
-  const auto extra = run.find("extra");
-  if (!extra || !extra->is_object() || !scenario.is_object()) return scenario;
-  for (const auto& s : kPublishedSettings) {
-    const auto given = extra->find(s.extra_key);
-    if (!given || !given->is_bool()) continue;
-    const auto [section, name] = scenario_slot(scenario, s.scenario_key);
-    if (!section || section->has(name)) continue;
-    const char* value = given->as_bool() ? s.if_true : s.if_false;
-    scenario = scenario.with_value(s.scenario_key, value);
-    applied.push_back(fmt::format("{}={}", s.scenario_key, value));
-  }
-  for (const auto& r : kPublishedRefinements) {
-    const auto given = extra->find(r.extra_key);
-    if (!given || !given->is_string() || given->as_string().find(r.spelling) == std::string::npos) continue;
-    if (r.model && model_name(scenario) != r.model) continue;
-    if (r.when_key) {
-      const auto [section, name] = scenario_slot(scenario, r.when_key);
-      const auto value = section ? section->find(name) : std::nullopt;
-      if (!value || !value->is_string() || value->as_string() != r.when_value) continue;
-    }
-    if (!r.when_key || std::string(r.scenario_key) != r.when_key) {
-      const auto [target, key] = scenario_slot(scenario, r.scenario_key);
-      if (!target || target->has(key)) continue;
-    }
-    scenario = scenario.with_value(r.scenario_key, r.refined);
-    applied.push_back(fmt::format("{}={}", r.scenario_key, r.refined));
-  }
-  return scenario;
-}
-
 constexpr double GIB = 1024.0 * 1024 * 1024;
 
 struct Row {
@@ -178,8 +52,7 @@ struct Row {
   double published = 0, predicted = 0;
   std::optional<double> published_memory, predicted_memory;  // GiB per GPU
   std::optional<Scenario> scenario;
-  std::vector<std::string> applied;  // settings taken from the row's `extra` (with_published_settings)
-  std::string failure;               // why the row could not be simulated; empty when it was
+  std::string failure;  // why the row could not be simulated; empty when it was
 };
 
 struct Tally {
@@ -214,7 +87,7 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
     row.published = published_step_time(run.at("published").at("step_time_s"));
     row.published_memory = published_peak_memory(run);
     try {
-      row.scenario = parse_scenario(with_published_settings(run, run.at("scenario"), row.applied));
+      row.scenario = parse_scenario(run.at("scenario"));
     } catch (const InputError& e) {
       row.failure = e.what();
     }
@@ -241,14 +114,11 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
                                *row.predicted_memory, r.plan.memory.peak.value / GIB, *row.published_memory,
                                100 * relative_error(*row.predicted_memory, *row.published_memory));
         }
-        const std::string applied =
-            row.applied.empty() ? std::string() : fmt::format("  from extra: {}", fmt::join(row.applied, ", "));
-        std::fputs(
-            fmt::format("{} {:9.3f}s {:+7.1f}% {:5.1f}% {:4} {:4}{}{}\n", lead(row), row.predicted,
-                        100 * relative_error(row.predicted, row.published), 100 * r.mfu,
-                        r.scenario.training.micro_batch.value, r.scenario.plan.virtual_stages.value, memory, applied)
-                .c_str(),
-            stdout);
+        std::fputs(fmt::format("{} {:9.3f}s {:+7.1f}% {:5.1f}% {:4} {:4}{}\n", lead(row), row.predicted,
+                               100 * relative_error(row.predicted, row.published), 100 * r.mfu,
+                               r.scenario.training.micro_batch.value, r.scenario.plan.virtual_stages.value, memory)
+                       .c_str(),
+                   stdout);
       } catch (const InputError& e) {
         // A limit of this machine (--max-memory, the simulation-time estimate) is this row's
         // failure too: the other rows still run. Only --max-wall (the table's bound) stops it.
