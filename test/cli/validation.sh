@@ -8,7 +8,8 @@
 # simulates, every row within 25 %, each group at most 10 %, and the peak memory per GPU within
 # 15 % of each of the nine published figures (extra.published_peak_memory_gib). The errors are
 # recomputed here from the printed rows and the tables (not taken from trainsim's own summary),
-# and the summary must agree with them.
+# and the summary must agree with them. Every row's scenario, given to `trainsim run`, prints the
+# step time `validate` printed for it (run_matches_validate.bash).
 #
 # Usage: bash validation.sh TRAINSIM REPO
 set -u
@@ -19,6 +20,7 @@ source "$(dirname "$0")/lib/tally.bash"
 table="$repo/validation/published-a100.json"
 
 source "$(dirname "$0")/lib/validation.bash"
+source "$(dirname "$0")/lib/run_matches_validate.bash"
 validate_and_check "$table" <<'PY'
 import sys
 from validation_rows import check, check_groups, read
@@ -27,6 +29,7 @@ check(len(rows) == len(runs) == 18, f"all 18 rows printed ({len(rows)})")
 groups = check_groups(out, runs, rows, row_limit=0.20, group_limit=10.0)
 check(groups == ["korthikanti-2022-table5", "narayanan-2021-table1"], f"both groups present ({groups})")
 PY
+run_matches_validate "$table" "$work/out"
 validate_and_check "$repo/validation/published-h100.json" <<'PY'
 import re, sys
 from validation_rows import check, check_groups, read
@@ -44,6 +47,7 @@ for name, gib in sorted(memory.items()):
     err = float(m.group(1)) / gib - 1 if m else float("inf")
     check(abs(err) <= 0.15, f"{name}: peak memory {m.group(1) if m else '?'} GiB against {gib} ({100 * err:+.1f} %, within 15 %)")
 PY
+run_matches_validate "$repo/validation/published-h100.json" "$work/out"
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The TPU v4 table (validation/published-tpu-v4.json, issue #14) through `trainsim validate`,
+# The TPU v4 table (validation/published-tpu-v4.json) through `trainsim validate`,
 # checked against the issue's criterion: PaLM 540B on 6,144 chips (Chowdhery et al. 2022: 238.3K
 # tokens/s at batch 2048, a 17.60 s step) within 10 % of its published step time. PaLM is held
 # out of the fit that sets the TPU's GEMM efficiency (topologies/devices/tpu-v4.json, fitted to
@@ -19,6 +19,7 @@ source "$(dirname "$0")/lib/tally.bash"
 table="$repo/validation/published-tpu-v4.json"
 
 source "$(dirname "$0")/lib/validation.bash"
+source "$(dirname "$0")/lib/run_matches_validate.bash"
 validate_and_check "$table" --max-wall 1000 <<'PY'
 import re, sys
 from validation_rows import check, read
@@ -36,6 +37,9 @@ check(len(maxtext) == 6 and 100 * sum(maxtext) / len(maxtext) <= 5.0,
       f"maxtext-v4-2023-12: MAPE {100 * sum(maxtext) / max(1, len(maxtext)):.1f} % over {len(maxtext)} rows (at most 5 %)")
 check(rows.get(palm, ("",))[0] == "palm-2022", "PaLM is its own group, outside the fit's")
 PY
+# Every row's scenario through `trainsim run` prints validate's step time (PaLM's run needs the
+# same --max-wall).
+run_matches_validate "$table" "$work/out" --max-wall 1000
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
