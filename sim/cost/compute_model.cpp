@@ -19,6 +19,11 @@ FlopsPerSecond ComputeModel::peak(Precision math) const {
   return it->second;
 }
 
+FlopsPerSecond ComputeModel::mfu_peak() const {
+  auto it = device_.dense_peak.find(Precision::BF16);
+  return it != device_.dense_peak.end() ? it->second : peak_;
+}
+
 Seconds ComputeModel::memory_op(Bytes bytes) const {
   if (bytes.value <= 0) return Seconds(0);
   return bytes / (device_.hbm_bandwidth * device_.memory.at(bytes.value));

@@ -48,8 +48,13 @@ class ComputeModel {
   // `backward`: the backward kernel (a derived kernel's slowdown differs by direction).
   Seconds fused_attention(Attention kernel, Flops flops, Bytes bytes, double seq_len, Precision math, bool backward,
                           double head_dim) const;
-  // The datasheet's dense peak (what MFU is against), not the rate kernels reach.
+  // The datasheet's dense peak in the run's precision, not the rate kernels reach.
   FlopsPerSecond peak() const { return peak_; }
+  // What MFU is divided by: the dense BF16 peak whatever the run computes in, the published
+  // convention (Megatron-Core's and torchtitan's MFU, NeMo's performance tables: an FP8 run's MFU
+  // against the BF16 peak), so a faster FP8 step reads as a higher MFU. A device with no BF16 peak
+  // (none shipped) falls back to the run's own.
+  FlopsPerSecond mfu_peak() const;
   FlopsPerSecond peak(Precision math) const;
   const DeviceSpec& device() const { return device_; }
 

@@ -45,6 +45,7 @@ class Durations {
     if (bins_.empty()) return stat_of(std::move(exact_));
     Stat s;
     s.mean = sum_ / static_cast<double>(count_);
+    s.p1 = quantile(0.01);
     s.p50 = quantile(0.5);
     s.p99 = quantile(0.99);
     return s;
@@ -98,6 +99,7 @@ Stat stat_of(std::vector<double> values) {
     const size_t hi = std::min(lo + 1, values.size() - 1);
     return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
   };
+  s.p1 = quantile(0.01);
   s.p50 = quantile(0.5);
   s.p99 = quantile(0.99);
   return s;

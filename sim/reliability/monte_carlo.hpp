@@ -22,8 +22,10 @@ Seconds auto_interval(const FailureSpec& spec, int64_t nodes, Seconds write);
 
 uint64_t trial_seed(uint64_t seed, int64_t trial);
 
+// p1 and p99 are the two tails: which is the pessimistic one depends on the quantity (ETTR's p1,
+// time to train's p99).
 struct Stat {
-  double mean = 0, p50 = 0, p99 = 0;
+  double mean = 0, p50 = 0, p99 = 0, p1 = 0;  // p1 last: Stat{mean, p50, p99, p1}
 };
 Stat stat_of(std::vector<double> values);  // all zero when empty
 

@@ -21,7 +21,9 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-ojson stat_json(const reliability::Stat& st) { return {{"mean", st.mean}, {"p50", st.p50}, {"p99", st.p99}}; }
+ojson stat_json(const reliability::Stat& st) {
+  return {{"mean", st.mean}, {"p50", st.p50}, {"p99", st.p99}, {"p1", st.p1}};
+}
 
 // DESIGN.md "Report": the reliability section. Means are per trial over the horizon; recovery
 // times are over every recovery of every trial, null when none finished. A job MTTF with no
@@ -151,6 +153,7 @@ std::string report_json(const RunResult& r) {
   j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
   j["mfu"] = r.mfu;
   j["hfu"] = r.hfu;
+  j["mfu_precision_peak"] = r.mfu_precision_peak;
   const Breakdown& b = r.breakdown;
   j["breakdown"] = {
       {"pipeline_rank", b.rank},      {"compute_s", b.compute_s},         {"gemm_s", b.gemm_s},

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "sim/core/format_duration.hpp"
 #include "sim/core/params.hpp"
 #include "sim/core/units.hpp"
 #include "sim/report/report_numbers.hpp"
@@ -18,6 +23,7 @@ struct Style {
 };
 
 std::string seconds(double s) { return format_seconds(Seconds(s)); }
+std::string duration(double s) { return format_duration(Seconds(s)); }
 
 std::string step_faults_text(const ParamReader& f, double step) {
   std::string out;
@@ -41,40 +47,68 @@ std::string step_faults_text(const ParamReader& f, double step) {
   return out;
 }
 
+// Where the time lost to failures went, per trial over the horizon, largest first (ties in the
+// report's order), each in hours and days; parts that cost nothing are left out.
+std::string lost_text(const ParamReader& lost) {
+  const std::pair<const char*, const char*> parts[] = {
+      {"restart", "restart"},     {"detection", "detection"},
+      {"lost_work", "lost work"}, {"checkpoint_writes", "checkpoint writes"},
+      {"reload", "reload"},       {"planned", "planned"},
+      {"degraded", "degraded"}};
+  std::vector<std::pair<double, const char*>> spent;
+  for (const auto& [key, name] : parts)
+    if (const double v = non_negative(lost, key); v > 0) spent.emplace_back(v, name);
+  std::stable_sort(spent.begin(), spent.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (spent.empty()) return "  time lost   none\n";
+  double total = 0;
+  std::string list;
+  for (const auto& [v, name] : spent) {
+    total += v;
+    list += fmt::format("{}{} {}", list.empty() ? "" : ", ", name, format_hours_days(Seconds(v)));
+  }
+  return fmt::format("  time lost   {} per trial: {}\n", format_hours_days(Seconds(total)), list);
+}
+
 std::string reliability_text(const ParamReader& rel) {
   std::string out;
   const auto mttf = positive_or_null(rel, "mttf_s");
   out += fmt::format("  failures    {:.0f} days x {} trials: {:.1f} interruptions (+{:.1f} planned), job MTTF {}\n",
                      positive(rel, "horizon_s") / 86400, rel.count("trials"), non_negative(rel, "interruptions"),
-                     non_negative(rel, "planned_interruptions"), mttf ? seconds(*mttf) : std::string("none"));
+                     non_negative(rel, "planned_interruptions"), mttf ? duration(*mttf) : std::string("none"));
   const auto mean_recovery = positive_or_null(rel, "mean_recovery_s", true);
-  const std::string recoveries = mean_recovery ? fmt::format("recovery {} mean, {} p99", seconds(*mean_recovery),
-                                                             seconds(non_negative(rel, "p99_recovery_s")))
-                                               : std::string("no recovery finished");
+  const std::string recoveries = mean_recovery
+                                     ? fmt::format("recovery {} mean, {} p99 (pessimistic)", duration(*mean_recovery),
+                                                   duration(non_negative(rel, "p99_recovery_s")))
+                                     : std::string("no recovery finished");
   const auto interval = positive_or_null(rel, "checkpoint_interval_s");  // null: never (+infinity)
   out += fmt::format("  recovery    checkpoint {}{} ({} written in {}), {}\n",
-                     interval ? "every " + seconds(*interval) : std::string("never"),
+                     interval ? "every " + duration(*interval) : std::string("never"),
                      rel.boolean("checkpoint_interval_auto") ? " (Daly)" : "",
                      format_bytes(Bytes(positive(rel, "checkpoint_bytes"))),
-                     seconds(positive(rel, "checkpoint_write_s")), recoveries);
+                     duration(positive(rel, "checkpoint_write_s")), recoveries);
+  out += lost_text(rel.at("lost_s"));
   if (rel.has("strategy_step_time_s"))
     out += fmt::format(
         "  continuing  pause {} per membership change, {:.1f}% throughput with one node down, "
         "failure-free step {}\n",
-        seconds(non_negative(rel, "pause_s")), 100 * share(rel, "one_node_down_throughput"),
-        seconds(positive(rel, "strategy_step_time_s")));
+        duration(non_negative(rel, "pause_s")), 100 * share(rel, "one_node_down_throughput"),
+        duration(positive(rel, "strategy_step_time_s")));
   if (rel.has("snapshot_s"))
     out += fmt::format("  async       snapshot {} blocking, then the write in the background at {:.2f}% slowdown\n",
-                       seconds(positive(rel, "snapshot_s")), 100 * share(rel, "background_slowdown"));
+                       duration(positive(rel, "snapshot_s")), 100 * share(rel, "background_slowdown"));
   const ParamReader ettr = rel.at("distribution").at("ettr");
-  out += fmt::format("  ETTR        {:.1f}% (p50 {:.1f}%, p99 {:.1f}%)    goodput {:.1f}%\n", 100 * share(rel, "ettr"),
-                     100 * share(ettr, "p50"), 100 * share(ettr, "p99"), 100 * share(rel, "goodput"));
+  // ETTR's pessimistic tail is its low one (p1); reports saved before p1 was reported show p99,
+  // said to be the optimistic one.
+  const bool low = ettr.has("p1");
+  out += fmt::format("  ETTR        {:.1f}% (p50 {:.1f}%, {} {:.1f}%)    goodput {:.1f}%\n", 100 * share(rel, "ettr"),
+                     100 * share(ettr, "p50"), low ? "p1 (pessimistic)" : "p99 (optimistic)",
+                     100 * share(ettr, low ? "p1" : "p99"), 100 * share(rel, "goodput"));
   if (rel.has("time_to_train_days")) {
     const ParamReader t = rel.at("time_to_train_days");
     const ParamReader with = t.at("with_failures");
     const int64_t unfinished = t.count("unfinished_trials", 0);
     out += fmt::format(
-        "  to train    {:.1f} days failure-free, {}{:.1f} days with failures (p99 {:.1f}){}\n",
+        "  to train    {:.1f} days failure-free, {}{:.1f} days with failures (p99 (pessimistic) {:.1f} days){}\n",
         positive(t, "failure_free"), unfinished > 0 ? "over " : "", positive(with, "mean"), positive(with, "p99"),
         unfinished > 0
             ? fmt::format(": {} of {} trials unfinished at 10x the failure-free time", unfinished, rel.count("trials"))

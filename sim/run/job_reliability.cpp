@@ -252,7 +252,8 @@ JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOp
     work_stop.amount = Seconds(*compute_s);
     work_stop.wall_cap = Seconds(std::max(f.horizon.value, WORK_CAP_FACTOR * *compute_s));
     const auto work = reliability::run_monte_carlo(f, job, work_stop, f.trials, seed, phase(1));
-    r.train_days = reliability::Stat{work.wall.mean / 86400, work.wall.p50 / 86400, work.wall.p99 / 86400};
+    r.train_days =
+        reliability::Stat{work.wall.mean / 86400, work.wall.p50 / 86400, work.wall.p99 / 86400, work.wall.p1 / 86400};
     for (const auto& row : work.rows) r.unfinished_trials += row.finished ? 0 : 1;
   }
   return r;

@@ -85,10 +85,11 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   r.model_flops_per_step = model;
   r.hardware_flops_per_step = hardware;
   const double gpus = double(s.cluster.gpus);
-  const double peak = cm.peak().value;
+  const double peak = cm.mfu_peak().value;
   r.model_tflops_per_gpu = model / r.step_time_s / gpus / 1e12;
   r.mfu = model / r.step_time_s / gpus / peak;
   r.hfu = hardware / r.step_time_s / gpus / peak;
+  r.mfu_precision_peak = model / r.step_time_s / gpus / cm.peak().value;
   if (const auto costs = load_costs(default_data_dir()))
     r.network = network_cost(Fabric::of(s.cluster)->network(), *costs);
 

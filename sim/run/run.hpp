@@ -54,7 +54,8 @@ struct RunResult {
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
   double model_tflops_per_gpu = 0;
-  double mfu = 0, hfu = 0;
+  double mfu = 0, hfu = 0;        // against the device's dense BF16 peak (ComputeModel::mfu_peak)
+  double mfu_precision_peak = 0;  // against the dense peak of the precision the run computes in
   Breakdown breakdown;
   bool full_fidelity = false;
   std::optional<JobReliability> reliability;    // when the scenario has failures
