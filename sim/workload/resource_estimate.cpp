@@ -49,15 +49,17 @@ namespace {
 //   S_PER_TASK_RUN,  configs/llama3-70b-512xh100.json at full fidelity (512 actors, 656,384 task
 //   S_PER_ACTOR_RUN  runs) 4.17 s, and 16384 GPUs 8/8/256 at full fidelity (16,384 actors, 299,008
 //                    runs) 20.2 s less its 1.85 s at class fidelity: two equations, two unknowns.
-//   in flight        n^2/2 steps of STEP_S: 12 ns up to 16,384 flows in flight (16384 GPUs 8/8/256:
-//                    1.85 s less its hosts: 12.6 ns; gpt-7.5b 8/1/2048: 8.3 ns; 4096 GPUs: 9.5 ns),
-//                    then slower as the list outgrows the caches: 27 ns at 32,768 (32768 GPUs
-//                    8/8/512, 14.9 s), 40 ns at 65,536 (65536 GPUs 8/8/1024, 87.0 s), 36 ns at
-//                    36,864 (gpt-7.5b on 1024 GPUs 8/1/128, overlapped buckets, 24.5 s): fitted as
-//                    (n / 16,384)^0.9, and at most 100 ns, a DRAM access per step.
-// The runs above predate the fold of ring flows (sim/engine/replay.cpp, "Folding"): each launched
-// every ring flow, so their flows in flight were the counts given; the coefficients price a flow
-// the engine actually launches, and the estimate now counts those (few, when the fold applies).
+//   in flight        (before the fold) n^2/2 steps of 12 ns up to 16,384 flows in flight, more beyond:
+//                    the runs below no longer show it, and it is no longer priced.
+// The runs above predate the fold of ring flows (sim/engine/replay.cpp, "Folding").
+//   S_PER_RING_FLOW  ring flows the engine launches, each priced alone: validation/published-tpu-v4.json
+//                    row palm-540b-6144xtpu-v4 (tp 12, dp 512, ZeRO 3, overlapped buckets; 120,998
+//                    transfers, nearly all ring flows, 1.21e5 in flight at once) took 5.24 s with
+//                    /usr/bin/time on the 2-core development machine at load 8 (2 s idle): at most 40 us
+//                    per flow, taken as 30 us. GPT-3 175B TP 8 PP 8 on 131,072 GPUs of
+//                    dgx-h100-superpod (dp 2048, 96 microbatches, one stage per rank; 1.31e5 ring flows
+//                    per rank that do not fold, 1.07e9 coupled pairs) took 57 s, which this term and the
+//                    coupled pairs' put at 0.6 to 1.4 times.
 //   S_PER_LIVE_FLOW  a fuzz_scenario input (test/fuzz/regressions/fuzz_scenario/live-tp-collectives-took-seconds):
 //                    a 76-layer model on 192 b200, tp 8 across two 4-GPU nodes, pp 8, dp 3, 16
 //                    microbatches, class fidelity: 317,616 flows, all but 2,328 of them live TP
@@ -73,16 +75,16 @@ namespace {
 //                    allocations), 4 us per ring flow. (That run took 31 s against an estimate of
 //                    14 s: past 10^6 hosts SimGrid's name-keyed platform maps cost more per host
 //                    than S_PER_HOST, measured at 147,456.)
-//   S_PER_COUPLED_PAIR  components that do not fold (resource_estimate.hpp, "coupled pairs"): llama3-405b on
-//                    llama3-24k's 16,384 H100 (pods of 3,072 GPUs, 1:7 above), fp8, NVLS-tree gradient
-//                    reductions whose trees cross the pod uplinks, one component of 64,512 flows
-//                    (4.16e9 pairs): tp 1, cp 8, pp 32, dp 64, v 2, 24,204 flows in flight, 109.5 s
-//                    less 5.8 s of the other terms: 25 ns, taken as 26. Then tp 4, cp 8, pp 32, dp 16,
-//                    v 2 (64,544 in flight, whose in-flight term is 86 s) is estimated at 194 s and
-//                    took 178.8 s at global batch 512, 188.8 s at 1,024 (at 1:1, where the trees
-//                    fold, 3.7 s). SimGrid re-solves a component's max-min sharing at each of its
-//                    flows' events (lmm::MaxMin::do_solve and update_modified_cnst_set_rec were 27% of
-//                    a perf profile, its flow list most of the rest).
+//   S_PER_COUPLED_PAIR  (41 ns since ring flows are no longer priced by the square of those in flight:
+//                    the 178.8 s run below less its other terms over its 4.16e9 pairs) components that do not fold
+//                    (resource_estimate.hpp, "coupled pairs"): llama3-405b on llama3-24k's 16,384 H100 (pods of 3,072
+//                    GPUs, 1:7 above), fp8, NVLS-tree gradient reductions whose trees cross the pod uplinks, one
+//                    component of 64,512 flows (4.16e9 pairs): tp 1, cp 8, pp 32, dp 64, v 2, 24,204 flows in flight,
+//                    109.5 s less 5.8 s of the other terms: 25 ns, taken as 26. Then tp 4, cp 8, pp 32, dp 16, v 2
+//                    (64,544 in flight, whose in-flight term is 86 s) is estimated at 194 s and took 178.8 s at global
+//                    batch 512, 188.8 s at 1,024 (at 1:1, where the trees fold, 3.7 s). SimGrid re-solves a component's
+//                    max-min sharing at each of its flows' events (lmm::MaxMin::do_solve and
+//                    update_modified_cnst_set_rec were 27% of a perf profile, its flow list most of the rest).
 // Against all 31 runs of the set (class and full fidelity, 16 to 65,536 GPUs, pp 1 to 36, 10 to
 // 10^6 tasks; 0.01 s to 127 s, 35 MB to 781 MB): memory estimates are 1.0 to 1.7 times the
 // measured peak (the most over on small runs, whose child process has not touched the parent's
@@ -99,20 +101,11 @@ constexpr double BYTES_PER_ACTOR = 14.2e3;
 constexpr double S_PER_HOST = 4.9e-6;
 constexpr double S_PER_TASK_RUN = 4.6e-6;
 constexpr double S_PER_ACTOR_RUN = 3.45e-9;
-constexpr double STEP_S = 12e-9;
-constexpr double STEP_KNEE_FLOWS = 16384;
-constexpr double STEP_GROWTH = 0.9;
-constexpr double STEP_S_MAX = 100e-9;
+constexpr double S_PER_RING_FLOW = 30e-6;
 constexpr double BYTES_PER_FOLDED_RING_FLOW = 400;
 constexpr double S_PER_FOLDED_RING_FLOW = 4e-6;
 constexpr double S_PER_LIVE_FLOW = 2.55e-6;
-constexpr double S_PER_COUPLED_PAIR = 26e-9;
-
-// Each finished flow is unlinked from the list of launched, unwaited ones by a linear scan.
-double in_flight_seconds(double n) {
-  const double step = std::min(STEP_S_MAX, STEP_S * std::pow(std::max(1.0, n / STEP_KNEE_FLOWS), STEP_GROWTH));
-  return n * n / 2 * step;
-}
+constexpr double S_PER_COUPLED_PAIR = 41e-9;
 
 // How many times rank r launches its rings: once per gradient bucket when overlapped (grad_sync.hpp,
 // grad_buckets), else once.
@@ -200,7 +193,7 @@ ResourceEstimate price(SimulationSize n) {
                    BYTES_PER_ACTOR * double(n.actors) + BYTES_PER_FLOW * n.peak_flows +
                    BYTES_PER_FOLDED_RING_FLOW * n.folded_ring_flows);
   e.wall =
-      Seconds(S_PER_HOST * double(n.hosts) + S_PER_TASK_RUN * double(n.task_runs) + in_flight_seconds(n.peak_flows) +
+      Seconds(S_PER_HOST * double(n.hosts) + S_PER_TASK_RUN * double(n.task_runs) + S_PER_RING_FLOW * n.ring_flows +
               S_PER_ACTOR_RUN * double(n.actors) * double(n.task_runs) + S_PER_FOLDED_RING_FLOW * n.folded_ring_flows +
               S_PER_LIVE_FLOW * n.live_flows + S_PER_COUPLED_PAIR * n.coupled_pairs);
   return e;
@@ -273,6 +266,7 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
   for (int64_t r = 0; r < pl.pp; ++r) {
     const double f = launch_flows(s, c, r, full_fidelity) * double(launches(s, layout, r));
     n.flows += f;
+    n.ring_flows += f;
     n.peak_flows = std::max(n.peak_flows, f);
   }
   ResourceEstimate e = price(n);
@@ -313,6 +307,7 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
         events.emplace_back(start, launched);
         events.emplace_back(timeline.finish[r][i].value, -launched);
         n.flows += launched;
+        n.ring_flows += launched;
         launched = 0, start = -1;
       }
     }

@@ -27,13 +27,15 @@
 //
 //   memory = base + per host x hosts + per task x tasks + per actor x actors + per flow x peak flows
 //            + per folded ring flow x folded ring flows
-//   wall   = per host x hosts + per task run x task runs + in-flight cost(peak flows)
+//   wall   = per host x hosts + per task run x task runs + per ring flow x ring flows launched
 //            + per actor run x actors x task runs + per folded ring flow x folded ring flows
 //            + per live flow x live flows + per coupled pair x coupled pairs
 //
-// The last two terms are SimGrid's: every finished activity is unlinked from a list of those in
-// flight (a linear scan), so wall time grows with the square of the flows in flight (all ranks'
-// rings at once) and, at full fidelity, with actors x activities. Every coefficient was measured
+// Ring flows are priced per flow the engine launches, not by the square of those in flight: a
+// quadratic term fitted before the fold overshot runs of 10^5 flows in flight a hundredfold (a TPU
+// v4 row estimated at 532 s finishes in 2 to 5 s). Where flows share links the engine's cost does
+// grow with their square, priced by the coupled pairs; at full fidelity it grows with actors x
+// activities. Every coefficient was measured
 // with /usr/bin/time on the 2-core development machine (resource_estimate.cpp lists the runs and
 // the fit); a faster machine finishes sooner, memory is the same. Estimates are within about a
 // factor of two of the measurements.
@@ -62,6 +64,7 @@ struct SimulationSize {
   int64_t task_runs = 0;
   double flows = 0;  // doubles: a rejected plan's counts may pass 2^63
   double peak_flows = 0;
+  double ring_flows = 0;         // data-parallel ring flows the engine launches (also in flows)
   double folded_ring_flows = 0;  // ring flows the engine folds (one launch per rank): its workspace
   double live_flows = 0;         // of live tensor- and context-parallel collectives (also in flows)
   double coupled_pairs = 0;      // the fold's simulated components: the sum of their flows squared

@@ -163,7 +163,7 @@ fi
 
 # Gradient reductions whose trees cross an oversubscribed pod uplink cannot be folded: every group's
 # flows are one component, whose sharing SimGrid solves again at each of its flows' events (about
-# 26 ns a pair of flows, resource_estimate.cpp). Llama 3 405B on 16,384 H100 with tp 4, cp 8,
+# 41 ns a pair of flows, resource_estimate.cpp). Llama 3 405B on 16,384 H100 with tp 4, cp 8,
 # pp 32, dp 16 in fp8 reduces over NVLS trees whose 64,512 flows share the 1:7 uplinks: about
 # 190 s, over the default 120 s. At full bisection the trees fold and the same plan is allowed.
 python3 - "$repo/configs/recovery/llama3-405b-16384xh100-spares.json" "$work/l405.json" <<'PY'
