@@ -174,9 +174,9 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
 }
 
 // Tokens to train: a whole number, or a string "<number>[ ]<T|B|M>" ("15.6T" = 1.56e13, Llama 3
-// 405B's pre-training), from 1 to 1e18.
+// 405B's pre-training), in the schema's range (1 to 1e18).
 static int64_t token_count(const ParamReader& r) {
-  constexpr double MAX_TOKENS = 1e18;
+  const double MAX_TOKENS = static_cast<double>(key_spec("/training/tokens").max);
   const std::string expected =
       "a token count: a whole number or a string such as \"15.6T\", \"300B\", \"50M\" (at most 1e18)";
   double v = 0;

@@ -32,7 +32,8 @@ std::vector<KeySpec> schema_training_keys() {
       {"/training/grad_reduce_in_fp32", "bool", "", "true", "Megatron-LM 2021-22 runs (Megatron-Core's own: false)", "",
        "gradient buffer and its reduction in fp32 (false: the parameters' 16-bit type)", 0, 0},
       {"/training/tokens", "count or string", "tokens", "", "none (no time to train)",
-       "1..1e18; a whole number or \"15.6T\", \"300B\", \"50M\"", "tokens to train, for the time to train", 0, 0},
+       "1..1e18; a whole number or \"15.6T\", \"300B\", \"50M\"", "tokens to train, for the time to train", 1,
+       1000000000000000000},
   };
 }
 
