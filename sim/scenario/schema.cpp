@@ -10,6 +10,7 @@ const std::vector<SchemaSection>& schema_sections() {
   static const std::vector<SchemaSection> sections = {
       {"scenario", "", "the scenario file's top level"},
       {"model", "/model", "the model (a name in models/, a path, or the object; models/*.json)"},
+      {"cluster", "/cluster", "the cluster (a name in topologies/, a path, or the object; topologies/*.json)"},
       {"parallelism", "/parallelism", "how the job is split over the GPUs"},
       {"training", "/training", "the batch, sequence, precision and kernels of one step"},
   };
@@ -19,7 +20,8 @@ const std::vector<SchemaSection>& schema_sections() {
 const std::vector<KeySpec>& scenario_schema() {
   static const std::vector<KeySpec> all = [] {
     std::vector<KeySpec> keys;
-    for (auto* section : {&schema_scenario_keys, &schema_model_keys, &schema_plan_keys, &schema_training_keys}) {
+    for (auto* section :
+         {&schema_scenario_keys, &schema_model_keys, &schema_cluster_keys, &schema_plan_keys, &schema_training_keys}) {
       auto part = (*section)();
       keys.insert(keys.end(), part.begin(), part.end());
     }

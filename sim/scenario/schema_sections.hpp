@@ -19,6 +19,7 @@ std::string registry_names(const Entries& entries, const std::string& first = ""
 
 std::vector<KeySpec> schema_scenario_keys();
 std::vector<KeySpec> schema_model_keys();
+std::vector<KeySpec> schema_cluster_keys();
 std::vector<KeySpec> schema_plan_keys();
 std::vector<KeySpec> schema_training_keys();
 

@@ -23,6 +23,10 @@ keys, work = json.load(open(sys.argv[1])), sys.argv[2]
 base = json.load(open("configs/quickstart.json"))
 base["model"] = json.load(open("models/" + base["model"] + ".json"))
 base["model"]["moe"] = {"experts": 8, "top_k": 2}
+# Keys that apply to one kind only: their parent object for that kind (another kind replaces the
+# whole object, so its required keys too).
+kind_of = {"/cluster/scale_out/ports": {"kind": "ocs", "reconfiguration": "1 us", "nics_per_node": 8,
+                                        "nic_bandwidth": "25 GB/s"}}
 n = 0
 for k in keys:
     if "min" not in k or "*" in k["path"]:
@@ -37,6 +41,7 @@ for k in keys:
         node = s
         for p in parts[:-1]:
             node = node.setdefault(p, {})
+        node.update(kind_of.get(k["path"], {}))
         node[parts[-1]] = value
         n += 1
         f = f"{work}/case{n}.json"
