@@ -61,8 +61,8 @@ for f in sorted(files):
     kind = d.get("kind") if isinstance(d, dict) else None
     if kind == "scenario":
         walk(d, "", f)
-    elif kind == "model":
-        walk(d, "/model", f)
+    elif kind in ("model", "cluster"):
+        walk(d, "/" + kind, f)
     elif kind == "validation":
         for i, run in enumerate(d["runs"]):
             walk(run["scenario"], "", f"{f} /runs/{i}/scenario")
