@@ -54,6 +54,8 @@ int check(const std::string& config, const std::vector<std::string>& sets);
 int validate(const std::string& table, const std::string& fidelity, double max_wall = 0,
              const std::string& max_memory = "");
 int list();
+// `trainsim keys [SECTION|KEY]`: the scenario schema as text, markdown or JSON (FORMAT).
+int keys(const std::string& what, const std::string& format);
 // `trainsim report FILE...`: the summary of saved reports, or them as JSON or CSV.
 int report(const std::vector<std::string>& files, const std::string& format);
 

@@ -154,6 +154,11 @@ int run_command(int argc, char** argv) {
   rep->add_option("reports", report_files, "report JSON files")->required();
   rep->add_option("--format", report_format, format_help)->check(CLI::IsMember(sim::cli::REPORT_FORMATS));
   auto* l = app.add_subcommand("list", "list models, devices, topologies, schedules and collectives");
+  std::string keys_what, keys_format = "text";
+  auto* ks = app.add_subcommand("keys", "print the scenario keys: path, type, unit, default, allowed values, meaning");
+  ks->add_option("what", keys_what, "a section (model, parallelism, ...) or a key (/parallelism/tp or parallelism.tp)");
+  ks->add_option("--format", keys_format, "text, markdown or json")
+      ->check(CLI::IsMember(std::vector<std::string>{"text", "markdown", "json"}));
   // Every command that reads data files (models/, topologies/, ...) takes --data (sim/core/data_dir.hpp).
   std::string data;
   std::vector<CLI::Option*> data_options;
@@ -181,6 +186,7 @@ int run_command(int argc, char** argv) {
     if (*sh) return sim::cli::shapes(shape_configs);
     if (*rep) return sim::cli::report(report_files, report_format);
     if (*l) return sim::cli::list();
+    if (*ks) return sim::cli::keys(keys_what, keys_format);
   } catch (const sim::InputError& e) {
     std::fprintf(stderr, "trainsim: error: %s\n", sim::bounded(e.what(), 4000).c_str());
     return 2;

@@ -10,11 +10,12 @@
 #include "sim/core/params.hpp"
 #include "sim/core/quantity_range.hpp"
 #include "sim/scenario/circuits.hpp"
+#include "sim/scenario/schema.hpp"
 #include "sim/scenario/torus_shape.hpp"
 
 namespace sim {
 
-constexpr int64_t MAX_GPUS = 1 << 20;  // beyond this no simulation here fits in memory or time
+constexpr int64_t MAX_GPUS = MAX_CLUSTER_GPUS;
 // A direct-connect network's routes are tabled per ordered pair of nodes (sim/topology/direct.hpp):
 // 1,024 nodes take 4 MB.
 constexpr int64_t MAX_DIRECT_NODES = 1024;
@@ -24,12 +25,6 @@ constexpr int64_t MAX_DIRECT_NODES = 1024;
 // 0.3 us). SimGrid aborts on far longer hops ("The Impossible Did Happen" at 10^5 s on a 4x4x4
 // torus, where 3*10^4 s still ran; fuzz_platform).
 constexpr QuantityRange LINK_LATENCY{1e-9, 1.0, "a latency from 1 ns to 1 s"};
-
-static std::vector<std::string> names_of(const std::vector<TopologyKind>& kinds) {
-  std::vector<std::string> out;
-  for (const auto& k : kinds) out.push_back(k.name);
-  return out;
-}
 
 static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir) {
   std::string path = device_file(at.as_string(), data_dir, at.directory());
@@ -145,14 +140,13 @@ static void parse_direct(const ParamReader& out, int64_t node_gpus, ClusterSpec&
 }
 
 ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir) {
-  r.expect_keys({"kind", "name", "description", "source", "gpu", "gpus", "gpus_per_node", "scale_up", "scale_out",
-                 "storage_bandwidth"});
-  if (auto k = r.find("kind")) k->as_choice({"cluster"});
+  schema_expect_keys(r, "/cluster");
+  if (auto k = r.find("kind")) k->as_choice(schema_choices("/cluster/kind"));
   ClusterSpec c;
-  c.name = r.has("name") ? r.string("name") : std::string("cluster");
+  c.name = schema_value(r, "/cluster/name")->as_string();
   c.device = load_device(r.at("gpu"), data_dir);
-  c.gpus = r.count("gpus", 1, MAX_GPUS);
-  c.gpus_per_node = r.count("gpus_per_node", 1, 1024);
+  c.gpus = schema_count(r, "/cluster/gpus");
+  c.gpus_per_node = schema_count(r, "/cluster/gpus_per_node");
   if (c.gpus % c.gpus_per_node != 0 && c.gpus > c.gpus_per_node)
     r.at("gpus").fail(std::to_string(c.gpus) + " GPUs do not fill whole nodes of " + std::to_string(c.gpus_per_node),
                       "a multiple of gpus_per_node");
@@ -160,8 +154,8 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   if (c.gpus < c.gpus_per_node) c.gpus_per_node = c.gpus;
 
   auto up = r.at("scale_up");
-  up.expect_keys({"kind", "bandwidth", "latency", "nvls", "domain_gpus", "dims", "twisted", "cube", "ocs"});
-  c.scale_up.kind = up.at("kind").as_choice(names_of(scale_up_kinds()));
+  schema_expect_keys(up, "/cluster/scale_up");
+  c.scale_up.kind = up.at("kind").as_choice(schema_choices("/cluster/scale_up/kind"));
   const bool torus = c.scale_up.chip_grid();
   for (const char* key : {"dims", "twisted", "cube", "ocs"})
     if ((!torus || (!c.scale_up.wraps() && std::string(key) == "twisted")) && up.has(key))
@@ -173,12 +167,12 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
               "no domain_gpus with kind \"" + c.scale_up.kind + "\"");
   c.scale_up.bandwidth = up.at("bandwidth").as_bandwidth();
   if (auto l = up.find("latency")) c.scale_up.latency = l->as_seconds(LINK_LATENCY);
-  if (auto v = up.find("nvls")) c.scale_up.nvls = v->as_bool();
+  c.scale_up.nvls = schema_bool(up, "/cluster/scale_up/nvls");
   // A domain is whole nodes and the cluster whole domains; a cluster smaller than one domain is
   // one (as one smaller than a node is one node).
   if (up.has("domain_gpus")) {
     const auto d = up.at("domain_gpus");
-    const int64_t domain = d.as_count(1, MAX_GPUS);
+    const int64_t domain = schema_count(up, "/cluster/scale_up/domain_gpus");
     if (domain % node_gpus != 0)
       d.fail(std::to_string(domain) + " is not a multiple of gpus_per_node=" + std::to_string(node_gpus) +
                  " (an NVLink domain is whole nodes)",
@@ -192,9 +186,8 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   if (torus) parse_torus(up, node_gpus, c);
 
   auto out = r.at("scale_out");
-  out.expect_keys({"kind", "nics_per_node", "nic_bandwidth", "oversubscription", "pod_gpus", "latency", "ports",
-                   "reconfiguration", "strides"});
-  c.scale_out.kind = out.at("kind").as_choice(names_of(scale_out_kinds()));
+  schema_expect_keys(out, "/cluster/scale_out");
+  c.scale_out.kind = out.at("kind").as_choice(schema_choices("/cluster/scale_out/kind"));
   const bool ocs = c.scale_out.kind == "ocs", direct = c.scale_out.kind == "direct";
   // Each kind's own keys: the fat-tree's pods, the switch's ports and reconfiguration, the
   // direct-connect network's strides.
@@ -207,14 +200,14 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
     if (out.has(key) && kind != c.scale_out.kind)
       out.at(key).fail("applies to scale_out.kind '" + kind + "', not to '" + c.scale_out.kind + "'",
                        "no '" + key + "' here");
-  c.scale_out.nics_per_node = out.count("nics_per_node", 1, 64);
+  c.scale_out.nics_per_node = schema_count(out, "/cluster/scale_out/nics_per_node");
   c.scale_out.nic_bandwidth = out.at("nic_bandwidth").as_bandwidth();
   if (auto o = out.find("oversubscription")) {
     c.scale_out.oversubscription = o->as_number();
     if (!(c.scale_out.oversubscription >= 1.0 && c.scale_out.oversubscription <= 1024.0))
       o->fail("is out of range", "a ratio >= 1 (1 = full bisection)");
   }
-  c.scale_out.pod_gpus = out.has("pod_gpus") ? out.count("pod_gpus", 1, MAX_GPUS) : c.gpus;
+  c.scale_out.pod_gpus = out.has("pod_gpus") ? schema_count(out, "/cluster/scale_out/pod_gpus") : c.gpus;
   if (auto l = out.find("latency")) c.scale_out.latency = l->as_seconds(LINK_LATENCY);
   // The tiers' ports must add up: a GPU sends through one NIC, which GPUs share evenly, and pods
   // (Placement::pod, the fat-tree's spines) are whole nodes.
@@ -242,7 +235,7 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
     constexpr QuantityRange RECONFIGURATION{1e-10, 3600, "from 100 ps to 1 h"};
     c.scale_out.reconfiguration = out.at("reconfiguration").as_seconds(RECONFIGURATION);
     const int64_t nics = c.nodes() * c.scale_out.nics_per_node;
-    c.scale_out.ports = out.has("ports") ? out.count("ports", 1, MAX_GPUS) : nics;
+    c.scale_out.ports = out.has("ports") ? schema_count(out, "/cluster/scale_out/ports") : nics;
     if (c.scale_out.ports < nics)
       out.at("ports").fail(
           std::to_string(nics) + " NICs need a port each; the switch has " + std::to_string(c.scale_out.ports),

@@ -25,6 +25,9 @@ namespace sim {
 
 class ParamReader;
 
+// The largest cluster: beyond this no simulation here fits in memory or time.
+inline constexpr int64_t MAX_CLUSTER_GPUS = 1 << 20;
+
 // The kinds a cluster may name, each with its one-line description (`trainsim list`); their
 // builders are sim/topology/builders.cpp.
 struct TopologyKind {

@@ -1,12 +1,9 @@
 #include "sim/scenario/model.hpp"
 
 #include "sim/core/params.hpp"
+#include "sim/scenario/schema.hpp"
 
 namespace sim {
-
-// Upper bounds that keep every derived size inside doubles and memory (robustness, not physics).
-constexpr int64_t MAX_LAYERS = 100000;
-constexpr int64_t MAX_WIDTH = 1 << 22;
 
 namespace {
 
@@ -58,38 +55,37 @@ double ModelSpec::total_params() const {
 }
 
 ModelSpec ModelSpec::parse(const ParamReader& r) {
-  r.expect_keys({"kind", "name", "source", "description", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-                 "vocab", "activation", "norm", "position", "tied_embeddings", "dropout", "moe", "head_dim"});
-  if (auto k = r.find("kind")) k->as_choice({"model"});
+  schema_expect_keys(r, "/model");
+  if (auto k = r.find("kind")) k->as_choice(schema_choices("/model/kind"));
   ModelSpec m;
-  m.name = r.has("name") ? r.string("name") : std::string("model");
-  m.layers = r.count("layers", 1, MAX_LAYERS);
-  m.hidden = r.count("hidden", 1, MAX_WIDTH);
-  m.heads = r.count("heads", 1, MAX_WIDTH);
-  m.kv_heads = r.has("kv_heads") ? r.count("kv_heads", 1, MAX_WIDTH) : m.heads;
-  m.ffn_hidden = r.count("ffn_hidden", 1, MAX_WIDTH);
-  m.vocab = r.count("vocab", 1, 1 << 24);
-  m.activation = r.at("activation").as_choice({"gelu", "swiglu"}) == "gelu" ? Activation::GELU : Activation::SWIGLU;
-  m.rmsnorm = r.has("norm") ? r.at("norm").as_choice({"layernorm", "rmsnorm"}) == "rmsnorm"
-                            : m.activation == Activation::SWIGLU;
-  m.rope = r.has("position") ? r.at("position").as_choice({"learned", "rope"}) == "rope" : m.rmsnorm;
-  m.tied_embeddings = r.has("tied_embeddings") ? r.boolean("tied_embeddings") : true;
-  m.dropout = r.has("dropout") ? r.boolean("dropout") : m.activation == Activation::GELU;
-  if (r.has("head_dim")) m.explicit_head_dim = r.count("head_dim", 1, MAX_WIDTH);
+  m.name = schema_value(r, "/model/name")->as_string();
+  m.layers = schema_count(r, "/model/layers");
+  m.hidden = schema_count(r, "/model/hidden");
+  m.heads = schema_count(r, "/model/heads");
+  m.kv_heads = r.has("kv_heads") ? schema_count(r, "/model/kv_heads") : m.heads;
+  m.ffn_hidden = schema_count(r, "/model/ffn_hidden");
+  m.vocab = schema_count(r, "/model/vocab");
+  m.activation = schema_choice(r, "/model/activation") == "gelu" ? Activation::GELU : Activation::SWIGLU;
+  m.rmsnorm = r.has("norm") ? schema_choice(r, "/model/norm") == "rmsnorm" : m.activation == Activation::SWIGLU;
+  m.rope = r.has("position") ? schema_choice(r, "/model/position") == "rope" : m.rmsnorm;
+  m.tied_embeddings = schema_bool(r, "/model/tied_embeddings");
+  m.dropout = r.has("dropout") ? schema_bool(r, "/model/dropout") : m.activation == Activation::GELU;
+  if (r.has("head_dim")) m.explicit_head_dim = schema_count(r, "/model/head_dim");
   if (m.explicit_head_dim == 0 && m.hidden % m.heads != 0)
     r.at("heads").fail("hidden=" + std::to_string(m.hidden) + " is not divisible by heads=" + std::to_string(m.heads),
                        "heads dividing hidden, or a head_dim");
-  if (m.heads > MAX_WIDTH / m.head_dim())
-    r.at("heads").fail("heads x head_dim is wider than " + std::to_string(MAX_WIDTH), "fewer or narrower heads");
+  if (m.heads > MAX_MODEL_WIDTH / m.head_dim())
+    r.at("heads").fail("heads x head_dim is wider than " + std::to_string(MAX_MODEL_WIDTH), "fewer or narrower heads");
   if (m.heads % m.kv_heads != 0)
     r.at("kv_heads")
         .fail(std::to_string(m.kv_heads) + " does not divide heads=" + std::to_string(m.heads), "a divisor of heads");
   if (auto moe = r.find("moe")) {
-    moe->expect_keys({"experts", "top_k", "expert_ffn_hidden"});
+    schema_expect_keys(*moe, "/model/moe");
     MoeSpec s;
-    s.experts = moe->count("experts", 1, 1 << 16);
-    s.top_k = moe->count("top_k", 1, s.experts);
-    s.expert_ffn_hidden = moe->has("expert_ffn_hidden") ? moe->count("expert_ffn_hidden", 1, MAX_WIDTH) : m.ffn_hidden;
+    s.experts = schema_count(*moe, "/model/moe/experts");
+    s.top_k = moe->count("top_k", key_spec("/model/moe/top_k").min, s.experts);  // at most experts
+    s.expert_ffn_hidden =
+        moe->has("expert_ffn_hidden") ? schema_count(*moe, "/model/moe/expert_ffn_hidden") : m.ffn_hidden;
     m.moe = s;
   }
   return m;

@@ -9,6 +9,12 @@ namespace sim {
 
 class ParamReader;
 
+// Upper bounds that keep every derived size inside doubles and memory (robustness, not physics).
+inline constexpr int64_t MAX_MODEL_LAYERS = 100000;
+inline constexpr int64_t MAX_MODEL_WIDTH = 1 << 22;
+inline constexpr int64_t MAX_MODEL_VOCAB = 1 << 24;
+inline constexpr int64_t MAX_MODEL_EXPERTS = 1 << 16;
+
 enum class Activation { GELU, SWIGLU };
 
 struct MoeSpec {

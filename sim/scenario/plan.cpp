@@ -7,6 +7,7 @@
 
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
+#include "sim/scenario/schema.hpp"
 
 namespace sim {
 
@@ -49,8 +50,6 @@ static AutoCount auto_count(const ParamReader& r, int64_t max) {
   if (!r.is_number()) r.fail("is not a count", "a whole number or \"auto\"");
   return AutoCount{r.as_count(1, max)};
 }
-
-constexpr int64_t MAX_DEGREE = 1 << 20;
 
 // "tp-dp-pp-cp": the four dimensions, fastest first, each once.
 static std::array<ParallelDim, 4> dim_order(const ParamReader& r) {
@@ -95,13 +94,11 @@ static void parse_algorithms(const ParamReader& r, ParallelPlan& p) {
                                                                      {"all_to_all", CollectiveKind::ALL_TO_ALL}};
   r.expect_object();
   r.expect_not_empty("an algorithm per collective, e.g. {\"all_reduce\": \"tree\"}, or no collective_algorithms");
-  r.expect_keys({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"});
-  std::vector<std::string> names = {"auto"};
-  for (const auto& e : collective_algorithms()) names.push_back(e.name);
+  schema_expect_keys(r, "/parallelism/collective_algorithms");
   for (const auto& [key, kind] : kinds) {
-    const auto v = r.find(key);
-    if (!v) continue;
-    const std::string name = v->as_choice(names);
+    const std::string path = std::string("/parallelism/collective_algorithms/") + key;
+    const auto v = schema_value(r, path);
+    const std::string name = v->as_choice(schema_choices(path));
     if (name == "auto") continue;
     const CollectiveAlgo algo = *parse_algo(name);
     if (auto why = cannot_run_kind(algo, kind))
@@ -136,53 +133,50 @@ static auto registry_choice(const ParamReader& r, const Entries& entries) {
 }
 
 ParallelPlan ParallelPlan::parse(const ParamReader& r) {
-  r.expect_keys({"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "virtual_stages", "schedule", "zero",
-                 "overlap_grad_reduce", "overlap_param_gather", "reshard_after_forward", "dp_shard", "tp_comm_overlap",
-                 "tp_library", "cp_comm", "layers_per_stage", "placement", "collective_algorithms"});
+  schema_expect_keys(r, "/parallelism");
   ParallelPlan p;
-  p.tp = r.count("tp", 1, MAX_DEGREE);
-  p.pp = r.count("pp", 1, MAX_DEGREE);
+  p.tp = schema_count(r, "/parallelism/tp");
+  p.pp = schema_count(r, "/parallelism/pp");
   if (r.at("dp").is_string()) {
     r.at("dp").as_choice({"auto"});
     p.dp_auto = true;
   } else {
-    p.dp = r.count("dp", 1, MAX_DEGREE);
+    p.dp = schema_count(r, "/parallelism/dp");
   }
-  if (r.has("cp")) p.cp = r.count("cp", 1, MAX_DEGREE);
-  if (r.has("ep")) p.ep = r.count("ep", 1, MAX_DEGREE);
-  if (r.has("sequence_parallel")) p.sequence_parallel = r.boolean("sequence_parallel");
-  if (r.has("virtual_stages")) p.virtual_stages = auto_count(r.at("virtual_stages"), 1 << 12);
+  p.cp = schema_count(r, "/parallelism/cp");
+  p.ep = schema_count(r, "/parallelism/ep");
+  p.sequence_parallel = schema_bool(r, "/parallelism/sequence_parallel");
+  p.virtual_stages =
+      auto_count(*schema_value(r, "/parallelism/virtual_stages"), key_spec("/parallelism/virtual_stages").max);
   if (r.has("schedule")) {
-    std::string s = r.at("schedule").as_choice({"gpipe", "1f1b", "interleaved"});
+    std::string s = schema_choice(r, "/parallelism/schedule");
     p.schedule = s == "gpipe" ? Schedule::GPIPE : s == "1f1b" ? Schedule::ONE_F_ONE_B : Schedule::INTERLEAVED;
     p.schedule_given = true;
   }
-  if (r.has("zero")) p.zero = r.count("zero", 0, 3);
-  if (r.has("overlap_grad_reduce")) p.overlap_grad_reduce = r.boolean("overlap_grad_reduce");
-  if (r.has("overlap_param_gather")) {
-    p.overlap_param_gather = r.boolean("overlap_param_gather");
-    p.overlap_param_gather_given = true;
-  }
-  if (r.has("reshard_after_forward")) p.reshard_after_forward = r.boolean("reshard_after_forward");
-  if (r.has("dp_shard")) p.dp_shard = r.count("dp_shard", 1, MAX_DEGREE);
-  if (r.has("tp_comm_overlap")) p.tp_comm_overlap = r.boolean("tp_comm_overlap");
-  if (r.has("tp_library")) p.tp_library = registry_choice(r.at("tp_library"), tp_libraries());
-  if (r.has("cp_comm"))
-    p.cp_comm = r.at("cp_comm").as_choice({"p2p", "all_gather"}) == "p2p" ? ParallelPlan::CpComm::P2P
-                                                                          : ParallelPlan::CpComm::ALL_GATHER;
+  p.zero = schema_count(r, "/parallelism/zero");
+  p.overlap_grad_reduce = schema_bool(r, "/parallelism/overlap_grad_reduce");
+  p.overlap_param_gather = schema_bool(r, "/parallelism/overlap_param_gather");
+  p.overlap_param_gather_given = r.has("overlap_param_gather");
+  if (r.has("reshard_after_forward")) p.reshard_after_forward = schema_bool(r, "/parallelism/reshard_after_forward");
+  if (r.has("dp_shard")) p.dp_shard = schema_count(r, "/parallelism/dp_shard");
+  p.tp_comm_overlap = schema_bool(r, "/parallelism/tp_comm_overlap");
+  p.tp_library = registry_choice(*schema_value(r, "/parallelism/tp_library"), tp_libraries());
+  p.cp_comm =
+      schema_choice(r, "/parallelism/cp_comm") == "p2p" ? ParallelPlan::CpComm::P2P : ParallelPlan::CpComm::ALL_GATHER;
   if (auto l = r.find("layers_per_stage")) {
     l->expect_not_empty("the layers of each pipeline stage, e.g. [11, 13, 13, 11], or no layers_per_stage");
-    for (size_t i = 0; i < l->size(); ++i) p.layers_per_stage.push_back((*l)[i].as_count(1, 100000));
+    const KeySpec& one = key_spec("/parallelism/layers_per_stage/*");
+    for (size_t i = 0; i < l->size(); ++i) p.layers_per_stage.push_back((*l)[i].as_count(one.min, one.max));
   }
-  if (auto pl = r.find("placement")) parse_placement(*pl, p);
+  parse_placement(*schema_value(r, "/parallelism/placement"), p);
   if (auto a = r.find("collective_algorithms")) parse_algorithms(*a, p);
   return p;
 }
 
 // Tokens to train: a whole number, or a string "<number>[ ]<T|B|M>" ("15.6T" = 1.56e13, Llama 3
-// 405B's pre-training), from 1 to 1e18.
+// 405B's pre-training), in the schema's range (1 to 1e18).
 static int64_t token_count(const ParamReader& r) {
-  constexpr double MAX_TOKENS = 1e18;
+  const double MAX_TOKENS = static_cast<double>(key_spec("/training/tokens").max);
   const std::string expected =
       "a token count: a whole number or a string such as \"15.6T\", \"300B\", \"50M\" (at most 1e18)";
   double v = 0;
@@ -208,31 +202,25 @@ static int64_t token_count(const ParamReader& r) {
 }
 
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {
-  r.expect_keys({"seq_len", "global_batch", "micro_batch", "recompute", "precision", "attention", "elementwise", "loss",
-                 "fp8_scaling", "fp8_library", "fp8_params", "cuda_graphs", "grad_reduce_in_fp32", "tokens"});
+  schema_expect_keys(r, "/training");
   TrainingSpec t;
-  t.seq_len = r.count("seq_len", 1, 1 << 24);
-  t.global_batch = r.count("global_batch", 1, 1 << 24);
-  t.micro_batch = r.has("micro_batch") ? auto_count(r.at("micro_batch"), 1 << 16) : AutoCount{1};
-  if (r.has("recompute")) {
-    const std::string s = r.at("recompute").as_choice({"none", "selective", "op", "full"});
-    t.recompute = s == "none"        ? Recompute::NONE
-                  : s == "selective" ? Recompute::SELECTIVE
-                  : s == "op"        ? Recompute::OP
-                                     : Recompute::FULL;
-  }
-  if (r.has("attention")) t.attention = registry_choice(r.at("attention"), attention_kernels());
-  if (r.has("elementwise")) t.elementwise = registry_choice(r.at("elementwise"), elementwise_modes());
+  t.seq_len = schema_count(r, "/training/seq_len");
+  t.global_batch = schema_count(r, "/training/global_batch");
+  t.micro_batch = auto_count(*schema_value(r, "/training/micro_batch"), key_spec("/training/micro_batch").max);
+  const std::string s = schema_choice(r, "/training/recompute");
+  t.recompute = s == "none"        ? Recompute::NONE
+                : s == "selective" ? Recompute::SELECTIVE
+                : s == "op"        ? Recompute::OP
+                                   : Recompute::FULL;
+  t.attention = registry_choice(*schema_value(r, "/training/attention"), attention_kernels());
+  t.elementwise = registry_choice(*schema_value(r, "/training/elementwise"), elementwise_modes());
   t.loss = r.has("loss") ? registry_choice(r.at("loss"), elementwise_modes()) : t.elementwise;
-  if (r.has("fp8_scaling")) t.fp8_scaling = registry_choice(r.at("fp8_scaling"), fp8_scaling_recipes());
-  if (r.has("fp8_library")) t.fp8_library = registry_choice(r.at("fp8_library"), fp8_libraries());
-  if (r.has("precision")) {
-    std::string s = r.at("precision").as_choice({"bf16", "fp16", "fp8"});
-    t.precision = precision_from_string(s);
-  }
-  if (auto g = r.find("grad_reduce_in_fp32")) t.grad_reduce_in_fp32 = g->as_bool();
-  if (auto f = r.find("fp8_params")) t.fp8_params = f->as_bool();
-  if (auto g = r.find("cuda_graphs")) t.cuda_graphs = g->as_bool();
+  t.fp8_scaling = registry_choice(*schema_value(r, "/training/fp8_scaling"), fp8_scaling_recipes());
+  t.fp8_library = registry_choice(*schema_value(r, "/training/fp8_library"), fp8_libraries());
+  t.precision = precision_from_string(schema_choice(r, "/training/precision"));
+  t.grad_reduce_in_fp32 = schema_bool(r, "/training/grad_reduce_in_fp32");
+  t.fp8_params = schema_bool(r, "/training/fp8_params");
+  t.cuda_graphs = schema_bool(r, "/training/cuda_graphs");
   if (auto tok = r.find("tokens")) t.tokens = token_count(*tok);
   return t;
 }

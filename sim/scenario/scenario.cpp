@@ -10,6 +10,7 @@
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
 #include "sim/scenario/reliability_cluster.hpp"
+#include "sim/scenario/schema.hpp"
 
 namespace sim {
 
@@ -259,15 +260,14 @@ void cross_check(const Scenario& s, const ParamReader& r) {
 }  // namespace
 
 Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_dir) {
-  r.expect_keys({"kind", "name", "description", "seed", "model", "cluster", "parallelism", "training", "failures",
-                 "recovery", "step_faults"});
-  if (auto k = r.find("kind")) k->as_choice({"scenario"});
+  schema_expect_keys(r, "");
+  if (auto k = r.find("kind")) k->as_choice(schema_choices("/kind"));
   const std::string base_dir = r.directory();
   Scenario s;
   s.file = r.file();
   s.pointer = r.path();
-  s.name = r.has("name") ? r.string("name") : std::string("scenario");
-  s.seed = r.has("seed") ? static_cast<uint64_t>(r.count("seed", 0, INT64_MAX / 2)) : 0;
+  s.name = schema_value(r, "/name")->as_string();
+  s.seed = static_cast<uint64_t>(schema_count(r, "/seed"));
   s.model = ModelSpec::parse(section(r, "model", base_dir, data_dir, "models"));
   s.cluster = ClusterSpec::parse(section(r, "cluster", base_dir, data_dir, "topologies"), data_dir);
   s.plan = ParallelPlan::parse(r.at("parallelism"));

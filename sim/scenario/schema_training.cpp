@@ -1,0 +1,40 @@
+// The schema of the `training` section: the batch, sequence, precision and kernels of one step.
+#include "sim/scenario/attention_kernels.hpp"
+#include "sim/scenario/plan.hpp"
+#include "sim/scenario/schema_sections.hpp"
+
+namespace sim {
+
+std::vector<KeySpec> schema_training_keys() {
+  return {
+      {"/training/seq_len", "count", "tokens", "", "required", "", "sequence length", 1, 1 << 24},
+      {"/training/global_batch", "count", "sequences", "", "required", "", "sequences per optimizer step", 1, 1 << 24},
+      {"/training/micro_batch", "count or \"auto\"", "sequences", "1", "", "1..65536 or \"auto\"",
+       "sequences per micro-batch; auto: the largest that fits", 1, 1 << 16},
+      {"/training/recompute", "choice", "", "\"none\"", "", "none, selective, op, full",
+       "activation recomputation (selective: Korthikanti et al. 2022's attention core)", 0, 0},
+      {"/training/precision", "choice", "", "\"bf16\"", "", "bf16, fp16, fp8", "GEMM precision", 0, 0},
+      {"/training/attention", "choice", "", "\"flash\"",
+       "Megatron-Core's attention_backend auto picks a fused kernel; torchtitan's SDPA runs flash",
+       registry_names(attention_kernels()), "attention kernel (trainsim list)", 0, 0},
+      {"/training/elementwise", "choice", "", "\"fused\"", "", registry_names(elementwise_modes()),
+       "how element-wise ops run (fused kernels or eager PyTorch)", 0, 0},
+      {"/training/loss", "choice", "", "", "= elementwise", registry_names(elementwise_modes()),
+       "how the cross-entropy loss runs", 0, 0},
+      {"/training/fp8_scaling", "choice", "", "\"delayed\"", "Transformer Engine's default recipe",
+       registry_names(fp8_scaling_recipes()), "FP8 scaling recipe (fp8 only)", 0, 0},
+      {"/training/fp8_library", "choice", "", "\"te\"", "", registry_names(fp8_libraries()),
+       "library that runs FP8 GEMMs (fp8 only)", 0, 0},
+      {"/training/fp8_params", "bool", "", "false", "", "",
+       "primary weights held in FP8 (Transformer Engine fp8_model_init; fp8 only)", 0, 0},
+      {"/training/cuda_graphs", "bool", "", "false", "", "",
+       "layers' forward and backward captured in CUDA graphs (one launch per pass)", 0, 0},
+      {"/training/grad_reduce_in_fp32", "bool", "", "true", "Megatron-LM 2021-22 runs (Megatron-Core's own: false)", "",
+       "gradient buffer and its reduction in fp32 (false: the parameters' 16-bit type)", 0, 0},
+      {"/training/tokens", "count or string", "tokens", "", "none (no time to train)",
+       "1..1e18; a whole number or \"15.6T\", \"300B\", \"50M\"", "tokens to train, for the time to train", 1,
+       1000000000000000000},
+  };
+}
+
+}  // namespace sim
