@@ -1,5 +1,5 @@
 // `trainsim calibrate`: fits a device profile's cost-model parameters to kernel
-// measurements (calibration.md §5). Every fit is linear least squares on
+// measurements (docs/calibration.md). Every fit is linear least squares on
 // relative error (least_squares.hpp):
 //
 //   GEMM         t = F / (P * eta(F) * eta_wave)     eta(F) = eta_max * F / (F

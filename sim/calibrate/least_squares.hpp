@@ -1,4 +1,4 @@
-// Least squares for calibration fits (calibration.md §5): every fit here is
+// Least squares for calibration fits (docs/calibration.md): every fit here is
 // linear in its coefficients once written as "a measured time against
 // features", and is solved so that the *relative* error of each measurement
 // counts equally -- a 10 us kernel and a 10 ms one weigh the same.

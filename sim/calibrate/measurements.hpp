@@ -42,7 +42,7 @@
 //                       "..."} ]
 //   }
 //
-// Conventions (calibration.md §1.1, §1.8):
+// Conventions (nccl-tests' src/*.cu at NVIDIA/nccl-tests@a0b82b2; Megatron-LM's and FlashAttention's FLOP counts):
 //   GEMM FLOPs = 2*m*n*k*batch; minimum bytes = elem*(m*k + k*n + m*n)*batch.
 //   Attention FLOPs (FlashAttention benchmarks): fwd = 4*B*S^2*H*D, halved when
 //   causal;

@@ -1,4 +1,4 @@
-// Collectives as NCCL runs them (calibration.md §1.1): the ring, the double binary tree, NVLink
+// Collectives as NCCL runs them (NVIDIA/nccl src/graph/tuning.cc@5067397): the ring, the double binary tree, NVLink
 // SHARP (NVLS) inside an NVSwitch domain that has it, and NVLS inside nodes with a tree between
 // them (NVLS_TREE). NCCL's tuning model that picks among them (and the protocol) is in
 // sim/cost/nccl_tuning.hpp; the flows each algorithm sends in sim/cost/collective_flows.hpp.
@@ -37,9 +37,9 @@ struct RingCost {
 
 RingCost ring_cost(CollectiveKind kind, Bytes buffer, int64_t n);
 
-// nccl-tests' bus-bandwidth factor (busbw = algbw * factor, algbw = buffer / time; calibration.md
-// §1.1): 2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for
-// send/recv. It is exactly bytes_per_rank / buffer of ring_cost.
+// nccl-tests' bus-bandwidth factor (busbw = algbw * factor, algbw = buffer / time;
+// NVIDIA/nccl-tests@a0b82b2 src/*.cu): 2(n-1)/n for all-reduce, (n-1)/n for all-gather,
+// reduce-scatter and all-to-all, 1 for send/recv. It is exactly bytes_per_rank / buffer of ring_cost.
 double busbw_factor(CollectiveKind kind, int64_t n);
 
 // Latency terms of a collective whose ring crosses the network (`scale_out`) or stays in the

@@ -1,5 +1,5 @@
 // How long one kernel takes on a device: a roofline whose two ceilings are scaled by the device
-// profile's efficiency curves (calibration.md §1.4, §2.1, §2.3):
+// profile's efficiency curves (Williams et al., "Roofline", CACM 2009; docs/calibration.md):
 //
 //   t = max( F / (eta_c(F) * P),  B / (eta_m(B) * BW) )
 //

@@ -1,4 +1,4 @@
-// NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc @5067397, NCCL 2.30.7; calibration.md §1.1):
+// NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc @5067397, NCCL 2.30.7):
 // which collective algorithm and protocol NCCL runs for a collective of a given size on a group
 // of a given shape, and the alpha terms that go with it.
 //

@@ -1,4 +1,4 @@
-// Collectives over a group laid out as a torus (issue #14), as TPU runtimes run them: dimension
+// Collectives over a group laid out as a torus, as TPU runtimes run them: dimension
 // by dimension -- the 2-D torus all-reduce of TPU pods (Ying et al., "Image Classification at
 // Supercomputer Scale", arXiv:1811.06992, its third optimisation), in up to three dimensions --
 // each dimension a bidirectional ring along every one of its rings: half of what a chip sends goes

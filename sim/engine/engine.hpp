@@ -67,7 +67,7 @@ struct Scenario;
 struct Pipeline;
 
 // One actor per GPU at full fidelity: 65,536 actors took 1.3 GB in a bare ring benchmark
-// (reference/simgrid.md §5.8), and ours each replay a whole rank program.
+// (SimGrid 3.32, one actor per GPU, mailbox ring), and ours each replay a whole rank program.
 constexpr int64_t MAX_FULL_FIDELITY_GPUS = 65536;
 
 struct EngineOptions {

@@ -1,6 +1,6 @@
 // Attention (attention.hpp): the tiled kernels, checked against the naive fp32 reference, then
-// timed on FlashAttention's benchmark setup (calibration.md §2.2: hidden 2048, batch = 16384 /
-// seq_len, seq_len 512..16384, head_dim 64 and 128, causal and not) plus the shapes file.
+// timed on FlashAttention's benchmark setup (Dao-AILab/flash-attention@0251105 benchmarks/: hidden 2048, batch = 16384
+// / seq_len, seq_len 512..16384, head_dim 64 and 128, causal and not) plus the shapes file.
 //
 // Metric (FlashAttention convention, §1.8): fwd FLOPs = 4 B S^2 H D, halved when causal;
 // bwd = 2.5 x fwd. Records "fwd", "bwd" and "fwd_bwd" (the sum of the two medians; its p10/p90

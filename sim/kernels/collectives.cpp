@@ -1,5 +1,5 @@
-// NCCL collectives (calibration.md §1.1): all_reduce, all_gather, reduce_scatter, all_to_all
-// (grouped send/recv) and send_recv, bf16, in one process over all visible GPUs with
+// NCCL collectives, timed as nccl-tests times them (NVIDIA/nccl-tests@a0b82b2 src/common.cu): all_reduce, all_gather,
+// reduce_scatter, all_to_all (grouped send/recv) and send_recv, bf16, in one process over all visible GPUs with
 // ncclCommInitAll, plus 2- and 4-GPU subsets when there are at least 4. Sizes 8 B..8 GiB by x2,
 // capped so that send and receive buffers fit in a third of free memory.
 //

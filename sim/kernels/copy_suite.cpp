@@ -1,4 +1,4 @@
-// Device-to-device copies, the STREAM-like ceiling of calibration.md §2.3: "copy" is
+// Device-to-device copies, the STREAM-like HBM ceiling (docs/calibration.md): "copy" is
 // cudaMemcpyAsync (the copy engines), "copy_sm" the SM kernel of memory_kernels.hpp. Buffers of
 // 1 MiB..4 GiB (as many as fit twice in 70 % of free memory), L2 flushed before each repetition.
 //

@@ -17,7 +17,7 @@ DeviceInfo query_device(int index) {
   d.l2_bytes = p.l2CacheSize;
   d.hbm_bytes = static_cast<int64_t>(p.totalGlobalMem);
   d.smem_optin = static_cast<int64_t>(p.sharedMemPerBlockOptin);
-  // CUDA 13 removed cudaDeviceProp::clockRate (calibration.md §3.4).
+  // CUDA 13 removed cudaDeviceProp::clockRate (CUDA 13.0 release notes, deprecated APIs).
   CUDA_CHECK(cudaDeviceGetAttribute(&d.rated_clock_khz, cudaDevAttrClockRate, index));
   return d;
 }

@@ -1,4 +1,5 @@
-// GEMM through cuBLASLt (calibration.md §1.2, §1.3): D[M,N] = A[M,K] B[K,N] per batch, "TN" in
+// GEMM through cuBLASLt (cuBLAS docs, cublasLtMatmulAlgoGetHeuristic; NVIDIA's "Matrix Multiplication
+// Background" guide): D[M,N] = A[M,K] B[K,N] per batch, "TN" in
 // cuBLAS's column-major terms (A stored K x M and transposed, B stored K x N; the only layout FP8
 // supports on Hopper), fp32 accumulation, 32 MiB workspace, the heuristic's first algorithm
 // (what frameworks get) and optionally the best of its first four.

@@ -40,7 +40,7 @@ class Harness {
   cudaStream_t stream() const { return stream_; }
 
   // Runs `launch` back to back for at least `seconds` of GPU time, so that clocks have ramped
-  // before the first measurement of a kernel class (the H200 idles at 345 MHz, calibration.md §1.2).
+  // before the first measurement of a kernel class (the H200 idles at 345 MHz, runs at 1980 MHz under load).
   void ramp(const Launch& launch, double seconds = 0.1);
   Stats time(const Launch& launch, const TimingPlan& plan);
 

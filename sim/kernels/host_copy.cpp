@@ -1,4 +1,4 @@
-// Host<->device copies over PCIe or C2C (calibration.md §2.5): h2d and d2h, from pinned
+// Host<->device copies over PCIe or C2C (nvbandwidth's method, NVIDIA/nvbandwidth README.md): h2d and d2h, from pinned
 // (cudaHostAlloc) and pageable (malloc'd, touched) memory, 64 KiB..1 GiB by x2.
 //
 // Method: nvbandwidth's (§1.1). A repetition is a batch of `loops` back-to-back cudaMemcpyAsync

@@ -1,6 +1,6 @@
 // Keeping launch overhead out of GPU timings, and reading the SM clock without NVML.
 //
-// StreamHold implements nvbandwidth's method (calibration.md §1.1): a one-thread kernel spins on a
+// StreamHold implements nvbandwidth's method (NVIDIA/nvbandwidth README.md): a one-thread kernel spins on a
 // flag in mapped host memory while the host queues the timed work behind it on the same stream;
 // release() sets the flag, and the queued work then runs back to back. The spin gives up after a
 // timeout so that a host that blocks while queueing (pageable copies, a full launch queue) cannot

@@ -18,17 +18,17 @@ namespace sim {
 namespace {
 
 // A continuing strategy's stop after detection, and a rejoin, when "auto": re-initialising the
-// process groups around the new membership, 20 s (TrainMover's ~20 s migration, reliability.md C
-// [S], unverified); reconfigure also copies a node's share of the state from a surviving replica
+// process groups around the new membership, 20 s (TrainMover's ~20 s migration, a
+// secondary source, unverified); reconfigure also copies a node's share of the state from a surviving replica
 // over the node's NICs. SWARM rewires its next micro-batches at once (no stop).
 constexpr double REINIT_S = 20;
 // Asynchronous checkpoints: staging to host memory at 0.68 GB/s per GPU, Meta and Crusoe's PyTorch
-// DCP measurement (reliability.md B3 [P]: Llama3-70B on 1,856 H200, GPU blocked 0.78 s; 70e9 ·
+// DCP measurement (PyTorch blog, Meta and Crusoe, 2025: Llama3-70B on 1,856 H200, GPU blocked 0.78 s; 70e9 ·
 // 14 B / 1,856 GPUs / 0.78 s).
 constexpr double STAGING_BYTES_PER_S = 70e9 * 14 / 1856 / 0.78;
 constexpr double MAX_AUTO_SLOWDOWN = 0.5;
 // The Monte Carlo's pace: 1.6e7 events/s (failure-heavy) to 4e7 (checkpoint-heavy) measured on the
-// 2-core development machine (2026-12-01; the Llama 3 config at 0.1-10 failures per node-day, 20
+// 2-core development machine (the Llama 3 config at 0.1-10 failures per node-day, 20
 // and 1,000 trials); a third of the slower figure leaves room for slower machines and sanitizers.
 constexpr double EVENTS_PER_S = 5e6;
 // A time-to-train trial that has not finished after this many times the failure-free time is

@@ -242,7 +242,7 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
           "at least nodes x nics_per_node ports");
   }
   if (direct) parse_direct(out, node_gpus, c);
-  // Llama 3's 2 TB/s sustained over 16,384 GPUs (reliability.md A1, B3), per GPU.
+  // Llama 3's 2 TB/s sustained over 16,384 GPUs (The Llama 3 Herd of Models, arXiv:2407.21783, §3.3.4), per GPU.
   constexpr double STORAGE_BYTES_PER_S_PER_GPU = 2e12 / 16384;
   c.storage_bandwidth = r.has("storage_bandwidth") ? r.at("storage_bandwidth").as_bandwidth()
                                                    : BytesPerSecond(STORAGE_BYTES_PER_S_PER_GPU * c.gpus);

@@ -103,7 +103,7 @@ struct ClusterSpec {
   ScaleUp scale_up;
   ScaleOut scale_out;
   // Sustained aggregate bandwidth to checkpoint storage. Default: Llama 3's Tectonic, 2 TB/s
-  // sustained for 16,384 GPUs (reliability.md A1, B3), scaled per GPU: 2e12 / 16384 B/s × gpus.
+  // sustained for 16,384 GPUs (arXiv:2407.21783, §3.3.4), scaled per GPU: 2e12 / 16384 B/s × gpus.
   BytesPerSecond storage_bandwidth;
 
   int64_t nodes() const { return gpus / gpus_per_node; }

@@ -133,14 +133,14 @@ struct ReliabilitySpec {
 inline constexpr int64_t MAX_TRIALS = 100000;
 // Storage checkpoints of strategies that rarely need them (in-memory-checkpoint's fallback; the
 // longest "auto" interval of the continuing strategies): every 3 h, BLOOM's interval and Gemini's
-// "Strawman" baseline (reliability.md A3, B4).
+// "Strawman" baseline (BigScience's tr11-176B-ml README; Wang et al., SOSP'23).
 inline constexpr double FALLBACK_STORAGE_INTERVAL_S = 3 * 3600.0;
 // The reliability simulation keeps one failure stream per node (Weibull renewal): at most this
 // many nodes.
 inline constexpr int64_t MAX_RELIABILITY_NODES = int64_t{1} << 17;
 
 // The spare pool of `spares` recovery on a cluster of `nodes`: as given, or "auto" = 5 % of the
-// nodes rounded up (Delta/NCSA: "about 5% overprovisioning", reliability.md A3).
+// nodes rounded up (Delta/NCSA: "about 5% overprovisioning", Cui et al., arXiv:2503.11901).
 int64_t spare_pool(const RecoverySpec& r, int64_t nodes);
 
 // The Llama 3 405B root causes (Grattafiori et al. 2024, Table 5): 18 rows, counts as

@@ -14,7 +14,7 @@
 // most MAX_STRAGGLERS) uniformly without repetition from the scenario's seed (stream
 // "stragglers"), each slowed by `factor` or by a factor drawn uniformly in [min, max]; they become
 // "slow" events after the listed ones. MegaScale saw ~0.5% of machines ~10% slower; Lin et al. (OSDI'25) saw the
-// slowest GPU of a 405B job at 1.44x the fastest's compute latency (reliability.md, stragglers; both [S]).
+// slowest GPU of a 405B job at 1.44x the fastest's compute latency (both from secondary sources).
 //
 // Each event names exactly one component: `gpu` in [0, cluster.gpus) or `nic` in
 // [0, nodes * nics_per_node) (NIC i*nics_per_node/gpus_per_node of node k is k*nics_per_node + i).

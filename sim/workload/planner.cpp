@@ -21,8 +21,8 @@ namespace {
 // 2 x 512 microbatches x 64 stages = 65,536.
 constexpr int64_t MAX_TASKS = int64_t{1} << 20;
 // Tasks of all the candidates "auto" builds and prices: four of the largest. Planning takes
-// 3-5 us per task (2^20 tasks: 5.1 s and 0.66 GB for `trainsim check`), so about 20 s. Before this
-// limit, a scenario of 83,160 layers on pp 8 with both settings "auto" planned 120 candidates of
+// 3-5 us per task (2^20 tasks: 5.1 s and 0.66 GB for `trainsim check`), so about 20 s. Without this
+// limit, a scenario of 83,160 layers on pp 8 with both settings "auto" plans 120 candidates of
 // 32.8 million tasks in all: 62 s.
 constexpr int64_t MAX_PLANNED_TASKS = int64_t{1} << 22;
 

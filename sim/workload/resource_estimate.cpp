@@ -49,9 +49,9 @@ namespace {
 //   S_PER_TASK_RUN,  configs/llama3-70b-512xh100.json at full fidelity (512 actors, 656,384 task
 //   S_PER_ACTOR_RUN  runs) 4.17 s, and 16384 GPUs 8/8/256 at full fidelity (16,384 actors, 299,008
 //                    runs) 20.2 s less its 1.85 s at class fidelity: two equations, two unknowns.
-//   in flight        (before the fold) n^2/2 steps of 12 ns up to 16,384 flows in flight, more beyond:
-//                    the runs below no longer show it, and it is no longer priced.
-// The runs above predate the fold of ring flows (sim/engine/replay.cpp, "Folding").
+//   in flight        not priced: with ring flows folded (sim/engine/replay.cpp, "Folding") a rank has
+//                    few flows in flight, and the runs below show no cost of their number.
+// The runs above were measured with every ring flow launched alone (no fold).
 //   S_PER_RING_FLOW  ring flows the engine launches, each priced alone: validation/published-tpu-v4.json
 //                    row palm-540b-6144xtpu-v4 (tp 12, dp 512, ZeRO 3, overlapped buckets; 120,998
 //                    transfers, nearly all ring flows, 1.21e5 in flight at once) took 5.24 s with
@@ -75,7 +75,7 @@ namespace {
 //                    allocations), 4 us per ring flow. (That run took 31 s against an estimate of
 //                    14 s: past 10^6 hosts SimGrid's name-keyed platform maps cost more per host
 //                    than S_PER_HOST, measured at 147,456.)
-//   S_PER_COUPLED_PAIR  (41 ns since ring flows are no longer priced by the square of those in flight:
+//   S_PER_COUPLED_PAIR  (41 ns, ring flows in flight not priced by their square:
 //                    the 178.8 s run below less its other terms over its 4.16e9 pairs) components that do not fold
 //                    (resource_estimate.hpp, "coupled pairs"): llama3-405b on llama3-24k's 16,384 H100 (pods of 3,072
 //                    GPUs, 1:7 above), fp8, NVLS-tree gradient reductions whose trees cross the pod uplinks, one

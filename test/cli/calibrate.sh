@@ -2,7 +2,7 @@
 # `trainsim calibrate` from the command line:
 #  - `--check` on every published measurements file (calibration/published/) prints one row per
 #    kernel class; the H200 GEMM row's error is recomputed here from the profile's numbers
-#    (t = 2mnk / (P * eta_max * F/(F + F_half)), calibration.md §2.1) and must match;
+#    (t = 2mnk / (P * eta_max * F/(F + F_half)), docs/calibration.md) and must match;
 #  - a fit writes a profile that `trainsim run` accepts, byte-identical when run twice;
 #  - malformed measurement files and options: exit 2, one line on stderr naming file and path.
 #
@@ -35,7 +35,7 @@ PY
   fi
 done
 
-# The H200 8192^3 GEMM at 769 TFLOP/s (calibration.md §2.1) against the shipped h200-sxm profile.
+# The H200 8192^3 GEMM at 769 TFLOP/s (calibration/published/h200-sxm.json) against the shipped h200-sxm profile.
 expected=$(python3 - <<'PY'
 import json, re
 d = json.load(open("topologies/devices/h200-sxm.json"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #34, `trainsim calibrate` keeps the promises of the other commands: a measurement file with
+# `trainsim calibrate` keeps the promises of the other commands: a measurement file with
 # a record no measurement could give (negative or zero repetitions, a memory-bound kernel the
 # suite does not have) is one line and exit 2; options that the mode would ignore (--check with
 # -o, --name or --exclude; --device without --check) are refused; a profile name that `run` would

@@ -3,8 +3,8 @@
 # that scripts/docs makes is what TRAINSIM gives now (scripts/docs --check; the slow generators,
 # whole validation tables and example sweeps, are left to `scripts/docs --check --slow`); the
 # README is under 400 lines; no dated development-log entry (a YYYY-MM-DD date) and no issue
-# reference ("issue #N") in README.md or docs/; every relative link of README.md and docs/ names a
-# file that exists.
+# reference ("issue #N") in README.md or docs/, and none (nor a citation of the unshipped reference
+# notes) in any tracked file; every relative link of README.md and docs/ names a file that exists.
 #
 # Usage: bash docs.sh TRAINSIM REPO
 set -u
@@ -54,6 +54,49 @@ dated=$(grep -nHE '(^|[^-[:alnum:]])20[0-9]{2}-[01][0-9]-[0-3][0-9]([^-.[:alnum:
 if [ -z "$dated" ]; then pass "no dated entries in README.md and docs/"; else fail "dated entries" "$dated"; fi
 issues=$(grep -nHiE 'issue #[0-9]+' "${docs[@]}")
 if [ -z "$issues" ]; then pass "no issue references in README.md and docs/"; else fail "issue references" "$issues"; fi
+
+# Every tracked file (the published tables' provenance in validation/ and the crash inputs kept
+# byte for byte in test/fuzz/regressions/ aside): no development-log reference -- "issue #N",
+# "issue N" or a bare "#N" (a citation names its repository: owner/repo#N, or "PR #N") -- and no
+# bare citation of the reference notes kept beside the project on development machines (the
+# calibration, reliability, moe, peers and simgrid notes, which users do not have); a project
+# file is named by its path (docs/calibration.md).
+history=$(python3 - "$repo" <<'PY'
+import os, re, subprocess, sys
+repo = sys.argv[1]
+try:
+    files = subprocess.run(["git", "-C", repo, "ls-files", "-z"], capture_output=True, check=True).stdout.decode().split("\0")
+except (OSError, subprocess.CalledProcessError):
+    files = [os.path.relpath(os.path.join(d, f), repo) for d, ds, fs in os.walk(repo)
+             for f in fs if not d.startswith(os.path.join(repo, "build")) and "/.git" not in d]
+files = [f for f in files if f and not f.startswith(("validation/", "test/fuzz/regressions/"))]
+# Written so that none of them matches its own text.
+patterns = [
+    (re.compile(r"\b[Ii][Ss][Ss][Uu][Ee][Ss]? #?[0-9]+"), "issue reference"),
+    (re.compile(r"(?<!PR )(?:^|(?<=[\s(,;]))#[0-9]+\b"), "bare #N reference"),
+    (re.compile(r"(?:^|(?<=[^\w./-]))(?:calibration|reliability|moe|peers|simgrid)[.]md"), "bare reference-note citation"),
+    (re.compile(r"(?:shared|reference)/(?:calibration|reliability|moe|peers|simgrid)[.]md"), "reference-note path"),
+]
+for f in sorted(files):
+    path = os.path.join(repo, f)
+    try:
+        data = open(path, "rb").read()
+    except OSError:
+        continue
+    if b"\0" in data:
+        continue  # binary (figures)
+    for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        for pattern, what in patterns:
+            m = pattern.search(line)
+            if m:
+                print(f"{f}:{n}: {what}: {line.strip()[:120]}")
+PY
+)
+if [ -z "$history" ]; then
+  pass "no issue references and no citations of the unshipped reference notes in any tracked file"
+else
+  fail "issue references or reference-note citations" "$history"
+fi
 
 broken=$(python3 - "${docs[@]}" <<'PY'
 import os, re, sys

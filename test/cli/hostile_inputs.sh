@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #9, "robustness round two", from the command line: the inputs a hostile-but-realistic user
+# Robustness, from the command line: the inputs a hostile-but-realistic user
 # tried, and others of each class, against every subcommand that reads or writes files. Each must
 # give exactly one line on stderr and exit code 2 -- or, for an output through a symbolic link,
 # write through to the link's target -- with no file replaced, nothing left behind and nothing

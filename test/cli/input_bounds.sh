@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Inputs that used to be read as something else, each now refused (exit 2, one line naming where)
+# Inputs that could be read as something else, each refused (exit 2, one line naming where)
 # or read exactly:
 #  - a seed is read exactly: 2^53 + 1 runs as itself, not as 2^53; 2^62 is refused by the
 #    [0, 2^62 - 1] check instead of rounding into it; 2^53 + 1 written with an exponent is refused.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #34, "bounded messages": an error is one line of bounded length whatever the input held. A
+# Bounded messages: an error is one line of bounded length whatever the input held. A
 # value, key or path quoted from the input is cut to about 100 characters with its length
 # (text_escape.hpp quote_value), each part of the line to a few hundred (error.cpp), and the
 # content of a file that is not JSON -- a failure trace -- is never quoted at all.

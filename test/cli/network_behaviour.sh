@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How the network behaves, against link budgets and closed forms (issue #11's checks):
+# How the network behaves, against link budgets and closed forms:
 #  - oversubscription is physical: a data-parallel job kept inside a pod runs exactly as fast at
 #    4:1 above the pod as at 1:1; with a pod per node, each node's 8 NICs share an uplink of 2 NICs'
 #    bandwidth, so the all-reduce's bandwidth term grows 4x while its latency term
@@ -81,7 +81,7 @@ failed=$((failed + $(grep -c '^FAIL' "$work/checks")))
 
 # GPT-3 175B's plan (TP 8, PP 8) on 128 GPUs: at its shipped 1,024 GPUs the full-fidelity run
 # takes 28 s here and over 5 minutes under the sanitizers (the same agreement, to the last bit,
-# measured by hand on 2026-12-01: 21.495099 s both ways).
+# measured by hand: 21.495099 s both ways).
 gpt3=(--set cluster.gpus=128 --set parallelism.dp=2 --set training.global_batch=192)
 for cfg in configs/quickstart.json configs/faults/straggler.json configs/faults/gpu-failure.json configs/gpt3-175b-1024xa100.json; do
   name=$(basename "$cfg" .json)

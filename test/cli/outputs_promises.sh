@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #34, "outputs never alias inputs" and "every write is checked": what trainsim writes never
+# Outputs never alias inputs and every write is checked: what trainsim writes never
 # replaces a file it reads, never leaves a temporary file, and never claims success when a write
 # failed.
 #   1 an output (-o, --trace, --trials-csv, calibrate -o/--csv, search -o) naming any file the run

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Physics holds for every accepted network and device value, and SimGrid never speaks to the user
-# (issue #34). On configs/quickstart.json (16 A100s, TP 4 inside a node, PP 2, DP 2 across nodes):
+# On configs/quickstart.json (16 A100s, TP 4 inside a node, PP 2, DP 2 across nodes):
 #
 # - monotone steps (invariants, no figures): over bandwidths from 1 GB/s to the reader's bound of
 #   1 PB/s (decades, and 300 GB/s) on NVLink -- with 1 us and with 200 us NVLink latency -- and on

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The long-horizon reliability simulation from the command line (issue #10's first layer): the
+# The long-horizon reliability simulation from the command line: the
 # report's `reliability` section of a scenario with failures against closed forms computed here.
 #  - configs/llama3-405b-16384xh100-reliability.json: unexpected interruptions within 5 % of the
-#    Llama 3 paper's 419 in 54 days (reliability.md A1); the job MTTF within 2 % of
+#    Llama 3 paper's 419 in 54 days (arXiv:2407.21783, Table 5); the job MTTF within 2 % of
 #    1/(nodes * rate); the auto interval equal to Daly's Eq. 37 from that MTTF and the write time;
 #    the checkpoint write = checkpoint bytes / storage bandwidth; failure-free days to train =
 #    tokens / tokens_per_s / 86400; ETTR above the paper's "higher than 90%".
@@ -49,12 +49,12 @@ def check(name, got, want, tol):
     print(("ok   " if good else "FAIL ") + f"{name}: {got:.6g} vs {want:.6g} (within {tol:.0%})")
 r = a["reliability"]
 nodes = 16384 / 8
-rate = 419 / (2048 * 54)                    # Llama 3 Table 5, per node-day (reliability.md A1)
+rate = 419 / (2048 * 54)                    # Llama 3 Table 5, per node-day (arXiv:2407.21783)
 M = 86400 / (nodes * rate)
 check("unexpected interruptions in 54 days vs the paper's 419", r["interruptions"], 419, 0.05)
 check("job MTTF vs 1/(nodes * rate)", r["mttf_s"], M, 0.02)
 d = r["checkpoint_write_s"]
-x = d / (2 * M)                             # Daly 2006 Eq. 37 (reliability.md B1)
+x = d / (2 * M)                             # Daly 2006 Eq. 37 (FGCS 22(3))
 tau = math.sqrt(2 * d * M) * (1 + math.sqrt(x) / 3 + x / 9) - d
 # The timeline checkpoints between steps: Daly's interval rounded up to whole steps.
 check("auto interval vs Daly Eq. 37 rounded up to whole steps", r["checkpoint_interval_s"],
@@ -96,7 +96,7 @@ PY
   else fail "$strategy" "did not run or did not beat checkpoint-restart"; fi
 done
 
-# rewire (issue #14): spares wired in by the optical circuit switches of a TPU v4 slice
+# rewire: spares wired in by the optical circuit switches of a TPU v4 slice
 # (configs/studies/optical/job.json: a 4x8x8 torus of 4x4x4 cubes with scale_up.ocs), swap 10 s by
 # default instead of 1 min, on the same failures: every failure the pool covers recovers 50 s
 # sooner, so the mean recovery drops and ETTR rises. A cluster without optical switches cannot
@@ -153,7 +153,7 @@ err=$(timeout 120 "$trainsim" run configs/recovery/gpt3-175b-1024xa100-reroute.j
 rc=$?
 [ $rc -eq 2 ] && [[ "$err" == *"'reroute' needs data-parallel peers"* ]] &&
   pass "reroute with dp 1: one line, exit 2" || fail "reroute refusal" "rc $rc: $err"
-# Asynchronous checkpoints: the snapshot is a GPU's share at the staging rate (reliability.md B3),
+# Asynchronous checkpoints: the snapshot is a GPU's share at the staging rate (Meta and Crusoe's PyTorch DCP blog, 2025),
 # and a blocking write's stall mostly goes away.
 timeout 120 "$trainsim" run "$config" -q -o "$work/async.json" --set recovery.blocking=false ||
   fail "async" "exit $?"

@@ -79,7 +79,7 @@ refused() {
 }
 
 # refused_row NAME LIMIT-PATTERN validate-args...: a validation row past a limit is that row's
-# failure (issue #34): exit 1, its line on stdout naming its place in the table, the estimate and
+# failure: exit 1, its line on stdout naming its place in the table, the estimate and
 # the limit, one line on stderr naming it, within 20 s.
 refused_row() {
   local name=$1 limit=$2
@@ -101,7 +101,7 @@ refused_row() {
 any_limit='(the limit of [0-9]+ s|--max-memory [0-9.]+ [KMGT]?i?B)'
 wall_limit='the limit of [0-9]+ s'
 
-# The issue's inputs. Since the engine folds the data-parallel rings' copies (issue #11: a few
+# The issue's inputs. Since the engine folds the data-parallel rings' copies (a few
 # flows in flight per rank instead of one per GPU, sim/engine/replay.cpp), 10^6 GPUs at class
 # fidelity fit the default budget (about 30 s and 5.5 GiB on the 2-core machine) and run; a
 # --max-memory below the platform's own memory (2 million hosts: over 5 GiB) still refuses them.

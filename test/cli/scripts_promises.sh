@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #34, the scripts' part: what scripts/sweep, plot, study-recovery and study-optical promise
+# What scripts/sweep, plot, study-recovery and study-optical promise
 # about their inputs, their points and their figures, each checked on the input that broke it.
 #
 # Expectation, defect by defect:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The scripts (sweep, merge-measurements, bench, run-kernels, fuzz) against hostile inputs and
-# environments (issue 9), all through scripts/lib/trainsim_io.py. Every command runs under
+# environments, all through scripts/lib/trainsim_io.py. Every command runs under
 # `timeout`, so a hang is a failure, not a stuck suite.
 #
 # Expectation, class by class:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #34, signals: a simulation child killed from outside -- SIGKILL, as the out-of-memory
+# Signals: a simulation child killed from outside -- SIGKILL, as the out-of-memory
 # killer sends, or a SIGTERM sent to it alone -- ends the run with one line naming the signal and
 # exit code 3 (the run was stopped), no report written and no process left; never an "internal
 # error". (signals.sh covers signals to the parent, a killed parent and a stopped one.)

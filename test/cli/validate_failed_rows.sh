@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `trainsim validate` on a table with rows the simulator cannot run (issue #12, item 8): a row
+# `trainsim validate` on a table with rows the simulator cannot run: a row
 # naming a device trainsim does not know and a row whose plan does not fit in GPU memory are
 # printed as failed with the reason, counted per group and in a last line, and do not stop the
 # others; the exit code is 1 (not every row simulated). The simulated row's error and MAPE are

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #34, `trainsim validate` on rows it cannot run: each is reported on its own line by the
+# `trainsim validate` on rows it cannot run: each is reported on its own line by the
 # row's name and its place in the table (/runs/N/scenario/...), whatever refused it -- a key the
 # scenario does not have, a scenario given as a path instead of an object, a plan the planner
 # refuses, a row past a limit of this machine (--max-memory) -- and the next rows still run. The

@@ -38,7 +38,7 @@ TEST_CASE("rates and bandwidths become times by the documented conventions") {
   CHECK(m.attention[0].flops().value == Approx(3.5 * fwd).epsilon(1e-12));
   CHECK(m.attention[0].time.value == Approx(3.5 * fwd / 187e12).epsilon(1e-12));
   // nccl-tests: busbw = algbw * 2(n-1)/n for all-reduce; vTrain's 1 GiB n=8
-  // row: 229.3 GB/s, 8193 us (calibration.md §2.4).
+  // row: 229.3 GB/s, 8193 us (VIA-Research/vTrain@f8dda84 trace/a100/AR_GPU8_1M_1024M_LUT).
   CHECK(m.collectives[0].time.value == Approx(1073741824.0 / (229.3e9 / (2.0 * 7 / 8))).epsilon(1e-12));
   CHECK(m.collectives[0].time.value * 1e6 == Approx(8193).epsilon(0.002));
   CHECK(m.collectives[1].time.value == Approx(1048576.0 / 100e9).epsilon(1e-12));
@@ -46,7 +46,7 @@ TEST_CASE("rates and bandwidths become times by the documented conventions") {
   CHECK(m.collectives[2].op == CollectiveKind::SEND_RECV);
 }
 
-TEST_CASE("bus bandwidth factors are nccl-tests' (calibration.md 1.1)") {
+TEST_CASE("bus bandwidth factors are nccl-tests' (NVIDIA/nccl-tests src/*.cu)") {
   CHECK(busbw_factor(CollectiveKind::ALL_REDUCE, 8) == Approx(14.0 / 8));
   CHECK(busbw_factor(CollectiveKind::ALL_GATHER, 8) == Approx(7.0 / 8));
   CHECK(busbw_factor(CollectiveKind::REDUCE_SCATTER, 4) == Approx(3.0 / 4));

@@ -1,4 +1,4 @@
-// Bounded messages (issue #34): a value quoted from the input is cut to QUOTED_MAX bytes with its
+// Bounded messages: a value quoted from the input is cut to QUOTED_MAX bytes with its
 // length, an error line's parts to their bounds, and neither splits a UTF-8 sequence.
 #include <catch2/catch.hpp>
 #include <string>

@@ -4,7 +4,7 @@
 //   ring all-reduce:             bytes per rank 2(n-1)/n * S over 2(n-1) steps
 //   ring all-gather / reduce-scatter: (n-1)/n * S over (n-1) steps
 //   idle-network time:           t = base + steps * step_latency + bytes_per_rank / (B * eff)
-//                                (NCCL src/graph/tuning.cc's alpha-beta model, calibration.md §1.1)
+//                                (NCCL src/graph/tuning.cc@5067397's alpha-beta model)
 // and a group of one rank costs nothing.
 #include <algorithm>
 #include <array>
@@ -96,7 +96,7 @@ TEST_CASE("ring_time_idle = base + steps * step_latency + bytes_per_rank / (B * 
 
 TEST_CASE("the A100 profile reproduces NCCL all-reduce on 8 GPUs within 10% for S >= 64 MiB", "[cost]") {
   // nccl-tests all_reduce_perf on an 8-GPU NVSwitch A100 node, out-of-place time in us
-  // (vTrain trace/a100/AR_GPU8_1M_1024M_LUT; shared/reference/calibration.md §2.4).
+  // (VIA-Research/vTrain@f8dda84 trace/a100/AR_GPU8_1M_1024M_LUT).
   const DeviceSpec a100 =
       DeviceSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/a100-sxm-80gb.json"));
   const BytesPerSecond nvlink3(300e9);  // per GPU per direction (NVIDIA DGX A100 datasheet)
@@ -114,8 +114,8 @@ TEST_CASE("the A100 profile reproduces NCCL all-reduce on 8 GPUs within 10% for 
 
 TEST_CASE("the A100 FlashAttention curve reproduces FlashAttention-2's published fwd+bwd throughput within 5%",
           "[cost]") {
-  // Dao-AILab/flash-attention@0251105 assets/flash2_a100_fwd_bwd_benchmark.png (calibration.md
-  // §2.2): A100 80GB, causal, head dim 128, TFLOP/s in the FA convention (fwd = 4 B s^2 H D / 2,
+  // Dao-AILab/flash-attention@0251105 assets/flash2_a100_fwd_bwd_benchmark.png:
+  // A100 80GB, causal, head dim 128, TFLOP/s in the FA convention (fwd = 4 B s^2 H D / 2,
   // fwd+bwd = 3.5 x fwd). Time the kernel for one fwd+bwd and turn it back into TFLOP/s.
   const auto device =
       sim::DeviceSpec::parse(sim::ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/a100-sxm-80gb.json"));
@@ -188,7 +188,7 @@ TEST_CASE("the H100 profile gives back the published NVLS and ring all-reduce bu
 
 TEST_CASE("the A100 profile reproduces NCCL all-reduce on 2, 4 and 8 GPUs: 15% from 64 MiB, 30% below", "[cost]") {
   // nccl-tests all_reduce_perf busbw (GB/s) on an 8-GPU NVSwitch A100 node, 1 MiB … 1 GiB (vTrain
-  // trace/a100/AR_GPU{2,4,8}_1M_1024M_LUT; calibration.md §2.4). busbw = S/t · 2(n-1)/n.
+  // trace/a100/AR_GPU{2,4,8}_1M_1024M_LUT, VIA-Research/vTrain@f8dda84). busbw = S/t · 2(n-1)/n.
   const DeviceSpec a100 =
       DeviceSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/a100-sxm-80gb.json"));
   const BytesPerSecond nvlink3(300e9);  // per GPU per direction (NVIDIA DGX A100 datasheet)
@@ -217,13 +217,13 @@ TEST_CASE("the A100 profile reproduces NCCL all-reduce on 2, 4 and 8 GPUs: 15% f
 
 TEST_CASE("across nodes the A100 and H100 profiles give NCCL's measured busbw per NIC", "[cost]") {
   // AddyLaddy, NVIDIA/nccl#812: DGX A100 with 8 x 200 Gb/s IB, '192GB/s AllReduce BusBW' = 24 GB/s
-  // per NIC; AddyLaddy, nccl-tests#290: NDR 400 Gb/s '46-48GB/s per NIC' (calibration.md §2.4). An
+  // per NIC; AddyLaddy, nccl-tests#290: NDR 400 Gb/s '46-48GB/s per NIC'. An
   // all-reduce over 16 nodes (one rank per node on each rail: the rail's ring), 4 GiB.
   const auto busbw_per_nic = [](const char* device, double nic_bytes_per_s) {
     const DeviceSpec d = DeviceSpec::parse(
         ParamReader::load_file(std::string(TRAINSIM_SOURCE_DIR "/topologies/devices/") + device + ".json"));
     const double S = 4.0 * (1 << 30);
-    GroupShape rail;  // measured with NCCL_ALGO=RING (calibration.md §2.4)
+    GroupShape rail;  // measured with NCCL_ALGO=RING (sjeaugey, NVIDIA/nccl-tests#196)
     rail.ranks = rail.nodes = 16;
     rail.scale_out_bandwidth = BytesPerSecond(nic_bytes_per_s);
     const double t = choose_collective(CollectiveKind::ALL_REDUCE, rail, Bytes(S), d.collectives, CollectiveAlgo::RING)
@@ -275,7 +275,7 @@ std::vector<int64_t> node_index(const std::vector<std::vector<int64_t>>& by_node
   return node_of;
 }
 
-// NCCL's default constants (tuning.cc@5067397, calibration.md §1.1) as a profile; the H100
+// NCCL's default constants (NVIDIA/nccl src/graph/tuning.cc@5067397) as a profile; the H100
 // profile's tier efficiencies.
 CollectiveConstants nccl_defaults() {
   CollectiveConstants c = constants();  // NCCL's Simple ring latencies
@@ -437,7 +437,7 @@ TEST_CASE("choose_collective's idle time is its latency plus the idle price of i
 }
 
 TEST_CASE("16 nodes x 8: the tree wins small all-reduces and the ring large ones, LL tiny and Simple large", "[cost]") {
-  // NCCL tuning.cc@5067397 defaults (calibration.md §1.1), in us: baseLat Ring {LL 6.6, LL128 14,
+  // NCCL tuning.cc@5067397 defaults, in us: baseLat Ring {LL 6.6, LL128 14,
   // Simple 8.4}, Tree {6.8, 14, 8.4}; hwLat NVLink Ring {0.6, 1.9, 3.4}, Tree {0.6, 1.25, 4.0};
   // NET Ring {2.7, 4.0, 14}, Tree {5.0, 8.5, 14}. Bandwidth refinements: ring LL x0.5 capped at
   // llMaxBw (20.4 GB/s bus, 3+ nodes, Intel), ring LL128 x0.92; tree all-reduce x0.92, LL x1/3.8
@@ -508,7 +508,7 @@ TEST_CASE("16 nodes x 8: the tree wins small all-reduces and the ring large ones
 TEST_CASE("the A100 profile with NCCL's protocol choice reproduces 8-GPU all-reduce busbw: 15% from 64 MiB, 30% below",
           "[cost]") {
   // nccl-tests all_reduce_perf busbw (GB/s), 8-GPU NVSwitch A100 node (vTrain
-  // trace/a100/AR_GPU8_1M_1024M_LUT; calibration.md §2.4). The flows are priced on each GPU's
+  // trace/a100/AR_GPU8_1M_1024M_LUT, VIA-Research/vTrain@f8dda84). The flows are priced on each GPU's
   // NVLink port at 300 GB/s (DGX A100 datasheet) x the profile's scale_up_efficiency.
   const DeviceSpec a100 =
       DeviceSpec::parse(ParamReader::load_file(TRAINSIM_SOURCE_DIR "/topologies/devices/a100-sxm-80gb.json"));

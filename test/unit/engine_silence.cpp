@@ -1,4 +1,4 @@
-// SimGrid never speaks to the user (issue #34): what a simulation child writes on its standard
+// SimGrid never speaks to the user: what a simulation child writes on its standard
 // error stays in the child (sim/engine/child_stderr.hpp); a child that dies becomes one error line
 // (RunStopped, fork_call.hpp) quoting its last line, and an engine deadlock that no failure
 // explains becomes an error instead of a step that leaves the unfinished work out. Each TEST_CASE

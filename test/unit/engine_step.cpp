@@ -46,7 +46,7 @@ TEST_CASE("an intra-node data-parallel all-reduce takes the ring closed form 2(n
   // tp = pp = 1, dp = 8 on one DGX A100: one NCCL ring over NVSwitch. Each GPU sends
   // 2(n-1)/n * S to its successor through its own NVLink port (B = 300 GB/s per direction, the
   // profile's achieved fraction eff), plus NCCL's latency: base + 2(n-1) * step
-  // (calibration.md §1.1), plus the two NVLink port latencies of the platform (1 us each).
+  // (NCCL src/graph/tuning.cc@5067397), plus the two NVLink port latencies of the platform (1 us each).
   Setup u;
   u.model = "gpt-1.7b";
   u.dp = 8;
@@ -285,7 +285,7 @@ Scenario cp_scenario() {
 }
 
 // The all-gather of the whole sequence's K and V over cp, S = 2 (bytes) * b * s * 2 * kv_heads *
-// d / tp: (n-1)/n * S / (B * eff) + base + (n-1) * step (calibration.md §1.1) + the two NVLink
+// d / tp: (n-1)/n * S / (B * eff) + base + (n-1) * step (NCCL's tuning.cc) + the two NVLink
 // port latencies.
 double cp_gather_closed_form(const Scenario& s) {
   const auto& k = s.cluster.device.collectives;

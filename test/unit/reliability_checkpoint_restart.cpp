@@ -1,6 +1,6 @@
 // The checkpoint-restart timeline (sim/reliability/job_timeline.hpp) against closed forms:
 // exact accounting on a hand-timed trace, the first-order ETTR of Kokolis et al. (HPCA 2025),
-// Daly's expected wall-clock time and his Eq. 37 optimum (reliability.md §A2, §B1), and planned
+// Daly's expected wall-clock time and his Eq. 37 optimum (FGCS 22(3), 2006), and planned
 // maintenance.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -15,7 +15,7 @@ namespace rel = sim::reliability;
 namespace {
 
 constexpr double DAY = 86400;
-constexpr double LLAMA3_RATE = 3.79e-3;  // per node-day, reliability.md A1
+constexpr double LLAMA3_RATE = 3.79e-3;  // per node-day, Llama 3 Table 5 (arXiv:2407.21783)
 constexpr int64_t LLAMA3_NODES = 2048;
 const double M = DAY / (LLAMA3_NODES * LLAMA3_RATE);  // job MTTF, 11,131 s
 

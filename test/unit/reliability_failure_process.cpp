@@ -1,6 +1,6 @@
 // Failure processes (sim/reliability/failure_process.hpp): the job MTTF of a Poisson superposition
 // is 1/(nodes · rate) (Kokolis et al., HPCA 2025: MTTF = (N_nodes · r_f)^-1); the Llama 3 rate
-// reproduces its 419 interruptions in 54 days (reliability.md A1); a Weibull renewal with shape 1
+// reproduces its 419 interruptions in 54 days (arXiv:2407.21783, Table 5); a Weibull renewal with shape 1
 // is the same Poisson process; a trace replays exactly; seeds are deterministic.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -16,7 +16,7 @@ namespace rel = sim::reliability;
 namespace {
 
 constexpr double DAY = 86400;
-// Llama 3: 419 unexpected interruptions / (2,048 nodes · 54 days) = 3.79e-3 per node-day (A1).
+// Llama 3: 419 unexpected interruptions / (2,048 nodes · 54 days) = 3.79e-3 per node-day (arXiv:2407.21783, Table 5).
 constexpr double LLAMA3_RATE = 3.79e-3;
 constexpr int64_t LLAMA3_NODES = 2048;
 
@@ -52,7 +52,7 @@ TEST_CASE("poisson: simulated job MTTF equals 1/(nodes rate) within 2%", "[relia
 }
 
 TEST_CASE("poisson: the Llama 3 rate gives 419 interruptions in 54 days within 5%", "[reliability]") {
-  // 2,048 nodes · 3.79e-3 per node-day · 54 d = 419.1 (reliability.md A1: "The remaining 419 were
+  // 2,048 nodes · 3.79e-3 per node-day · 54 d = 419.1 (arXiv:2407.21783 §3.3.4: "The remaining 419 were
   // unexpected interruptions"). 200 trials: standard error of the mean sqrt(419/200) = 1.4 (0.35%).
   const auto r = rel::run_monte_carlo(poisson(LLAMA3_RATE), job(LLAMA3_NODES), horizon(54 * DAY), 200, 7);
   INFO("mean interruptions " << r.interruptions.mean << ", p50 " << r.interruptions.p50);

@@ -2,7 +2,7 @@
 // in-memory checkpoints (Gemini, SOSP'23), just-in-time checkpoints (Gupta et al., EuroSys'24) and
 // hot spares: exact accounting on hand-timed traces, then each paper's ordering against
 // checkpoint-restart under its conditions, with the closed form or claim written in each test
-// (reliability.md §A1, §A2, §B1, §B4, §C).
+// (Llama 3, arXiv:2407.21783; Kokolis et al., HPCA 2025; Daly, FGCS 2006; each paper's abstract).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
@@ -19,13 +19,13 @@ using reliability_fixtures::trace;
 namespace {
 
 constexpr double DAY = 86400;
-constexpr double LLAMA3_RATE = 419.0 / (2048 * 54);  // per node-day, reliability.md A1
+constexpr double LLAMA3_RATE = 419.0 / (2048 * 54);  // per node-day, Llama 3 Table 5 (arXiv:2407.21783)
 constexpr int64_t LLAMA3_NODES = 2048;
 const double M = DAY / (LLAMA3_NODES * LLAMA3_RATE);  // job MTTF, 11,134 s
 // Llama 3 405B's checkpoint: 5.17 TiB at 2 TB/s = 2.8 s to write and to read back (README); a
 // step of 6 s, our assumption (16M tokens at ~400 TFLOP/s per GPU on 16,384 GPUs, Table 4).
 constexpr double WRITE = 2.8, RELOAD = 2.8, STEP = 6;
-// Detection 2.5 min, restart 5 min: the scenario defaults (reliability_spec.cpp, A2).
+// Detection 2.5 min, restart 5 min: the scenario defaults (reliability_spec.cpp: Kokolis et al., HPCA 2025).
 constexpr double DETECTION = 150, RESTART = 300;
 
 sim::FailureSpec poisson(double per_node_day) {
@@ -92,11 +92,11 @@ TEST_CASE("in-memory checkpoint: a hand-timed trace, and the storage fallback", 
 }
 
 TEST_CASE("in-memory checkpoint beats checkpoint-restart at the Llama 3 rate (Gemini)", "[reliability]") {
-  // Gemini (SOSP'23, reliability.md B4): "a faster failure recovery by more than 13x without
-  // incurring overhead on training throughput". Conditions: in-memory checkpoints every step (B1:
-  // the optimum is one per iteration), 0.04 s blocking (the scenario default), reload of a node's
+  // Gemini (Wang et al., SOSP'23, abstract): "a faster failure recovery by more than 13x without
+  // incurring overhead on training throughput". Conditions: in-memory checkpoints every step (Gemini's
+  // wasted-time model: the optimum is one per iteration), 0.04 s blocking (the scenario default), reload of a node's
   // 2.8 GB shard over 8 x 400 Gb/s (7 ms); storage every 3 h as the fallback; 2 replicas.
-  // Closed form (first-order, Kokolis et al. A2, with both writes): ETTR = (1 - (u0 + tau/2)/M) /
+  // Closed form (first-order, Kokolis et al., HPCA 2025, with both writes): ETTR = (1 - (u0 + tau/2)/M) /
   // (1 + delta_m/tau + delta_s/tau_s), u0 = detection + restart + memory reload.
   const auto f = poisson(LLAMA3_RATE);
   const auto cr = checkpoint_restart(f);
@@ -154,7 +154,7 @@ TEST_CASE("just-in-time checkpoint: a hand-timed trace", "[reliability]") {
 }
 
 TEST_CASE("just-in-time checkpoint wastes less work than periodic checkpoints at scale", "[reliability]") {
-  // Gupta et al. (EuroSys'24, reliability.md B4/C): "recovery from failures with just a single
+  // Gupta et al. (EuroSys'24, abstract): "recovery from failures with just a single
   // minibatch iteration of work replayed", "wasted GPU work below periodic checkpointing at large
   // GPU counts". Conditions: Llama 3's 16,384 GPUs with dp = 128 and the Table 5 mix, of which 63 of
   // 419 interruptions are job-scope (software bug, dependency, NCCL watchdog) and need a storage
@@ -222,10 +222,10 @@ TEST_CASE("spares: a hand-timed trace with an empty pool and a software failure"
 TEST_CASE("spares recover faster than checkpoint-restart when rescheduling dominates", "[reliability]") {
   // Claim: a hot spare swapped in after detection replaces the restart (rescheduling), so recovery
   // is shorter when the restart dominates. Conditions: restart 20 min (the top of Kokolis et al.'s
-  // u0 "~5-20 min", A2), swap 60 s, 103 spares (5% of 2,048 nodes, Delta/NCSA, A3), repair 24 h:
-  // ~7.8 nodes in repair at a time, so the pool never runs dry. Closed forms (first order, A2):
+  // u0 "~5-20 min"), swap 60 s, 103 spares (5% of 2,048 nodes, Delta/NCSA, arXiv:2503.11901), repair 24 h:
+  // ~7.8 nodes in repair at a time, so the pool never runs dry. Closed forms (first order, Kokolis et al.):
   // ETTR = (1 - (u0 + tau/2)/M)/(1 + delta/tau); failures during a recovery start it over, so its
-  // mean is Daly's restart term M (e^{u0/M} - 1) (B1), u0 = detection + restart (or swap) + reload.
+  // mean is Daly's restart term M (e^{u0/M} - 1) (Daly, FGCS 2006), u0 = detection + restart (or swap) + reload.
   const auto f = poisson(LLAMA3_RATE);
   auto cr = checkpoint_restart(f);
   cr.restart = Seconds(1200);

@@ -1,6 +1,6 @@
 // Bases of bases (scenario.cpp, "from"): a cluster or model file may itself name a base with
 // "from", each file's keys replacing its base's. A chain that comes back to a file it has passed
-// (a.json -> b.json -> a.json) is refused naming the loop; it used to be accepted, the inner
+// (a.json -> b.json -> a.json) is refused naming the loop, never accepted with the inner
 // "from" dropped silently.
 #include <catch2/catch.hpp>
 #include <string>

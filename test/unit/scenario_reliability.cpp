@@ -2,9 +2,9 @@
 // `cluster.storage_bandwidth`: the Llama 3 Table 5 mix, defaults and their sources, trace files,
 // and one refusal per rule, each a one-line message naming the file and the JSON path (or line).
 //
-// Expected values: reliability.md A1 (Llama 3: 419 unexpected interruptions in 54 days on 2,048
-// nodes, 268 of them in the GPU category), A2 (health checks every 5 min, restart 5 min), B3
-// (Tectonic 2 TB/s sustained for 16,384 GPUs), as stated at each check.
+// Expected values: Llama 3 (arXiv:2407.21783 §3.3.4, Table 5: 419 unexpected interruptions in 54
+// days on 2,048 nodes, 268 of them in the GPU category; Tectonic 2 TB/s sustained for 16,384 GPUs),
+// Kokolis et al., HPCA 2025 (health checks every 5 min, restart 5 min), as stated at each check.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -38,7 +38,7 @@ sim::ReliabilitySpec parse(const std::string& failures, const std::string& recov
 }
 
 const double DAY = 86400;
-const double LLAMA3_RATE = 419.0 / (2048.0 * 54.0);  // reliability.md A1, per node-day
+const double LLAMA3_RATE = 419.0 / (2048.0 * 54.0);  // Llama 3 Table 5, per node-day
 
 // A shipped scenario without failures (64 A100s).
 const std::string QUICKSTART = DATA + "/configs/quickstart.json";
@@ -78,7 +78,7 @@ TEST_CASE("failures: defaults and their sources", "[scenario]") {
   CHECK(f.trials == 100);
   CHECK(f.planned_every.value == 0);
   // Recovery absent: checkpoint-restart, everything "auto", detection 2.5 min (half of RSC's 5-min
-  // health-check period, A2), restart 5 min (Kokolis et al.'s assumption, A2).
+  // health-check period), restart 5 min (Kokolis et al.'s assumption, HPCA 2025).
   const auto& r = s.recovery;
   CHECK(r.kind == sim::RecoveryKind::CHECKPOINT_RESTART);
   CHECK(!r.checkpoint_interval);
@@ -93,7 +93,7 @@ TEST_CASE("failures: the llama3 mix, scaled, explicit rates, weibull, planned st
   auto mix = parse(R"({"kind": "poisson", "components": "llama3"})").failures;
   CHECK(mix.components.size() == 18);
   CHECK(mix.per_node_day == Approx(LLAMA3_RATE));
-  // per_node_day rescales the mix to RSC-1's 6.5e-3 (A2), keeping the shares.
+  // per_node_day rescales the mix to RSC-1's 6.5e-3 (Kokolis et al., HPCA 2025), keeping the shares.
   auto scaled = parse(R"({"kind": "poisson", "components": "llama3", "per_node_day": 0.0065})").failures;
   double total = 0;
   for (const auto& c : scaled.components) total += c.per_node_day;
@@ -258,7 +258,7 @@ TEST_CASE("scenario: failures, recovery, training.tokens and cluster.storage_ban
   auto plain = sim::parse_scenario(base, DATA);
   CHECK(!plain.reliability);
   CHECK(!plain.training.tokens);
-  // Llama 3: 2 TB/s for 16,384 GPUs (B3), per GPU, times this cluster's GPUs.
+  // Llama 3: 2 TB/s for 16,384 GPUs (arXiv:2407.21783 §3.3.4), per GPU, times this cluster's GPUs.
   CHECK(plain.cluster.storage_bandwidth.value == Approx(2e12 / 16384 * plain.cluster.gpus));
   auto with = sim::parse_scenario(base.with_value("failures", R"({"kind": "poisson", "components": "llama3"})"), DATA);
   REQUIRE(with.reliability);
@@ -301,7 +301,7 @@ TEST_CASE("scenario: failures, recovery, training.tokens and cluster.storage_ban
 
 TEST_CASE("recovery strategies: in-memory, just-in-time and spares parameters, defaults, refusals", "[scenario]") {
   const char* f = R"({"kind": "poisson"})";
-  // in-memory-checkpoint (Gemini, SOSP'23; reliability.md B1, B4): every step (nullopt), 0.04 s
+  // in-memory-checkpoint (Gemini, SOSP'23): every step (nullopt), 0.04 s
   // blocking (ByteRobust Table 8), reload "auto" (a node's shard over its NICs), 2 replicas,
   // storage every 3 h (BLOOM's interval, Gemini's Strawman).
   auto im = parse(f, R"({"kind": "in-memory-checkpoint"})").recovery;

@@ -1,6 +1,6 @@
 // The builders (sim/topology/nvswitch.hpp, fat_tree.hpp, builders.hpp) against their sketches:
 // vertex and link counts, hop counts between GPUs, and bisection bandwidth from the link budget;
-// the DGX H100 SuperPOD and GB200 NVL72 files and Llama 3's RoCE cluster (Llama 3 §3.3.1, reliability.md A1).
+// the DGX H100 SuperPOD and GB200 NVL72 files and Llama 3's RoCE cluster (Llama 3, arXiv:2407.21783 §3.3.1).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
@@ -86,7 +86,7 @@ TEST_CASE("fat-tree, rail-optimised: counts, hops and bisection from the sketch"
 }
 
 TEST_CASE("Llama 3's RoCE cluster: racks of 16 GPUs, pods of 192 racks at full bisection, 1:7 above", "[topology]") {
-  // Llama 3 §3.3.1 (reliability.md A1): 24K GPUs; a Minipack2 ToR per rack of 2 servers (16 GPUs);
+  // Llama 3 §3.3.1 (arXiv:2407.21783): 24K GPUs; a Minipack2 ToR per rack of 2 servers (16 GPUs);
   // 192 racks = 3,072 GPUs per pod at full bisection; 8 pods at 1:7; 400 Gb/s per GPU.
   FatTreeShape s;
   s.nodes = 3072;

@@ -96,7 +96,7 @@ TEST_CASE("all-to-all on a regular torus loads each link of dimension d with N k
 }
 
 TEST_CASE("TPU v4's twisted torus speeds all-to-all up as published: 1.63x on 4x4x8, 1.31x on 4x8x8", "[topology]") {
-  // Jouppi et al., ISCA 2023 (reference/reliability.md §D1, marked unverified there): all-to-all
+  // Jouppi et al., ISCA 2023 (arXiv:2304.01433; read in secondary summaries, unverified): all-to-all
   // throughput of the twisted torus over the regular one, 1.31x-1.63x, 1.63x on 4x4x8. Throughput
   // is the inverse of the most loaded link; here every pair's traffic spreads over all its
   // fewest-hop routes, TPU v4's routing tables need not, so the twist gains somewhat more: within
