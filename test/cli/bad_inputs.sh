@@ -5,7 +5,7 @@
 # Each case below names the JSON path and a fragment the message must contain.
 #
 # Usage (ctest runs it): bash bad_inputs.sh /path/to/trainsim /path/to/repo
-# Inputs: test/data/bad/base.json (shared/validation/published-a100.json row k22-22B-full with the
+# Inputs: test/data/bad/base.json (validation/published-a100.json row k22-22B-full with the
 # model and cluster inline, a valid scenario) with one thing broken per case, written by python3
 # (standard library only) into a temporary folder; plus the raw files in test/data/bad/.
 set -u

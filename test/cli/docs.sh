@@ -60,7 +60,7 @@ if [ -z "$issues" ]; then pass "no issue references in README.md and docs/"; els
 # "issue N" or a bare "#N" (a citation names its repository: owner/repo#N, or "PR #N") -- and no
 # bare citation of the reference notes kept beside the project on development machines (the
 # calibration, reliability, moe, peers and simgrid notes, which users do not have); a project
-# file is named by its path (docs/calibration.md).
+# file is named by its path (docs/calibration.md), and the published tables are validation/'s.
 history=$(python3 - "$repo" <<'PY'
 import os, re, subprocess, sys
 repo = sys.argv[1]
@@ -76,6 +76,7 @@ patterns = [
     (re.compile(r"(?<!PR )(?:^|(?<=[\s(,;]))#[0-9]+\b"), "bare #N reference"),
     (re.compile(r"(?:^|(?<=[^\w./-]))(?:calibration|reliability|moe|peers|simgrid)[.]md"), "bare reference-note citation"),
     (re.compile(r"(?:shared|reference)/(?:calibration|reliability|moe|peers|simgrid)[.]md"), "reference-note path"),
+    (re.compile(r"(?:^|(?<=[^\w/]))(?:[.][.]/)?shared/(?:validation|reference)\b"), "the unshipped shared folder"),
 ]
 for f in sorted(files):
     path = os.path.join(repo, f)

@@ -53,7 +53,7 @@ open(os.path.join(w, "meas-deep.json"), "w").write(
 scenario = json.load(open("configs/quickstart.json"))
 run = {"name": "r", "group": "g", "published": {"step_time_s": 1.0}, "note": "n", "scenario": scenario}
 def table(rows): return {"kind": "validation", "description": "d", "runs": rows}
-# "extra" (documentation, shared/validation/README.md) is accepted: the zero row is refused for its
+# "extra" (documentation, validation/README.md) is accepted: the zero row is refused for its
 # step time, not for that key.
 for name, rows in {"empty": [], "zero": [dict(run, published={"step_time_s": 0}, extra={"fsdp": "FULL_SHARD"})],
                    "negative": [dict(run, published={"step_time_s": -1})],

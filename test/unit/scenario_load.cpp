@@ -27,7 +27,7 @@ namespace {
 
 const std::string DATA = TRAINSIM_SOURCE_DIR;
 
-// Korthikanti et al. 2022 Table 5, 175B row (shared/validation/published-a100.json "k22-175B-full"),
+// Korthikanti et al. 2022 Table 5, 175B row (validation/published-a100.json "k22-175B-full"),
 // with the model named instead of inline.
 const char* GPT3_175B_ON_64 = R"({
   "name": "k22-175b", "seed": 7,

@@ -42,7 +42,7 @@ struct Gpt {
 };
 
 // Narayanan et al. 2021 Table 1 rows 1.7B, 18.4B and 1008B, and GPT-3 175B (Korthikanti et al.
-// 2022 Table 3), as in shared/validation/published-a100.json.
+// 2022 Table 3), as in validation/published-a100.json.
 constexpr Gpt GPT_1_7B{"gpt-1.7B", 24, 2304, 24};
 constexpr Gpt GPT_18_4B{"gpt-18.4B", 40, 6144, 48};
 constexpr Gpt GPT_175B{"gpt3-175B", 96, 12288, 96};
