@@ -69,8 +69,13 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return best_d <= std::max<size_t>(2, word.size() / 3) ? best : std::string();
 }
 
-ParamReader::ParamReader(std::shared_ptr<const json> root, const json* node, std::string file, std::string path)
-    : root_(std::move(root)), node_(node), file_(std::move(file)), path_(std::move(path)) {}
+ParamReader::ParamReader(std::shared_ptr<const json> root, const json* node, std::string file, std::string path,
+                         std::shared_ptr<const std::vector<std::string>> set_paths)
+    : root_(std::move(root)),
+      node_(node),
+      file_(std::move(file)),
+      path_(std::move(path)),
+      set_paths_(std::move(set_paths)) {}
 
 std::string read_regular_file(const std::string& path, size_t max_bytes, const std::string& noun,
                               const std::string& too_large_expected) {
@@ -122,6 +127,10 @@ ParamReader ParamReader::from_text(const std::string& text, const std::string& f
 }
 
 std::string ParamReader::directory() const {
+  // A value set from the command line, or one inside it: "" (the working directory).
+  if (set_paths_)
+    for (const auto& p : *set_paths_)
+      if (path_.compare(0, p.size(), p) == 0 && (path_.size() == p.size() || path_[p.size()] == '/')) return "";
   auto slash = file_.find_last_of('/');
   return slash == std::string::npos ? std::string(".") : file_.substr(0, slash);
 }
@@ -182,14 +191,14 @@ ParamReader ParamReader::at(const std::string& key) const {
   expect_object();
   auto it = value().find(key);
   if (it == value().end()) throw InputError(file_, path_ + "/" + escape_pointer(key), "missing required key");
-  return ParamReader(root_, &*it, file_, path_ + "/" + escape_pointer(key));
+  return ParamReader(root_, &*it, file_, path_ + "/" + escape_pointer(key), set_paths_);
 }
 
 std::optional<ParamReader> ParamReader::find(const std::string& key) const {
   if (!value().is_object()) return std::nullopt;
   auto it = value().find(key);
   if (it == value().end()) return std::nullopt;
-  return ParamReader(root_, &*it, file_, path_ + "/" + escape_pointer(key));
+  return ParamReader(root_, &*it, file_, path_ + "/" + escape_pointer(key), set_paths_);
 }
 
 size_t ParamReader::size() const {
@@ -199,7 +208,7 @@ size_t ParamReader::size() const {
 
 ParamReader ParamReader::operator[](size_t i) const {
   if (i >= size()) fail("index " + std::to_string(i) + " out of range");
-  return ParamReader(root_, &value()[i], file_, path_ + "/" + std::to_string(i));
+  return ParamReader(root_, &value()[i], file_, path_ + "/" + std::to_string(i), set_paths_);
 }
 
 std::string ParamReader::as_string() const {
@@ -346,7 +355,7 @@ ParamReader ParamReader::merged_with(const ParamReader& overlay) const {
       (*root)[it.key()] = *it;
   }
   const json* node = root.get();
-  return ParamReader(std::move(root), node, overlay.file_, overlay.path_);
+  return ParamReader(std::move(root), node, overlay.file_, overlay.path_, overlay.set_paths_);
 }
 
 ParamReader ParamReader::with_value(const std::string& dotted, const std::string& value_text) const {
@@ -388,15 +397,18 @@ ParamReader ParamReader::with_value(const std::string& dotted, const std::string
     cur = &(*cur)[part];
     start = dot + 1;
   }
+  auto set_paths = std::make_shared<std::vector<std::string>>();
+  if (set_paths_) *set_paths = *set_paths_;
+  set_paths->push_back(path_ + pointer);
   const json* node = root.get();
-  return ParamReader(std::move(root), node, file_, path_);
+  return ParamReader(std::move(root), node, file_, path_, std::move(set_paths));
 }
 
 ParamReader ParamReader::without_key(const std::string& key) const {
   auto root = std::make_shared<json>(value());
   root->erase(key);
   const json* node = root.get();
-  return ParamReader(std::move(root), node, file_, path_);
+  return ParamReader(std::move(root), node, file_, path_, set_paths_);
 }
 
 std::string ParamReader::dump() const { return node_->dump(); }

@@ -32,7 +32,9 @@ class ParamReader {
 
   const std::string& file() const { return file_; }
   const std::string& path() const { return path_; }
-  // Folder of the file this value came from ("" for text), for resolving relative names.
+  // The folder that relative names in this value are relative to: the folder of the file it came
+  // from, or "" (the working directory) for a value set from the command line (with_value), as the
+  // user typed it there.
   std::string directory() const;
 
   bool is_object() const;
@@ -100,13 +102,15 @@ class ParamReader {
   // A copy of this object without `key`.
   ParamReader without_key(const std::string& key) const;
   // A copy of this object with the value at `dotted` ("parallelism.tp") set to `value_text` parsed as JSON
-  // (or taken as a string if it is not JSON).
+  // (or taken as a string if it is not JSON). The value comes from no file: relative names in it
+  // are relative to the working directory (directory()).
   ParamReader with_value(const std::string& dotted, const std::string& value_text) const;
   // The value serialized compactly (for reports and hashing).
   std::string dump() const;
 
+  // `set_paths`: the JSON pointers (from the file's root) of values set by with_value.
   ParamReader(std::shared_ptr<const nlohmann::json> root, const nlohmann::json* node, std::string file,
-              std::string path);
+              std::string path, std::shared_ptr<const std::vector<std::string>> set_paths = nullptr);
 
  private:
   const nlohmann::json& value() const;  // unwraps {"value", "source"}
@@ -116,6 +120,7 @@ class ParamReader {
   const nlohmann::json* node_;
   std::string file_;
   std::string path_;
+  std::shared_ptr<const std::vector<std::string>> set_paths_;
 };
 
 // The bytes of the regular file at `path` (stat before open: a FIFO or a device is refused), at

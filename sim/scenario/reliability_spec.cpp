@@ -303,7 +303,8 @@ void parse_failures(FailureSpec& f, const ParamReader& r) {
     auto t = r.at("trace");
     f.trace_file = t.as_string();
     if (f.trace_file.empty()) t.fail("is empty", "the path of a CSV file, relative to the scenario's folder");
-    const std::string path = f.trace_file.front() == '/' ? f.trace_file : r.directory() + "/" + f.trace_file;
+    const std::string dir = t.directory();  // "" for a path given with --set: the working directory
+    const std::string path = f.trace_file.front() == '/' || dir.empty() ? f.trace_file : dir + "/" + f.trace_file;
     f.trace = read_failure_trace(path);
     if (auto c = r.find("components")) {
       f.components = read_components(*c, false);

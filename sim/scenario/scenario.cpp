@@ -20,19 +20,20 @@ namespace {
 constexpr size_t MAX_FROM_CHAIN = 16;
 
 // "llama3-405b" -> models/llama3-405b.json; "x.json" or "dir/x" -> relative to the naming file's
-// folder first, then to the data folder. A file may itself name a base with "from" (below); `chain`
+// folder (the working directory for a name given with --set: ParamReader::directory) first, then
+// to the data folder. A file may itself name a base with "from" (below); `chain`
 // holds the files on the way here, so that a loop is named instead of followed.
-ParamReader resolve(const ParamReader& ref, const std::string& base_dir, const std::string& data_dir,
-                    const std::string& folder, std::vector<std::string>& chain);
+ParamReader resolve(const ParamReader& ref, const std::string& data_dir, const std::string& folder,
+                    std::vector<std::string>& chain);
 
 // An object that names a base file with "from": that file (its own "from" followed) with this
 // object's keys replacing its own; any other object as it is.
-ParamReader derive(const ParamReader& s, const std::string& base_dir, const std::string& data_dir,
-                   const std::string& folder, std::vector<std::string>& chain) {
+ParamReader derive(const ParamReader& s, const std::string& data_dir, const std::string& folder,
+                   std::vector<std::string>& chain) {
   s.expect_object();
   auto from = s.find("from");
   if (!from) return s;
-  auto base = resolve(*from, base_dir, data_dir, folder, chain);
+  auto base = resolve(*from, data_dir, folder, chain);
   base.expect_object();
   // An empty object over one of the base's replaces none of its keys: it would change nothing.
   for (const auto& key : s.keys())
@@ -41,9 +42,10 @@ ParamReader derive(const ParamReader& s, const std::string& base_dir, const std:
   return base.merged_with(s).without_key("from");
 }
 
-ParamReader resolve(const ParamReader& ref, const std::string& base_dir, const std::string& data_dir,
-                    const std::string& folder, std::vector<std::string>& chain) {
+ParamReader resolve(const ParamReader& ref, const std::string& data_dir, const std::string& folder,
+                    std::vector<std::string>& chain) {
   const std::string name = ref.as_string();
+  const std::string base_dir = ref.directory();
   const std::string path = find_data_file(name, folder, data_dir, base_dir);
   if (path.empty()) {
     const auto [what, expected] =
@@ -63,15 +65,15 @@ ParamReader resolve(const ParamReader& ref, const std::string& base_dir, const s
              "at most " + std::to_string(MAX_FROM_CHAIN) + " bases, one after another");
   chain.push_back(key);
   auto file = ParamReader::load_file(path);
-  return file.is_object() ? derive(file, file.directory(), data_dir, folder, chain) : file;
+  return file.is_object() ? derive(file, data_dir, folder, chain) : file;
 }
 
-ParamReader section(const ParamReader& r, const std::string& key, const std::string& base_dir,
-                    const std::string& data_dir, const std::string& folder) {
+ParamReader section(const ParamReader& r, const std::string& key, const std::string& data_dir,
+                    const std::string& folder) {
   auto s = r.at(key);
   std::vector<std::string> chain;
-  if (s.is_string()) return resolve(s, base_dir, data_dir, folder, chain);
-  return derive(s, base_dir, data_dir, folder, chain);
+  if (s.is_string()) return resolve(s, data_dir, folder, chain);
+  return derive(s, data_dir, folder, chain);
 }
 
 std::string i2s(int64_t v) { return std::to_string(v); }
@@ -262,14 +264,13 @@ void cross_check(const Scenario& s, const ParamReader& r) {
 Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_dir) {
   schema_expect_keys(r, "");
   if (auto k = r.find("kind")) k->as_choice(schema_choices("/kind"));
-  const std::string base_dir = r.directory();
   Scenario s;
   s.file = r.file();
   s.pointer = r.path();
   s.name = schema_value(r, "/name")->as_string();
   s.seed = static_cast<uint64_t>(schema_count(r, "/seed"));
-  s.model = ModelSpec::parse(section(r, "model", base_dir, data_dir, "models"));
-  s.cluster = ClusterSpec::parse(section(r, "cluster", base_dir, data_dir, "topologies"), data_dir);
+  s.model = ModelSpec::parse(section(r, "model", data_dir, "models"));
+  s.cluster = ClusterSpec::parse(section(r, "cluster", data_dir, "topologies"), data_dir);
   s.plan = ParallelPlan::parse(r.at("parallelism"));
   s.training = TrainingSpec::parse(r.at("training"));
   if (auto f = r.find("step_faults")) s.step_faults = StepFaults::parse(*f, s.cluster, s.seed);
