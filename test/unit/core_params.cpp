@@ -256,3 +256,22 @@ TEST_CASE("reader: with_value sets dotted paths (--set)", "[core]") {
   CHECK_THAT(error_of([&] { r.with_value("", "1"); }), StartsWith("--set: "));
   CHECK_THAT(error_of([&] { r.with_value("parallelism..tp", "1"); }), StartsWith("--set: "));
 }
+
+TEST_CASE("reader: a value set with with_value names paths relative to the working directory", "[core]") {
+  // params.hpp, directory(): "" (the working directory) for a value set from the command line and
+  // everything inside it; the file's folder for the rest, merged objects included.
+  auto r = sim::ParamReader::from_text(R"({"cluster": {"gpus": 8}, "model": "m.json"})", "configs/s.json");
+  auto s = r.with_value("cluster.gpu", "dev/x.json").with_value("failures", R"({"trace": "t.csv"})");
+  CHECK(s.at("cluster").at("gpu").directory().empty());
+  CHECK(s.at("failures").directory().empty());
+  CHECK(s.at("failures").at("trace").directory().empty());
+  CHECK(s.at("cluster").at("gpus").directory() == "configs");
+  CHECK(s.at("cluster").directory() == "configs");
+  CHECK(s.at("model").directory() == "configs");
+  // A base merged under the set object keeps what was set.
+  auto base = sim::ParamReader::from_text(R"({"gpu": "a100", "gpus_per_node": 8})", "topologies/t.json");
+  CHECK(base.merged_with(s.at("cluster")).at("gpu").directory().empty());
+  // A pointer that only starts like a set one is not inside it.
+  CHECK(r.with_value("cluster.gp", "1").at("cluster").at("gpus").directory() == "configs");
+  CHECK(r.with_value("model", "x").at("model").directory().empty());
+}
