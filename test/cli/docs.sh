@@ -45,6 +45,35 @@ else
   fail "a spoiled block" "exit $rc: $out"
 fi
 
+# A figure of docs/img/ is checked against what it was drawn from (docs/img/figures.json), without
+# matplotlib: a figure replaced by other bytes, and a figure whose input changed, are stale.
+for spoil in docs/img/plot-memory.png examples/plots/pp4-report.json; do
+  rm -rf "$copy.spoiled" && cp -r "$copy" "$copy.spoiled"
+  printf ' ' >>"$copy.spoiled/$spoil"
+  out=$(python3 "$copy.spoiled/scripts/docs" --check --only docs/img/plot-memory.png --binary "$trainsim" 2>&1)
+  rc=$?
+  if [ $rc -eq 1 ] && grep -q 'stale: docs/img/plot-memory.png' <<<"$out"; then
+    pass "a figure is stale once $spoil changes (exit 1)"
+  else
+    fail "a figure after $spoil changed" "exit $rc: $out"
+  fi
+done
+# Every figure has its record, and the record names the command docs/cli.md shows.
+missing=$(python3 - "$repo" <<'PY'
+import json, os, sys
+repo = sys.argv[1]
+record = json.load(open(os.path.join(repo, "docs/img/figures.json")))
+cli = open(os.path.join(repo, "docs/cli.md")).read().replace("\\\n  ", "")
+for f in sorted(os.listdir(os.path.join(repo, "docs/img"))):
+    name = "docs/img/" + f
+    if f.endswith((".png", ".svg")) and name not in record:
+        print(f"{name}: no record")
+    elif name in record and record[name]["command"] not in " ".join(cli.split()):
+        print(f"{name}: docs/cli.md does not show {record[name]['command']}")
+PY
+)
+if [ -z "$missing" ]; then pass "every figure of docs/img has its record and command"; else fail "figure records" "$missing"; fi
+
 lines=$(wc -l <"$repo/README.md")
 if [ "$lines" -lt 400 ]; then pass "README.md has $lines lines (< 400)"; else fail "README.md length" "$lines lines"; fi
 

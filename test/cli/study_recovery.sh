@@ -47,5 +47,37 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"unknown rate '2 h'"* ]] &&
   pass "unknown rate: one line, exit 2" || fail "unknown rate" "rc $rc: $err"
 
+# A list in a strategy's `set`: one point per value, in the list's order, under the strategy's one
+# label; each point's checkpoint interval is the one listed, rounded up to whole steps (a checkpoint
+# is taken between steps): ceil(minutes x 60 / step) x step.
+/usr/bin/python3 - "$work/list.json" "$repo/configs/studies/recovery/job.json" <<'PY'
+import json, sys
+json.dump({"kind": "study", "scenario": sys.argv[2],
+           "rates": [{"label": "1 h", "per_node_day": 0.1875}],
+           "strategies": [{"label": "checkpoint-restart",
+                           "set": {"recovery.kind": "checkpoint-restart",
+                                   "recovery.checkpoint_interval": ["4 min", "16 min"]}}]},
+          open(sys.argv[1], "w"))
+PY
+if timeout 300 /usr/bin/python3 scripts/study-recovery "$work/list.json" --trials 2 --trainsim "$trainsim" \
+     -o "$work/list.csv" 2>"$work/err"; then
+  got=$(/usr/bin/python3 - "$work/list.csv" <<'PY'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = [math.ceil(m * 60 / float(r["step_time_s"])) * float(r["step_time_s"]) for m, r in zip((4, 16), rows)]
+ok = [r["strategy"] for r in rows] == ["checkpoint-restart"] * 2 and \
+    all(abs(float(r["checkpoint_interval_s"]) - w) <= 1e-5 * w for r, w in zip(rows, want))
+print(("ok " if ok else "bad ") + " ".join(r["strategy"] + "@" + r["checkpoint_interval_s"] for r in rows))
+PY
+)
+  [[ "$got" == ok* ]] && pass "a list in set: one point per value (${got#ok })" || fail "a list in set" "$got"
+else
+  fail "a list in set" "exit $?: $(tail -1 "$work/err")"
+fi
+err=$(timeout 60 /usr/bin/python3 scripts/study-recovery "$work/list.json" --plot "$work/l.png" --trainsim "$trainsim" 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"--plot: a strategy with a list"* ]] &&
+  pass "--plot with a list: one line, exit 2" || fail "--plot with a list" "rc $rc: $err"
+
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
