@@ -45,10 +45,12 @@ int run(const RunArgs& a) {
   return 0;
 }
 
-int check(const std::string& config, const std::vector<std::string>& sets) {
-  Scenario s = load_scenario(config, parse_sets(sets));
-  // What `trainsim run` checks before it simulates, with run's default budget.
-  ResolvedPlan p = check_run(s, engine_options("class", 0, "", config));
+int check(const CheckArgs& a) {
+  const std::string& config = a.config;
+  // What `trainsim run` with the same options checks before it simulates.
+  const EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, config);
+  Scenario s = load_scenario(config, parse_sets(a.sets));
+  ResolvedPlan p = check_run(s, opt);
   std::printf("%s: ok (%s on %lld x %s; micro_batch %lld, virtual_stages %lld; %s per GPU of %s)\n",
               escape_for_terminal(config).c_str(), s.model.name.c_str(), static_cast<long long>(s.cluster.gpus),
               s.cluster.device.name.c_str(), static_cast<long long>(p.micro_batch),

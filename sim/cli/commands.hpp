@@ -23,6 +23,15 @@ struct RunArgs {
   std::string max_memory;        // --max-memory, "" for the default
 };
 
+// `trainsim check`: run's options that decide what run refuses before it simulates.
+struct CheckArgs {
+  std::string config;
+  std::vector<std::string> sets;  // "path=value"
+  std::string fidelity = "class";
+  double max_wall = 0;     // --max-wall seconds (raises the simulation's time budget); 0 for none
+  std::string max_memory;  // --max-memory, "" for the default
+};
+
 struct CalibrateArgs {
   std::string measurements;
   std::string output;                // fitted profile JSON, "" for none
@@ -50,7 +59,7 @@ int run(const RunArgs& a);
 int search(const SearchArgs& a);
 int calibrate(const CalibrateArgs& a);
 int shapes(const std::vector<std::string>& configs);
-int check(const std::string& config, const std::vector<std::string>& sets);
+int check(const CheckArgs& a);
 int validate(const std::string& table, const std::string& fidelity, double max_wall = 0,
              const std::string& max_memory = "");
 int list();

@@ -92,11 +92,16 @@ int run_command(int argc, char** argv) {
   const CLI::Validator bytes(sim::cli::check_max_memory, "BYTES");
   const std::string max_memory_help = sim::cli::max_memory_help();
   r->add_option("--max-memory", run.max_memory, max_memory_help)->check(bytes);
-  std::string check_config;
-  std::vector<std::string> check_sets;
+  sim::cli::CheckArgs check;
   auto* c = app.add_subcommand("check", "load and cross-check a scenario without simulating");
-  c->add_option("config", check_config, "scenario JSON file")->required();
-  c->add_option("--set", check_sets, "override a scenario value");
+  c->add_option("config", check.config, "scenario JSON file")->required();
+  c->add_option("--set", check.sets, "override a scenario value");
+  // run's options that decide what it refuses before it simulates: check refuses the same.
+  c->add_option("--fidelity", check.fidelity, "as run's: the fidelity whose simulation must fit the budget")
+      ->check(CLI::IsMember({"class", "full"}));
+  c->add_option("--max-wall", check.max_wall, "as run's: the time budget of the simulation it would start")
+      ->check(finite_positive);
+  c->add_option("--max-memory", check.max_memory, "as run's: " + max_memory_help)->check(bytes);
   std::string table, vfidelity = "class";
   auto* v = app.add_subcommand("validate", "run a validation table and compare with the published step times");
   v->add_option("table", table, "validation JSON (e.g. validation/published-a100.json)")->required();
@@ -179,7 +184,7 @@ int run_command(int argc, char** argv) {
     for (const auto* o : data_options)  // an empty --data "" is refused too, not passed over
       if (o->count() > 0) sim::set_data_dir_option(data);
     if (*r) return sim::cli::run(run);
-    if (*c) return sim::cli::check(check_config, check_sets);
+    if (*c) return sim::cli::check(check);
     if (*se) return sim::cli::search(search);
     if (*v) return sim::cli::validate(table, vfidelity, vmax_wall, vmax_memory);
     if (*k) return sim::cli::calibrate(cal);

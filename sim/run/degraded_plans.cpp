@@ -49,11 +49,86 @@ std::optional<double> step_of(Scenario v, const EngineOptions& opt, std::string*
   }
 }
 
+// A degraded plan its strategy cannot do without: when it cannot run, the plan does not suit the
+// strategy, refused with `what` and the variant's own reason.
+struct RequiredPlan {
+  Scenario variant;
+  std::string what;      // the refusal, before " (<why>)"
+  std::string expected;  // what would suit
+};
+
+InputError refusal(const Scenario& s, const RequiredPlan& p, const std::string& why) {
+  return unsuited(s, p.what + " (" + why + ")", p.expected);
+}
+
+// Its step time, simulated; the refusal when it cannot run.
+double required_step(const Scenario& s, const RequiredPlan& p, const EngineOptions& opt) {
+  std::string why;
+  const auto t = step_of(p.variant, opt, &why);
+  if (!t) throw refusal(s, p, why);
+  return *t;
+}
+
+// Redundant: the failed unit's layers merged into its predecessor (pp - 1 stages, an inner pair's
+// two full stages on one).
+RequiredPlan merged_plan(const Scenario& s) {
+  Scenario v = plain(s);
+  const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file, s.pointer);
+  std::vector<int64_t> merged = layout.layers;
+  const size_t k = static_cast<size_t>(s.plan.pp / 2 - 1);
+  merged[k] += merged[k + 1];
+  merged.erase(merged.begin() + static_cast<std::ptrdiff_t>(k + 1));
+  v.plan.pp = s.plan.pp - 1;
+  v.plan.layers_per_stage = merged;
+  set_gpus(v);
+  return {std::move(v), "'redundant' needs room for two stages' layers on a node: the merged plan fails",
+          "a plan whose stages fit twice in memory"};
+}
+
+// Reroute: the job with dp' replicas carrying the whole batch: m' = ceil(m * dp / dp')
+// micro-batches per replica. An interleaved schedule needs a multiple of pp micro-batches
+// (Megatron-LM): when m' is not one, the slowdown of m' over m is measured on 1F1B instead (both
+// simulated). For d = 1 and 2 replicas lost, in the order they are simulated, each rate the step
+// of plans[base] over that of plans[degraded] (base -1: the healthy step).
+struct ReroutePlans {
+  std::vector<RequiredPlan> plans;
+  std::vector<std::pair<int64_t, int64_t>> rates;  // (base, degraded) per replicas lost
+};
+
+ReroutePlans reroute_plans(const Scenario& s) {
+  const int64_t m = s.microbatches(), pp = s.plan.pp, dp = s.plan.dp;
+  ReroutePlans out;
+  const auto batch_of = [&](int64_t replicas, int64_t per_replica, bool plain_1f1b) {
+    Scenario v = plain(s);
+    v.plan.dp = replicas;
+    v.training.global_batch = per_replica * v.training.micro_batch.value * replicas;
+    if (plain_1f1b) {
+      v.plan.virtual_stages.value = 1;
+      v.plan.layers_per_stage.clear();
+      v.plan.schedule = Schedule::ONE_F_ONE_B;
+    }
+    set_gpus(v);
+    out.plans.push_back({std::move(v), "'reroute' cannot simulate the rerouted plan", "a plan that runs"});
+    return static_cast<int64_t>(out.plans.size()) - 1;
+  };
+  int64_t base_1f1b = -1;
+  for (int64_t lost = 1; lost <= std::min(SIMULATED_LOSSES, dp - 1); ++lost) {
+    const int64_t replicas = dp - lost, per_replica = (m * dp + replicas - 1) / replicas;
+    if (s.plan.virtual_stages.value <= 1 || per_replica % pp == 0) {
+      out.rates.emplace_back(-1, batch_of(replicas, per_replica, false));
+    } else {
+      if (base_1f1b < 0) base_1f1b = batch_of(dp, m, true);
+      out.rates.emplace_back(base_1f1b, batch_of(replicas, per_replica, true));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& opt) {
   const Scenario& s = healthy.scenario;
-  const int64_t pp = s.plan.pp, dp = s.plan.dp;
+  const int64_t pp = s.plan.pp;
   ContinuingLayout layout = continuing_layout(s);
   const int64_t stages_per_unit = layout.stages_per_unit;
   ContinuingPlan out;
@@ -99,63 +174,39 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
         if (g[v].kind == TaskKind::FORWARD && g[v].rank == healthy.breakdown.rank)
           forward += g[v].compute.value + healthy.engine.spans[v].tp + healthy.engine.spans[v].cp;
       out.step_s = T + std::max(0.0, forward - healthy.breakdown.bubble_s);
-      Scenario v = plain(s);
-      StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file, s.pointer);
-      std::vector<int64_t> merged = layout.layers;
-      const size_t k = static_cast<size_t>(pp / 2 - 1);  // an inner pair: two full stages
-      merged[k] += merged[k + 1];
-      merged.erase(merged.begin() + static_cast<std::ptrdiff_t>(k + 1));
-      v.plan.pp = pp - 1;
-      v.plan.layers_per_stage = merged;
-      set_gpus(v);
-      std::string why;
-      const auto t = step_of(std::move(v), opt, &why);
-      if (!t)
-        throw unsuited(s,
-                       "'redundant' needs room for two stages' layers on a node: the merged plan fails (" + why + ")",
-                       "a plan whose stages fit twice in memory");
-      d.merged_rate = std::min(1.0, out.step_s / *t);
+      d.merged_rate = std::min(1.0, out.step_s / required_step(s, merged_plan(s), opt));
       break;
     }
     case reliability::Continuing::REROUTE: {
-      const int64_t m = s.microbatches();
+      const ReroutePlans r = reroute_plans(s);
+      std::vector<double> step;
+      for (const RequiredPlan& p : r.plans) step.push_back(required_step(s, p, opt));
       d.reroute_rate = {1.0};
-      // The job with dp' replicas carrying the whole batch: m' = ceil(m · dp / dp') micro-batches
-      // per replica. An interleaved schedule needs a multiple of pp micro-batches (Megatron-LM): when
-      // m' is not one, the slowdown of m' over m is measured on 1F1B instead (both simulated).
-      const auto batch_of = [&](int64_t replicas, int64_t per_replica, bool plain_1f1b) {
-        Scenario v = plain(s);
-        v.plan.dp = replicas;
-        v.training.global_batch = per_replica * v.training.micro_batch.value * replicas;
-        if (plain_1f1b) {
-          v.plan.virtual_stages.value = 1;
-          v.plan.layers_per_stage.clear();
-          v.plan.schedule = Schedule::ONE_F_ONE_B;
-        }
-        set_gpus(v);
-        std::string why;
-        const auto t = step_of(std::move(v), opt, &why);
-        if (!t) throw unsuited(s, "'reroute' cannot simulate the rerouted plan (" + why + ")", "a plan that runs");
-        return *t;
-      };
-      std::optional<double> base_1f1b;
-      for (int64_t lost = 1; lost <= std::min(SIMULATED_LOSSES, dp - 1); ++lost) {
-        const int64_t replicas = dp - lost, per_replica = (m * dp + replicas - 1) / replicas;
-        const bool interleaved = s.plan.virtual_stages.value > 1;
-        double rate;
-        if (!interleaved || per_replica % pp == 0) {
-          rate = T / batch_of(replicas, per_replica, false);
-        } else {
-          if (!base_1f1b) base_1f1b = batch_of(dp, m, true);
-          rate = *base_1f1b / batch_of(replicas, per_replica, true);
-        }
-        d.reroute_rate.push_back(std::min(1.0, rate));
-      }
+      for (const auto& [base, degraded] : r.rates)
+        d.reroute_rate.push_back(
+            std::min(1.0, (base < 0 ? T : step[static_cast<size_t>(base)]) / step[static_cast<size_t>(degraded)]));
       break;
     }
     case reliability::Continuing::SWARM: break;
   }
   return out;
+}
+
+void check_continuing(const Scenario& s, const EngineOptions& opt) {
+  std::vector<RequiredPlan> required;
+  switch (continuing_layout(s).degradation.kind) {
+    case reliability::Continuing::REDUNDANT: required.push_back(merged_plan(s)); break;
+    case reliability::Continuing::REROUTE: required = reroute_plans(s).plans; break;
+    case reliability::Continuing::RECONFIGURE:  // a template that cannot run is a rate of 0
+    case reliability::Continuing::SWARM: break;
+  }
+  for (RequiredPlan& p : required) {
+    try {
+      check_run(p.variant, opt);
+    } catch (const InputError& e) {
+      throw refusal(s, p, e.what());
+    }
+  }
 }
 
 }  // namespace sim

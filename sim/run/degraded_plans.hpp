@@ -20,6 +20,7 @@
 namespace sim {
 
 struct RunResult;
+struct Scenario;
 struct EngineOptions;
 
 struct ContinuingPlan {
@@ -30,5 +31,13 @@ struct ContinuingPlan {
 // `healthy` is a run of the resolved scenario; the strategy is its recovery kind (a continuing
 // one). Throws InputError when the plan does not suit the strategy (named in the message).
 ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& opt);
+
+// Everything plan_continuing would refuse, short of simulating: whether the plan suits the strategy
+// (continuing_layout.hpp), and whether each degraded plan the strategy cannot do without -- the
+// redundant merged plan, the rerouted ones -- passes run_scenario's checks (run.hpp, check_run:
+// it fits in memory and its simulation in the budget of `opt`). Each is refused with
+// plan_continuing's line; a reconfigure template that cannot run is a rate of 0, not a refusal.
+// `s` is resolved, its recovery kind a continuing one.
+void check_continuing(const Scenario& s, const EngineOptions& opt);
 
 }  // namespace sim

@@ -8,7 +8,6 @@
 
 #include "sim/core/error.hpp"
 #include "sim/reliability/closed_forms.hpp"
-#include "sim/run/continuing_layout.hpp"
 #include "sim/run/degraded_plans.hpp"
 #include "sim/run/run.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -209,7 +208,7 @@ double tokens_per_s_at(const Scenario& s, Seconds step) {
 void check_job_reliability(const Scenario& s, Seconds step, const EngineOptions& opt) {
   SIM_ASSERT(s.reliability.has_value(), "no failures configured");
   const Setup st = set_up(s, step.value);
-  if (is_continuing(s.reliability->recovery.kind)) continuing_layout(s);
+  if (is_continuing(s.reliability->recovery.kind)) check_continuing(s, opt);
   check_trial_budget(s, st.job, tokens_per_s_at(s, step), opt);
 }
 

@@ -53,7 +53,8 @@ Seconds uncovered_mttf(const FailureSpec& f, int64_t nodes, int64_t dp);
 
 // The checks simulate_job_reliability makes before any trial, on a step of `step` (the planner's
 // estimate when nothing is simulated yet: run.hpp, check_run): the node limit, whether the plan
-// suits a continuing strategy (continuing_layout.hpp), and whether the trials fit the run's time
+// suits a continuing strategy and its degraded plans pass the run's checks (degraded_plans.hpp,
+// check_continuing), and whether the trials fit the run's time
 // budget (opt: --max-wall). `s` is resolved and has failures; InputErrors.
 void check_job_reliability(const Scenario& s, Seconds step, const EngineOptions& opt);
 

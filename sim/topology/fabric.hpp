@@ -68,6 +68,14 @@ class Fabric {
     for (const TorusHop& h : end_hops(ea, eb)) f(h.a_to_b ? up(h.link) : down(h.link), h.link);
     for (auto it = climb(eb).rbegin(); it != climb(eb).rend(); ++it) f(down(*it), *it);
   }
+  // The latency of a transfer from GPU a to GPU b (a != b): the sum of its route's link latencies,
+  // which the engine's platform gives the same links (sim/engine/platform.cpp) and SimGrid charges
+  // each flow once before it moves bytes.
+  Seconds route_latency(int64_t a, int64_t b) const {
+    Seconds t;
+    for_each_link(a, b, [&](uint64_t, int64_t l) { t += net_.links()[static_cast<size_t>(l)].latency; });
+    return t;
+  }
   // The hops between the ends' climbs of a transfer from GPU a to GPU b: along the torus when both
   // sit in one, along the circuits when they sit in different nodes of a direct-connect network,
   // else none. Valid until the next call on this thread.

@@ -55,7 +55,7 @@ Seconds CommCosts::group_collective(CommGroup group, CollectiveKind kind, Bytes 
   return memoised(memo_->group_cost, std::make_tuple(static_cast<int>(group), static_cast<int>(kind), buffer.value),
                   [&] {
                     const CommOp op = plan_.collective(kind, model_group(s_.plan, place_, group), buffer);
-                    return op.choice.latency + plan_.transfer_time(op.flows);
+                    return op.choice.latency + plan_.route_latency(op.flows) + plan_.transfer_time(op.flows);
                   });
 }
 
@@ -67,15 +67,17 @@ CollectiveAlgo CommCosts::dp_all_reduce_algo(int64_t rank, Bytes buffer) const {
 
 Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
   const int64_t a = place_.gpu({0, 0, from_rank, 0}), b = place_.gpu({0, 0, to_rank, 0});
-  const double per_byte = memoised(memo_->p2p_per_byte, std::make_pair(from_rank, to_rank), [&] {
+  const FlowCost& cost = memoised(memo_->p2p_cost, std::make_pair(from_rank, to_rank), [&] {
     constexpr double kProbe = 1 << 20;  // bytes per member; the time scales with them
-    return plan_.transfer_time(plan_.class_transfers(from_rank, to_rank, Bytes(kProbe))).value / kProbe;
+    const std::vector<GpuFlow> flows = plan_.class_transfers(from_rank, to_rank, Bytes(kProbe));
+    // The engine sends the representative's transfer (a to b): its route's latency.
+    return FlowCost{plan_.transfer_time(flows).value / kProbe, plan_.route_latency({flows.front()})};
   });
-  return plan_.send_latency(a, b) + Seconds(bytes.value * per_byte);
+  return plan_.send_latency(a, b) + cost.route_latency + Seconds(bytes.value * cost.per_byte);
 }
 
 Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {
-  return dp_latency(rank, buffer) + dp_transfer(rank, buffer);
+  return dp_latency(rank, buffer) + dp_route_latency(rank, buffer) + dp_transfer(rank, buffer);
 }
 
 // With hybrid sharding a bucket's shard-group collectives and then its replicas' all-reduce, one
@@ -97,15 +99,14 @@ std::optional<CollectiveChoice> CommCosts::replica_choice(int64_t rank, Bytes bu
   });
 }
 
-Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {
+const CommCosts::FlowCost& CommCosts::dp_cost(int64_t rank, Bytes buffer) const {
   const auto& pl = s_.plan;
-  if (pl.grad_group_size() <= 1 || buffer.value <= 0) return Seconds(0);
   const CollectiveChoice ch = dp_choice(rank, buffer);
   const auto replicas = replica_choice(rank, buffer);
   const int replica_algo = replicas ? static_cast<int>(replicas->algo) : -1;
   const int replica_protocol = replicas ? static_cast<int>(replicas->protocol) : -1;
-  const double per_byte = memoised(
-      memo_->dp_per_byte,
+  return memoised(
+      memo_->dp_cost,
       std::make_tuple(rank, static_cast<int>(ch.algo), static_cast<int>(ch.protocol), replica_algo, replica_protocol),
       [&] {
         std::vector<GpuFlow> flows;
@@ -114,9 +115,18 @@ Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {
                                              buffer * grad_group_share(pl, g));
           flows.insert(flows.end(), op.flows.begin(), op.flows.end());
         }
-        return plan_.transfer_time(flows).value / buffer.value;
+        return FlowCost{plan_.transfer_time(flows).value / buffer.value, plan_.route_latency(flows)};
       });
-  return Seconds(buffer.value * per_byte);
+}
+
+Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {
+  if (s_.plan.grad_group_size() <= 1 || buffer.value <= 0) return Seconds(0);
+  return Seconds(buffer.value * dp_cost(rank, buffer).per_byte);
+}
+
+Seconds CommCosts::dp_route_latency(int64_t rank, Bytes buffer) const {
+  if (s_.plan.grad_group_size() <= 1 || buffer.value <= 0) return Seconds(0);
+  return dp_cost(rank, buffer).route_latency;
 }
 
 }  // namespace sim

@@ -143,6 +143,12 @@ Seconds CommPlan::send_latency(int64_t a, int64_t b) const {
   return k.base_latency + (out ? k.scale_out_step_latency : k.scale_up_step_latency);
 }
 
+Seconds CommPlan::route_latency(const std::vector<GpuFlow>& flows) const {
+  Seconds t;
+  for (const auto& f : flows) t = std::max(t, fabric_.route_latency(f.from, f.to));
+  return t;
+}
+
 std::vector<GpuFlow> CommPlan::class_transfers(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
   const auto& pl = s_.plan;
   std::vector<GpuFlow> flows;

@@ -65,6 +65,10 @@ class CommPlan {
   // directed link's load over its capacity.
   Seconds transfer_time(const std::vector<GpuFlow>& flows) const;
 
+  // The longest route latency of `flows` (Fabric::route_latency): started together, the last of
+  // them moves its first byte that long after the start. 0 for no flows.
+  Seconds route_latency(const std::vector<GpuFlow>& flows) const;
+
   // Every rank class member's pipeline transfer from rank `from_rank` to `to_rank` (all tp, cp and
   // dp indices), `bytes` each: what moves at once when the class sends.
   std::vector<GpuFlow> class_transfers(int64_t from_rank, int64_t to_rank, Bytes bytes) const;

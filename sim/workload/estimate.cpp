@@ -46,6 +46,7 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
   // on it in the order they become ready.
   std::vector<Seconds> dp_free(ranks), dp_alpha(ranks);  // dp_alpha: the largest latency term of the buckets in flight
   std::vector<Seconds> held(ranks);                      // buckets held for the reduction's circuits
+  std::vector<Seconds> held_route(ranks);                // the longest route latency of those
   // Each rank runs its program in order; a slot starts when the slot before it ends and its input
   // has arrived. Sweeps over the ranks advance each as far as its inputs allow.
   std::vector<size_t> next(ranks, 0);
@@ -74,8 +75,11 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
         for (size_t b = 0; b < t.dp_buckets.size(); ++b) {
           if (switching) {
             held[r] += comm.dp_transfer(t.rank, t.dp_buckets[b]);
+            held_route[r] = std::max(held_route[r], comm.dp_route_latency(t.rank, t.dp_buckets[b]));
           } else {
-            channel = std::max(channel, start + t.compute * ready[k][b]) + comm.dp_transfer(t.rank, t.dp_buckets[b]);
+            // A bucket's flows move bytes once their route latency has passed from its launch.
+            const Seconds moving = start + t.compute * ready[k][b] + comm.dp_route_latency(t.rank, t.dp_buckets[b]);
+            channel = std::max(channel, moving) + comm.dp_transfer(t.rank, t.dp_buckets[b]);
           }
           alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_buckets[b]));
         }
@@ -85,7 +89,10 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
           if (switching) start = std::max(start, reduction_ready);
           // The engine pays the largest latency term of the all-reduces in flight once they end.
           if (t.dp_bytes.value > 0) alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_bytes));
-          dur += std::exchange(held[r], Seconds(0)) + comm.dp_transfer(t.rank, t.dp_bytes) + alpha;
+          // The final reduction, with the buckets held for the circuits, launched together.
+          const Seconds route =
+              std::max(std::exchange(held_route[r], Seconds(0)), comm.dp_route_latency(t.rank, t.dp_bytes));
+          dur += route + std::exchange(held[r], Seconds(0)) + comm.dp_transfer(t.rank, t.dp_bytes) + alpha;
           alpha = Seconds(0);
         }
         finish[i] = start + dur;

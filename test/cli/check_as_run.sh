@@ -8,7 +8,19 @@
 #  - the reliability simulation's time budget: 100,000 trials of 10 years at 50 failures per
 #    node-day are about 30,000 s of Monte Carlo, over the 120 s default;
 #  - stacked slowdowns: two slow events of 1e6 on one GPU are a 1e12 slowdown, beyond the 1e6 a
-#    factor may be (run used to simulate a step of 3e12 s and refuse its time to train).
+#    factor may be (run used to simulate a step of 3e12 s and refuse its time to train);
+#  - the simulation's memory budget: --max-memory 1 MiB, less than any simulation's base (check
+#    takes run's --max-memory, --max-wall and --fidelity).
+# The degraded plans a continuing strategy cannot do without pass run's checks too (degraded_plans.hpp,
+# check_continuing), where check used to accept and run refused after simulating the healthy step.
+# On GPT-3 175B (gpt3-175b-1024xa100.json: 96 layers, tp 8 = one node per stage):
+#  - `redundant` with pp 8 and no virtual stages: the merged plan holds 24 layers on one stage,
+#    twice the 12 of a healthy stage whose weights, gradients and optimizer state already take most
+#    of 80 GB (2 x 175e9 / 8 stages / 8 GPUs x 16 B/param = 88 GB for the pair's states alone);
+#  - `reroute` on 64 GPUs (tp 4, pp 8, dp 2, ZeRO 2): the rerouted plan has dp 1, so the fp32
+#    gradients and optimizer state (4 + 12 B/param) that ZeRO 2 shards over 2 replicas are whole:
+#    175e9 / 32 GPUs x 16 B / 2 = 44 GB more per GPU than the healthy plan's (which fits with less
+#    than 44 GB to spare on 80 GB).
 # And a scenario check accepts, run runs.
 # Usage: bash check_as_run.sh TRAINSIM REPO
 set -u
@@ -19,12 +31,12 @@ cd "$repo" || exit 1
 quick=configs/quickstart.json
 poisson='failures={"kind": "poisson", "per_node_day": 0.01, "horizon": "7 d", "trials": 5}'
 
-same_refusal() {  # NAME -- ARGS...: run and check both exit 2 with one and the same line
-  local name=$1
-  shift 2
-  timeout 120 "$trainsim" run "$quick" -q "$@" >/dev/null 2>"$work/run.err"
+same_refusal() {  # NAME CONFIG -- ARGS...: run and check both exit 2 with one and the same line
+  local name=$1 config=$2
+  shift 3
+  timeout 120 "$trainsim" run "$config" -q "$@" >/dev/null 2>"$work/run.err"
   local run_rc=$?
-  timeout 120 "$trainsim" check "$quick" "$@" >"$work/check.out" 2>"$work/check.err"
+  timeout 120 "$trainsim" check "$config" "$@" >"$work/check.out" 2>"$work/check.err"
   local check_rc=$?
   if [ $run_rc -ne 2 ]; then
     fail "$name" "run: exit $run_rc (expected a refusal): $(head -c 200 "$work/run.err")"
@@ -37,13 +49,21 @@ same_refusal() {  # NAME -- ARGS...: run and check both exit 2 with one and the 
   fi
 }
 
-same_refusal "redundant needing one stage per node group" -- --set "$poisson" --set 'recovery={"kind": "redundant"}'
-same_refusal "reroute needing data parallelism" -- --set "$poisson" --set 'recovery={"kind": "reroute"}' \
+same_refusal "redundant needing one stage per node group" "$quick" -- --set "$poisson" --set 'recovery={"kind": "redundant"}'
+same_refusal "reroute needing data parallelism" "$quick" -- --set "$poisson" --set 'recovery={"kind": "reroute"}' \
   --set parallelism.pp=4 --set parallelism.dp=1
-same_refusal "the reliability simulation's time budget" -- --set 'training.tokens="1T"' \
+same_refusal "the reliability simulation's time budget" "$quick" -- --set 'training.tokens="1T"' \
   --set 'failures={"kind": "poisson", "per_node_day": 50, "horizon": "3650 d", "trials": 100000}'
-same_refusal "stacked slowdowns" -- --set "$poisson" --set 'training.tokens="1T"' \
+same_refusal "stacked slowdowns" "$quick" -- --set "$poisson" --set 'training.tokens="1T"' \
   --set 'step_faults={"events": [{"kind": "slow", "gpu": 0, "factor": 1e6}, {"kind": "slow", "gpu": 0, "factor": 1e6}]}'
+same_refusal "the simulation's memory budget" "$quick" -- --max-memory '1 MiB'
+
+gpt3=configs/gpt3-175b-1024xa100.json
+same_refusal "redundant's merged plan over the GPU's memory" "$gpt3" -- --set "$poisson" \
+  --set 'recovery={"kind": "redundant"}' --set parallelism.virtual_stages=1
+same_refusal "reroute's plan on one replica fewer over the GPU's memory" "$gpt3" -- --set "$poisson" \
+  --set 'recovery={"kind": "reroute"}' --set cluster.gpus=64 --set parallelism.tp=4 --set parallelism.dp=2 \
+  --set parallelism.zero=2 --set parallelism.virtual_stages=1 --set training.global_batch=64
 
 # What check accepts, run runs: every strategy that suits the quickstart's plan.
 for kind in checkpoint-restart in-memory-checkpoint just-in-time-checkpoint spares reconfigure swarm; do
