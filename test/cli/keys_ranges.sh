@@ -37,7 +37,7 @@ table = {"kind": "validation", "runs": [{"name": "r", "group": "g", "note": "", 
 # concrete JSON pointer) and what the scenario needs beside it (merged into it).
 ocs = {"kind": "ocs", "reconfiguration": "1 us", "nics_per_node": 8, "nic_bandwidth": "25 GB/s"}
 poisson = {"failures": {"kind": "poisson"}}
-strag = {"count": 1, "factor": 1.1}
+fp8 = {"efficiency_max": 0.5, "half_flops": "1 GFLOP"}  # a curve beside the key set
 context = {
     "/cluster/scale_out/ports": (None, {"cluster": {"scale_out": ocs}}),
     "/cluster/scale_out/reconfiguration": (None, {"cluster": {"scale_out": ocs}}),
@@ -68,6 +68,9 @@ context = {
     "@device/collectives/nvls_latency": (None, {"@device": {"collectives": {"nvls_efficiency": 0.5}}}),
     "@device/collectives/nvls_efficiency": (None, {"@device": {"collectives": {"nvls_latency": "1 us"}}}),
     "@device/flash_attention/head_dims/*": ("@device/flash_attention/head_dims/64", {}),
+    "@device/gemm_fp8/efficiency_max": (None, {"@device": {"peak": {"fp8": "1 PFLOP/s"}, "gemm_fp8": fp8}}),
+    "@device/gemm_fp8/half_flops": (None, {"@device": {"peak": {"fp8": "1 PFLOP/s"}, "gemm_fp8": fp8}}),
+    "@device/cudnn_attention/half_seq_len": (None, {"@device": {"cudnn_attention": {"efficiency_max": 0.5}}}),
     "@validation/runs/*/published/step_time_s": ("@validation/runs/0/published/step_time_s", {}),
     "@validation/runs/*/extra/published_peak_memory_gib": ("@validation/runs/0/extra/published_peak_memory_gib", {}),
     "@device/cudnn_attention/head_dims/*": ("@device/cudnn_attention/head_dims/64",
