@@ -23,12 +23,18 @@ std::string as_pointer(const std::string& key) {
   return p;
 }
 
-// The section a key belongs to: the one with the longest path the key lies strictly under.
+// The section a key belongs to: the one with the longest path the key lies under (a file of its
+// own, such as @costs, also holds its root).
 std::string owner(const std::string& path) {
   std::string best;
+  bool found = false;
   for (const auto& s : schema_sections()) {
     const std::string prefix = std::string(s.path) + "/";
-    if (path.compare(0, prefix.size(), prefix) == 0 && prefix.size() > best.size() + 1) best = s.path;
+    const bool root = path == s.path && path[0] != '/';
+    if ((root || path.compare(0, prefix.size(), prefix) == 0) && (!found || prefix.size() > best.size() + 1)) {
+      best = s.path;
+      found = true;
+    }
   }
   return best;
 }
@@ -62,6 +68,15 @@ std::vector<std::pair<SchemaSection, std::vector<KeySpec>>> select(const std::st
   return out;
 }
 
+// The allowed text with the range's reason; the meaning with the kinds the key applies to.
+std::string allowed_why(const KeySpec& k) {
+  const std::string allowed = allowed_text(k);
+  if (k.why.empty()) return allowed;
+  return allowed.empty() ? "(" + k.why + ")" : allowed + " (" + k.why + ")";
+}
+
+std::string meaning_kinds(const KeySpec& k) { return k.meaning + (k.kinds.empty() ? "" : " [kind: " + k.kinds + "]"); }
+
 std::string cell(const std::string& s) {  // a markdown table cell: '|' escaped
   std::string out;
   for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
@@ -83,10 +98,17 @@ int keys(const std::string& what, const std::string& format) {
                                     {"default", k.default_json},
                                     {"default_note", k.default_note},
                                     {"allowed", allowed_text(k)},
-                                    {"meaning", k.meaning}};
+                                    {"meaning", k.meaning},
+                                    {"why", k.why},
+                                    {"kinds", k.kinds}};
         if (k.type == "count" || k.type.rfind("count or", 0) == 0) {
           j["min"] = k.min;
           j["max"] = k.max;
+        }
+        if (!k.range.empty()) {  // in SI units
+          const QuantityRange r = schema_range(k.path);
+          j["lo"] = r.min;
+          j["hi"] = r.max;
         }
         all.push_back(j);
       }
@@ -103,7 +125,7 @@ int keys(const std::string& what, const std::string& format) {
                   section.name, section.meaning);
       for (const auto& k : entries)
         std::printf("| `%s` | %s | %s | %s | %s | %s |\n", k.path.c_str(), cell(k.type).c_str(), cell(k.unit).c_str(),
-                    cell(default_text(k)).c_str(), cell(allowed_text(k)).c_str(), cell(k.meaning).c_str());
+                    cell(default_text(k)).c_str(), cell(allowed_why(k)).c_str(), cell(meaning_kinds(k)).c_str());
     }
     return 0;
   }
@@ -114,7 +136,8 @@ int keys(const std::string& what, const std::string& format) {
                   k.unit.c_str(), default_text(k).c_str());
       const std::string allowed = allowed_text(k);
       if (!allowed.empty()) std::printf("      allowed: %s\n", allowed.c_str());
-      std::printf("      %s\n", k.meaning.c_str());
+      if (!k.why.empty()) std::printf("      why: %s\n", k.why.c_str());
+      std::printf("      %s\n", meaning_kinds(k).c_str());
     }
   }
   return 0;

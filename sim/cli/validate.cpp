@@ -16,6 +16,7 @@
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
 #include "sim/run/run.hpp"
+#include "sim/scenario/schema.hpp"
 
 namespace sim::cli {
 namespace {
@@ -23,9 +24,15 @@ namespace {
 // A published step time the error can be taken against: 0, a negative or a subnormal time would
 // print an infinite or meaningless error. No published training step is under a millisecond or
 // over a day.
+// The table's keys and ranges are the schema's (sim/scenario/schema_validation.cpp).
+const std::string ROW = "@validation/runs/*";
+
 double published_step_time(const ParamReader& r) {
   const double t = r.as_number();
-  if (!(t >= 1e-3 && t <= 86400)) r.fail(fmt::format("{:g} s is not a step time", t), "seconds, from 0.001 to 86400");
+  const QuantityRange times = schema_range(ROW + "/published/step_time_s");
+  if (!times.contains(t))
+    r.fail(fmt::format("{:g} s is not a step time", t),
+           fmt::format("seconds, from {:g} to {:g}", times.min, times.max));
   return t;
 }
 
@@ -41,7 +48,10 @@ std::optional<double> published_peak_memory(const ParamReader& run) {
   const auto gib = extra->find("published_peak_memory_gib");
   if (!gib) return std::nullopt;
   const double m = gib->as_number();
-  if (!(m >= 0.01 && m <= 1e6)) gib->fail(fmt::format("{:g} GiB is not a peak memory", m), "GiB, from 0.01 to 10^6");
+  const QuantityRange peaks = schema_range(ROW + "/extra/published_peak_memory_gib");
+  if (!peaks.contains(m))
+    gib->fail(fmt::format("{:g} GiB is not a peak memory", m),
+              fmt::format("GiB, from {:g} to {:g}", peaks.min, peaks.max));
   return m;
 }
 
@@ -67,8 +77,8 @@ double relative_error(double predicted, double published) { return predicted / p
 int validate(const std::string& table, const std::string& fidelity, double max_wall, const std::string& max_memory) {
   const EngineOptions opt = engine_options(fidelity, max_wall, max_memory, table);
   auto t = ParamReader::load_file(table);
-  t.expect_keys({"kind", "description", "runs"});
-  t.at("kind").as_choice({"validation"});
+  schema_expect_keys(t, "@validation");
+  t.at("kind").as_choice(schema_choices("@validation/kind"));
   auto runs = t.at("runs");
   if (runs.size() == 0) runs.fail("has no runs", "at least one run to compare");
   // Every row is read before the first is simulated: a mistake in the table's own fields (a name,
@@ -80,10 +90,11 @@ int validate(const std::string& table, const std::string& fidelity, double max_w
   std::vector<Row> rows;
   for (size_t i = 0; i < runs.size(); ++i) {
     auto run = runs[i];
-    run.expect_keys({"name", "group", "published", "note", "scenario", "extra"});
+    schema_expect_keys(run, ROW);
     Row row;
     row.name = run.string("name");
     row.group = run.string("group");
+    schema_expect_keys(run.at("published"), ROW + "/published");
     row.published = published_step_time(run.at("published").at("step_time_s"));
     row.published_memory = published_peak_memory(run);
     try {

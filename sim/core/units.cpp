@@ -75,8 +75,9 @@ std::optional<Seconds> parse_seconds(std::string_view text) {
   static constexpr struct {
     std::string_view u;
     double f;
-  } table[] = {{"ns", 1e-9},  {"us", 1e-6},  {"µs", 1e-6},   {"ms", 1e-3},     {"s", 1.0},        {"sec", 1.0},
-               {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0}, {"day", 86400.0}, {"days", 86400.0}, {"w", 604800.0}};
+  } table[] = {{"ps", 1e-12},    {"ns", 1e-9},      {"us", 1e-6},   {"µs", 1e-6},  {"ms", 1e-3},
+               {"s", 1.0},       {"sec", 1.0},      {"min", 60.0},  {"h", 3600.0}, {"d", 86400.0},
+               {"day", 86400.0}, {"days", 86400.0}, {"w", 604800.0}};
   for (const auto& e : table)
     if (s->unit == e.u) return Seconds(s->number * e.f);
   return std::nullopt;

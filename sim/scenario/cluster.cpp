@@ -15,16 +15,9 @@
 
 namespace sim {
 
-constexpr int64_t MAX_GPUS = MAX_CLUSTER_GPUS;
 // A direct-connect network's routes are tabled per ordered pair of nodes (sim/topology/direct.hpp):
 // 1,024 nodes take 4 MB.
 constexpr int64_t MAX_DIRECT_NODES = 1024;
-// A link's latency per hop (scale_up.latency, scale_out.latency; the engine's links carry it, the
-// closed-form estimate takes NCCL's latencies from the device profile): from 1 ns, under one NVLink
-// or switch hop, to 1 s, 10^6 times the shipped clusters' 1 us (an InfiniBand switch adds 0.1 to
-// 0.3 us). SimGrid aborts on far longer hops ("The Impossible Did Happen" at 10^5 s on a 4x4x4
-// torus, where 3*10^4 s still ran; fuzz_platform).
-constexpr QuantityRange LINK_LATENCY{1e-9, 1.0, "a latency from 1 ns to 1 s"};
 
 static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir) {
   std::string path = device_file(at.as_string(), data_dir, at.directory());
@@ -59,14 +52,17 @@ static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir
 // A torus's shape: dims whose product, a slice, is whole nodes (hosts) and tiles the cluster.
 static void parse_torus(const ParamReader& up, int64_t node_gpus, ClusterSpec& c) {
   const auto d = up.at("dims");
-  if (!d.is_array() || d.size() < 1 || d.size() > 3)
-    d.fail("is not a list of 1 to 3 dimensions", "chips along each dimension, e.g. [4, 4, 4]");
+  const KeySpec& dims = key_spec("/cluster/scale_up/dims");
+  if (!d.is_array() || d.size() < static_cast<size_t>(dims.min) || d.size() > static_cast<size_t>(dims.max))
+    d.fail("is not a list of " + std::to_string(dims.min) + " to " + std::to_string(dims.max) + " dimensions",
+           "chips along each dimension, e.g. [4, 4, 4]");
+  const KeySpec& dim = key_spec("/cluster/scale_up/dims/*");
   int64_t slice = 1;
   std::string shape;
   for (size_t i = 0; i < d.size(); ++i) {
-    c.scale_up.dims.push_back(d[i].as_count(1, MAX_GPUS));
+    c.scale_up.dims.push_back(d[i].as_count(dim.min, dim.max));
     slice *= c.scale_up.dims.back();
-    if (slice > MAX_GPUS) d.fail("has more chips than a cluster may (" + std::to_string(MAX_GPUS) + ")", "fewer");
+    if (slice > dim.max) d.fail("has more chips than a cluster may (" + std::to_string(dim.max) + ")", "fewer");
     shape += (i ? "x" : "") + std::to_string(c.scale_up.dims.back());
   }
   if (c.gpus % slice != 0)
@@ -85,7 +81,8 @@ static void parse_torus(const ParamReader& up, int64_t node_gpus, ClusterSpec& c
     if (!cube->is_array() || cube->size() != d.size())
       cube->fail("is not one extent per dimension of dims " + shape, "a list as long as dims, e.g. [4, 4, 4]");
     for (size_t i = 0; i < cube->size(); ++i) {
-      c.scale_up.cube.push_back((*cube)[i].as_count(1, MAX_GPUS));
+      const KeySpec& extent = key_spec("/cluster/scale_up/cube/*");
+      c.scale_up.cube.push_back((*cube)[i].as_count(extent.min, extent.max));
       if (c.scale_up.dims[i] % c.scale_up.cube.back() != 0)
         (*cube)[i].fail(std::to_string(c.scale_up.cube.back()) + " does not divide the dimension's " +
                             std::to_string(c.scale_up.dims[i]) + " chips",
@@ -124,7 +121,8 @@ static void parse_direct(const ParamReader& out, int64_t node_gpus, ClusterSpec&
   if (!st->is_array() || st->size() < 1)
     st->fail("is not a list of strides", "strides s in [1, nodes), e.g. [1, 3]: node i joins i + s and i - s");
   if (nodes < 2) st->fail("needs two nodes or more; the cluster has one", "no strides");
-  for (size_t i = 0; i < st->size(); ++i) c.scale_out.strides.push_back((*st)[i].as_count(1, nodes - 1));
+  const int64_t shortest = key_spec("/cluster/scale_out/strides/*").min;
+  for (size_t i = 0; i < st->size(); ++i) c.scale_out.strides.push_back((*st)[i].as_count(shortest, nodes - 1));
   int64_t common = nodes;  // the nodes fall into this many rings apart
   for (int64_t x : c.scale_out.strides) common = std::gcd(common, x);
   if (common != 1)
@@ -166,7 +164,7 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
         .fail("a " + c.scale_up.kind + "'s domain is its dims' product",
               "no domain_gpus with kind \"" + c.scale_up.kind + "\"");
   c.scale_up.bandwidth = up.at("bandwidth").as_bandwidth();
-  if (auto l = up.find("latency")) c.scale_up.latency = l->as_seconds(LINK_LATENCY);
+  if (auto l = up.find("latency")) c.scale_up.latency = l->as_seconds(schema_range("/cluster/scale_up/latency"));
   c.scale_up.nvls = schema_bool(up, "/cluster/scale_up/nvls");
   // A domain is whole nodes and the cluster whole domains; a cluster smaller than one domain is
   // one (as one smaller than a node is one node).
@@ -204,11 +202,11 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   c.scale_out.nic_bandwidth = out.at("nic_bandwidth").as_bandwidth();
   if (auto o = out.find("oversubscription")) {
     c.scale_out.oversubscription = o->as_number();
-    if (!(c.scale_out.oversubscription >= 1.0 && c.scale_out.oversubscription <= 1024.0))
+    if (!schema_range("/cluster/scale_out/oversubscription").contains(c.scale_out.oversubscription))
       o->fail("is out of range", "a ratio >= 1 (1 = full bisection)");
   }
   c.scale_out.pod_gpus = out.has("pod_gpus") ? schema_count(out, "/cluster/scale_out/pod_gpus") : c.gpus;
-  if (auto l = out.find("latency")) c.scale_out.latency = l->as_seconds(LINK_LATENCY);
+  if (auto l = out.find("latency")) c.scale_out.latency = l->as_seconds(schema_range("/cluster/scale_out/latency"));
   // The tiers' ports must add up: a GPU sends through one NIC, which GPUs share evenly, and pods
   // (Placement::pod, the fat-tree's spines) are whole nodes.
   if (c.scale_out.nics_per_node > node_gpus)
@@ -228,12 +226,8 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
               "a multiple of gpus_per_node");
   if (ocs) {
     // Every NIC takes a port: a circuit is a dedicated path from one port to another.
-    // From the fastest switch built (Sirius's tunable lasers: 3.84 ns end to end, Ballani et al.,
-    // SIGCOMM'20) with a margin below, to an hour: a robotic patch panel, the slowest kind used
-    // between jobs, takes minutes (TopoOpt, Wang et al., NSDI'23). A circuit that takes longer to
-    // set than a checkpoint interval is no switch of a running job.
-    constexpr QuantityRange RECONFIGURATION{1e-10, 3600, "from 100 ps to 1 h"};
-    c.scale_out.reconfiguration = out.at("reconfiguration").as_seconds(RECONFIGURATION);
+    c.scale_out.reconfiguration =
+        out.at("reconfiguration").as_seconds(schema_range("/cluster/scale_out/reconfiguration"));
     const int64_t nics = c.nodes() * c.scale_out.nics_per_node;
     c.scale_out.ports = out.has("ports") ? schema_count(out, "/cluster/scale_out/ports") : nics;
     if (c.scale_out.ports < nics)

@@ -3,13 +3,14 @@
 #include <fstream>
 
 #include "sim/core/params.hpp"
+#include "sim/scenario/schema.hpp"
 
 namespace sim {
 
 namespace {
 
-PartPrice part(const ParamReader& r) {
-  r.expect_keys({"usd", "watts"});
+PartPrice part(const ParamReader& r, const std::string& path) {
+  schema_expect_keys(r, path);
   PartPrice p;
   p.usd = r.number("usd");
   p.watts = r.number("watts");
@@ -21,14 +22,14 @@ PartPrice part(const ParamReader& r) {
 }  // namespace
 
 CostTable CostTable::parse(const ParamReader& r) {
-  r.expect_keys({"kind", "name", "description", "source", "port_bandwidth", "switch_port", "transceiver", "ocs_port"});
-  if (auto k = r.find("kind")) k->as_choice({"costs"});
+  schema_expect_keys(r, "@costs");
+  if (auto k = r.find("kind")) k->as_choice(schema_choices("@costs/kind"));
   CostTable c;
-  c.name = r.has("name") ? r.string("name") : std::string("costs");
+  c.name = schema_value(r, "@costs/name")->as_string();
   c.port_bandwidth = r.at("port_bandwidth").as_bandwidth();
-  c.switch_port = part(r.at("switch_port"));
-  c.transceiver = part(r.at("transceiver"));
-  c.ocs_port = part(r.at("ocs_port"));
+  c.switch_port = part(r.at("switch_port"), "@costs/switch_port");
+  c.transceiver = part(r.at("transceiver"), "@costs/transceiver");
+  c.ocs_port = part(r.at("ocs_port"), "@costs/ocs_port");
   return c;
 }
 

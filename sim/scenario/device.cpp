@@ -9,28 +9,17 @@
 #include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
+#include "sim/scenario/schema.hpp"
 
 namespace sim {
 namespace {
 
-// The profile's windows (core/quantity_range.hpp), each with its reason; its bandwidths take
-// BANDWIDTH and its fractions of a rated speed EFFICIENCY.
-// A dense tensor-core peak: from 1 TFLOP/s, under any accelerator LLMs are trained on (V100: 125
-// TFLOP/s FP16), to 1 EFLOP/s, over 200x the fastest dense peak shipped (B200: 4.5 PFLOP/s FP8).
-constexpr QuantityRange PEAK{1e12, 1e18, "a dense peak from 1 TFLOP/s to 1 EFLOP/s"};
-// HBM: from 1 GiB, under any training GPU's (V100: 16 GiB), to 1 PiB, over 3,000x the largest
-// (B300: 288 GB).
-constexpr QuantityRange HBM_CAPACITY{1073741824.0, 1125899906842624.0, "a capacity from 1 GiB to 1 PiB"};
-// A curve's half-efficiency size (SaturatingCurve::x_half). GEMMs: from 1 MFLOP, where a GEMM is
-// saturated from its first tile, to 1 PFLOP, a GEMM of 80,000^3 (the shipped ones are 1.4 to 18
-// GFLOP). Memory-bound kernels: from 1 kB to 1 TB, more than any GPU's HBM (shipped: 2 to 33 MB).
-constexpr QuantityRange HALF_FLOPS{1e6, 1e15, "a size from 1 MFLOP to 1 PFLOP"};
-constexpr QuantityRange HALF_BYTES{1e3, 1e12, "a size from 1 kB to 1 TB"};
-// NCCL's latencies: from 1 ns, under one NVLink hop, to 1 s, over 10^4 times any measured (the
-// shipped profiles' are 1 to 49 us).
-constexpr QuantityRange NCCL_LATENCY{1e-9, 1.0, "a latency from 1 ns to 1 s"};
-// A curve's factor at another head dimension: from 0.01 (EFFICIENCY's floor) to 2.
-constexpr QuantityRange HEAD_DIM_FACTOR{0.01, 2.0, "a factor from 0.01 to 2"};
+// The profile's keys, ranges and choices are the schema's (schema_device.cpp), under @device.
+const std::string D = "@device";
+
+double efficiency(const ParamReader& obj, const std::string& path) {
+  return obj.at(path.substr(path.rfind('/') + 1)).as_number_in(schema_range(path));
+}
 
 }  // namespace
 
@@ -48,28 +37,22 @@ Precision precision_from_string(const std::string& s) {
 }
 
 DeviceSpec DeviceSpec::parse(const ParamReader& r) {
-  std::vector<std::string> keys{
-      "kind",       "name",        "description", "source",           "peak", "hbm", "sms", "gemm", "gemm_fp8",
-      "memory_ops", "collectives", "calibration", "sustained_compute"};
-  for (const auto& k : attention_kernels())
-    if (k.profile_key) keys.push_back(k.profile_key);
-  r.expect_keys(keys);
-  if (auto k = r.find("kind")) k->as_choice({"device"});
+  schema_expect_keys(r, D);
+  if (auto k = r.find("kind")) k->as_choice(schema_choices(D + "/kind"));
   DeviceSpec d;
   d.name = r.string("name");
   auto peak = r.at("peak");
-  peak.expect_keys({"bf16", "fp16", "fp8"});
-  if (auto v = peak.find("bf16")) d.dense_peak[Precision::BF16] = v->as_flops_rate(PEAK);
-  if (auto v = peak.find("fp16")) d.dense_peak[Precision::FP16] = v->as_flops_rate(PEAK);
-  if (auto v = peak.find("fp8")) d.dense_peak[Precision::FP8] = v->as_flops_rate(PEAK);
+  schema_expect_keys(peak, D + "/peak");
+  for (Precision p : {Precision::BF16, Precision::FP16, Precision::FP8})
+    if (auto v = peak.find(to_string(p))) d.dense_peak[p] = v->as_flops_rate(schema_range(D + "/peak/" + to_string(p)));
   if (d.dense_peak.empty()) peak.fail("names no precision", "at least one of bf16, fp16, fp8");
   auto hbm = r.at("hbm");
-  hbm.expect_keys({"capacity", "bandwidth"});
-  d.hbm_capacity = hbm.at("capacity").as_bytes(HBM_CAPACITY);
+  schema_expect_keys(hbm, D + "/hbm");
+  d.hbm_capacity = hbm.at("capacity").as_bytes(schema_range(D + "/hbm/capacity"));
   d.hbm_bandwidth = hbm.at("bandwidth").as_bandwidth();
-  d.sms = r.has("sms") ? r.count("sms", 1, 100000) : 0;
+  d.sms = r.has("sms") ? schema_count(r, D + "/sms") : 0;
   auto gemm = r.at("gemm");
-  gemm.expect_keys({"efficiency_max", "half_flops", "tiles"});
+  schema_expect_keys(gemm, D + "/gemm");
   if (auto tiles = gemm.find("tiles")) {
     const ParamReader& list = *tiles;
     for (size_t i = 0; i < list.size(); ++i) {
@@ -83,28 +66,30 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
     }
     if (d.sms <= 0) tiles->fail("wave quantization needs the device's SM count", "an \"sms\" entry");
   }
-  d.gemm.eta_max = gemm.at("efficiency_max").as_efficiency();
-  d.gemm.x_half = gemm.at("half_flops").as_flops(HALF_FLOPS).value;
+  d.gemm.eta_max = efficiency(gemm, D + "/gemm/efficiency_max");
+  d.gemm.x_half = gemm.at("half_flops").as_flops(schema_range(D + "/gemm/half_flops")).value;
   if (auto g8 = r.find("gemm_fp8")) {
-    g8->expect_keys({"efficiency_max", "half_flops", "layouts"});
+    schema_expect_keys(*g8, D + "/gemm_fp8");
     if (!d.dense_peak.count(Precision::FP8))
       g8->fail("is given without an fp8 peak", "a peak.fp8 entry, or no gemm_fp8");
-    d.gemm_fp8.eta_max = g8->at("efficiency_max").as_efficiency();
-    d.gemm_fp8.x_half = g8->at("half_flops").as_flops(HALF_FLOPS).value;
-    if (auto l = g8->find("layouts")) d.fp8_gemm_any_layout = l->as_choice({"tn", "any"}) == "any";
+    d.gemm_fp8.eta_max = efficiency(*g8, D + "/gemm_fp8/efficiency_max");
+    d.gemm_fp8.x_half = g8->at("half_flops").as_flops(schema_range(D + "/gemm_fp8/half_flops")).value;
+    if (auto l = g8->find("layouts"))
+      d.fp8_gemm_any_layout = l->as_choice(schema_choices(D + "/gemm_fp8/layouts")) == "any";
   }
-  if (auto f = r.find("sustained_compute")) d.sustained_compute = f->as_efficiency();
+  if (r.has("sustained_compute")) d.sustained_compute = efficiency(r, D + "/sustained_compute");
   auto mem = r.at("memory_ops");
-  mem.expect_keys({"efficiency_max", "half_bytes"});
-  d.memory.eta_max = mem.at("efficiency_max").as_efficiency();
-  d.memory.x_half = mem.at("half_bytes").as_bytes(HALF_BYTES).value;
+  schema_expect_keys(mem, D + "/memory_ops");
+  d.memory.eta_max = efficiency(mem, D + "/memory_ops/efficiency_max");
+  d.memory.x_half = mem.at("half_bytes").as_bytes(schema_range(D + "/memory_ops/half_bytes")).value;
   for (const auto& k : attention_kernels()) {
     if (!k.profile_key) continue;
+    const std::string p = D + "/" + k.profile_key;
     if (auto fa = r.find(k.profile_key)) {
-      fa->expect_keys({"efficiency_max", "half_seq_len", "head_dims"});
+      schema_expect_keys(*fa, p);
       SaturatingCurve& c = d.attention[k.kind];
-      c.eta_max = fa->at("efficiency_max").as_efficiency();
-      c.x_half = static_cast<double>(fa->at("half_seq_len").as_count(1, 1 << 24));
+      c.eta_max = efficiency(*fa, p + "/efficiency_max");
+      c.x_half = static_cast<double>(schema_count(*fa, p + "/half_seq_len"));
       if (auto dims = fa->find("head_dims")) {
         if (!dims->is_object()) dims->fail("is not an object", "head dimensions mapped to factors, e.g. {\"64\": 0.9}");
         for (const auto& key : dims->keys()) {
@@ -113,22 +98,25 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
           if (key.empty() || *end != '\0' || hd < 8 || hd > 1024 || hd == kReferenceHeadDim)
             dims->at(key).fail("'" + key + "' is not a head dimension",
                                fmt::format("a whole number from 8 to 1024 other than {}", kReferenceHeadDim));
-          d.attention_head_dims[k.kind][static_cast<int>(hd)] = dims->at(key).as_number_in(HEAD_DIM_FACTOR);
+          d.attention_head_dims[k.kind][static_cast<int>(hd)] =
+              dims->at(key).as_number_in(schema_range(p + "/head_dims/*"));
         }
       }
     }
   }
   auto c = r.at("collectives");
-  c.expect_keys({"base_latency", "scale_up_step_latency", "scale_out_step_latency", "scale_up_efficiency",
-                 "scale_out_efficiency", "nvls_efficiency", "nvls_latency"});
-  d.collectives.base_latency = c.at("base_latency").as_seconds(NCCL_LATENCY);
-  d.collectives.scale_up_step_latency = c.at("scale_up_step_latency").as_seconds(NCCL_LATENCY);
-  d.collectives.scale_out_step_latency = c.at("scale_out_step_latency").as_seconds(NCCL_LATENCY);
-  d.collectives.scale_up_efficiency = c.at("scale_up_efficiency").as_efficiency();
-  d.collectives.scale_out_efficiency = c.at("scale_out_efficiency").as_efficiency();
-  if (auto e = c.find("nvls_efficiency")) {
-    d.collectives.nvls_efficiency = e->as_efficiency();
-    d.collectives.nvls_latency = c.at("nvls_latency").as_seconds(NCCL_LATENCY);
+  const std::string C = D + "/collectives";
+  schema_expect_keys(c, C);
+  d.collectives.base_latency = c.at("base_latency").as_seconds(schema_range(C + "/base_latency"));
+  d.collectives.scale_up_step_latency =
+      c.at("scale_up_step_latency").as_seconds(schema_range(C + "/scale_up_step_latency"));
+  d.collectives.scale_out_step_latency =
+      c.at("scale_out_step_latency").as_seconds(schema_range(C + "/scale_out_step_latency"));
+  d.collectives.scale_up_efficiency = efficiency(c, C + "/scale_up_efficiency");
+  d.collectives.scale_out_efficiency = efficiency(c, C + "/scale_out_efficiency");
+  if (c.has("nvls_efficiency")) {
+    d.collectives.nvls_efficiency = efficiency(c, C + "/nvls_efficiency");
+    d.collectives.nvls_latency = c.at("nvls_latency").as_seconds(schema_range(C + "/nvls_latency"));
   } else if (auto l = c.find("nvls_latency")) {
     l->fail("is given without nvls_efficiency", "both nvls_efficiency and nvls_latency, or neither");
   }

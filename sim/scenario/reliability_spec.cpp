@@ -46,6 +46,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
+#include "sim/scenario/schema.hpp"
 
 namespace sim {
 
@@ -81,74 +82,17 @@ const char* to_string(FailureScope s) {
 
 namespace {
 
-// Llama 3's snapshot (A1): 419 unexpected interruptions in 54 days on 16,384 GPUs,
-// taken as 2,048 nodes of 8 for the whole period (the paper says "up to 16K").
-constexpr double LLAMA3_NODES = 2048, LLAMA3_DAYS = 54, LLAMA3_INTERRUPTIONS = 419;
 constexpr double DAY = 86400.0;
-
-// Defaults.
-// The node failure rate: Llama 3's 419 / (2048 · 54) = 3.79e-3 per node-day (A1), the H100-era
-// figure, between Meta RSC-2's 2.34e-3 and RSC-1's 6.50e-3 (A2).
-constexpr double DEFAULT_PER_NODE_DAY = LLAMA3_INTERRUPTIONS / (LLAMA3_NODES * LLAMA3_DAYS);
-// Weibull shape: 0.7–0.8 for the time between failures of HPC systems (Schroeder & Gibson, "A
-// large-scale study of failures in high-performance computing systems", DSN 2006;
-// quoted from the paper's abstract, unverified here). < 1: failures cluster.
-constexpr double DEFAULT_WEIBULL_SHAPE = 0.8;
-// The horizon: Llama 3's 54-day snapshot, the period the default rate was measured over (A1).
-constexpr double DEFAULT_HORIZON_DAYS = LLAMA3_DAYS;
-constexpr double MAX_HORIZON_DAYS = 3650;  // ten years: any training run, and bounded work per trial
-// Monte Carlo trials: 100 puts the standard error of a mean at a tenth of one trial's spread.
-// A trace replays the same failures every time, so one trial.
-constexpr int64_t DEFAULT_TRIALS = 100, DEFAULT_TRACE_TRIALS = 1;
-// A node failing every 14 minutes on average is far beyond any measured cluster (A3's highest,
-// ≈2.4e-2 per node-day) or spot-instance preemption; above this the input is a mistake.
-constexpr double MAX_PER_NODE_DAY = 100;
-constexpr double MIN_WEIBULL_SHAPE = 0.1, MAX_WEIBULL_SHAPE = 10;
-// Detection: a failure that does not crash the job is found by the next health check, every 5
-// minutes on Meta's RSC clusters (A2), so 2.5 min on average. Restart: 5 min, Kokolis et al.'s
-// assumed restart overhead (A2, Figure 10); detection + restart = 7.5 min lies in their u0 range
-// "≈5–20 min" (A2) and under MegaScale's "<10 min" detection and diagnosis plus 15 min catch-up (A3).
-constexpr double DEFAULT_DETECTION_S = 150, DEFAULT_RESTART_S = 300;
-// in-memory-checkpoint (Gemini, Wang et al. SOSP'23; B1, B4). Interval: every step,
-// Gemini's optimum ("one checkpoint per iteration", B1; "can checkpoint every iteration", B4).
-// Blocking cost: 0.04 s, ByteRobust's every-step in-memory checkpoint of a 70B model on 2,048 GPUs
-// (SOSP'25 Table 8, B4 [S]); Gemini itself reports no throughput overhead ("without incurring
-// overhead on training throughput", B4 [P]), so 0.04 s is the pessimistic side. Storage fallback
-// every 3 h: Gemini's "Strawman" baseline and BLOOM's interval (B3/B4, A3). Replicas: 2 (our
-// default: each shard in its node's memory and one peer's, the least that survives one node loss).
-constexpr double DEFAULT_MEMORY_WRITE_S = 0.04, DEFAULT_STORAGE_INTERVAL_S = FALLBACK_STORAGE_INTERVAL_S;
-constexpr int64_t MAX_REPLICAS = 64;
-// just-in-time-checkpoint (Gupta et al., EuroSys'24, B4 [P abstract]): "a few seconds per GPU" to
-// save from a surviving replica and restore; taken as 5 s (our reading of "a few").
-constexpr double DEFAULT_JIT_COST_S = 5;
-// spares: swap 60 s, an assumption: the spare is booted and health-checked, and joining costs a
-// process-group re-initialisation; Lumion's optical swap in ≈1 s (C) is the lower bound. Repair
-// 24 h, an assumption: OPT-175B's logbook says replacing a node "can take hours" (A3). The pool's
-// default, 5% of the nodes: Delta/NCSA's "about 5% overprovisioning is needed to handle GPU
-// failures" (A3 [P abstract]); BLOOM ran 4 spares for 48 nodes (8%, A3).
-constexpr double DEFAULT_SWAP_S = 60, DEFAULT_REPAIR_S = 86400;
-// rewire: spares that an optical circuit switch wires in, as TPU v4's OCS routes a slice around a
-// failed cube: "dynamically reconfigure 4x4x4 chip cubes into arbitrary 3D torus topologies in
-// around 10 seconds" (Gemini 1.0 report section 3; D1; unverified): a
-// 10 s swap instead of a spare node's 60 s boot and join.
-constexpr double DEFAULT_REWIRE_S = 10;
-// Asynchronous checkpoints: the background write may slow the step by at most half (a larger
-// slowdown makes the write blocking in all but name).
-constexpr double MAX_BACKGROUND_SLOWDOWN = 0.5;
+// A trace replays the same failures every time, so one trial (the schema's note on trials).
+constexpr int64_t TRACE_TRIALS = 1;
 // Trace files (format below).
 constexpr size_t MAX_TRACE_BYTES = size_t{64} << 20;
 constexpr size_t MAX_TRACE_ROWS = size_t{1} << 20;
 
-const std::vector<std::string> FAILURE_KINDS = {"poisson", "weibull", "trace"};
-const std::vector<std::string> RECOVERY_KINDS = {"checkpoint-restart",
-                                                 "in-memory-checkpoint",
-                                                 "just-in-time-checkpoint",
-                                                 "reconfigure",
-                                                 "redundant",
-                                                 "reroute",
-                                                 "spares",
-                                                 "rewire",
-                                                 "swarm"};
+// The schema's bounds (schema_reliability.cpp), in the units of the messages.
+double max_per_node_day() { return schema_range("/failures/per_node_day").max; }
+double max_horizon_days() { return schema_range("/failures/horizon").max / DAY; }
+
 const std::vector<std::string> MIXES = {"llama3"};
 
 std::string join(const std::vector<std::string>& v) {
@@ -166,21 +110,10 @@ std::string unknown(const std::string& what, const std::string& name, const std:
 
 double rate(const ParamReader& r) {
   const double v = r.as_number();
-  const std::string expected = "failures per node-day, a number > 0 and at most " + g(MAX_PER_NODE_DAY);
+  const std::string expected = "failures per node-day, a number > 0 and at most " + g(max_per_node_day());
   if (!(v > 0)) r.fail(g(v) + " is not positive", expected);
-  if (v > MAX_PER_NODE_DAY) r.fail(g(v) + " is out of range", expected);
+  if (v > max_per_node_day()) r.fail(g(v) + " is out of range", expected);
   return v;
-}
-
-// The keys each kind takes; a key of another kind is refused by name.
-std::vector<std::string> failure_keys(FailureLaw law) {
-  std::vector<std::string> common = {"kind", "planned", "horizon", "trials"};
-  switch (law) {
-    case FailureLaw::POISSON: common.insert(common.end(), {"per_node_day", "components"}); break;
-    case FailureLaw::WEIBULL: common.insert(common.end(), {"per_node_day", "shape", "scale", "components"}); break;
-    case FailureLaw::TRACE: common.insert(common.end(), {"trace", "components"}); break;
-  }
-  return common;
 }
 
 std::vector<std::string> known_names() {
@@ -200,7 +133,8 @@ int64_t read_takes(const ParamReader& t) {
     t.fail(unknown("unknown group", word, {"node", "pod"}), expected);
   }
   if (!t.is_number()) t.fail("is not a string or a number", expected);
-  return t.as_count(1, MAX_RELIABILITY_NODES);
+  const KeySpec& k = key_spec("/failures/components/*/takes");
+  return t.as_count(k.min, k.max);
 }
 
 // `rates`: each component has a rate (poisson, weibull); without (a trace, whose rows are its
@@ -227,18 +161,18 @@ std::vector<FailureComponent> read_components(const ParamReader& c, bool rates) 
       if (!rates && v.has("per_node_day"))
         v.at("per_node_day")
             .fail("a trace's failures are its rows: its components take no rate", "scope, takes or silent");
-      v.expect_keys({"per_node_day", "scope", "takes", "silent"});
+      schema_expect_keys(v, "/failures/components/*");
       if (auto t = v.find("takes")) f.takes_nodes = read_takes(*t);
       if (auto l = v.find("silent")) {
         f.silent_latency = l->as_seconds();  // refuses 0, negatives and non-durations
-        if (f.silent_latency.value > MAX_HORIZON_DAYS * DAY)
+        if (f.silent_latency.value > schema_range("/failures/components/*/silent").max)
           l->fail(format_seconds(f.silent_latency) + " is out of range",
-                  "a mean detection latency of at most " + g(MAX_HORIZON_DAYS) + " d");
+                  "a mean detection latency of at most " + g(max_horizon_days()) + " d");
       }
       if (rates) f.per_node_day = rate(v.at("per_node_day"));
       const auto known_scope = known_component_scope(name);
       if (v.has("scope")) {
-        const std::string s = v.at("scope").as_choice({"gpu", "node", "network", "job"});
+        const std::string s = v.at("scope").as_choice(schema_choices("/failures/components/*/scope"));
         f.scope = s == "gpu"       ? FailureScope::GPU
                   : s == "network" ? FailureScope::NETWORK
                   : s == "job"     ? FailureScope::JOB
@@ -284,20 +218,12 @@ std::string trim(std::string s) {
 void parse_failures(FailureSpec& f, const ParamReader& r) {
   r.expect_object();
   const std::string kind = r.at("kind").as_string();
-  if (std::find(FAILURE_KINDS.begin(), FAILURE_KINDS.end(), kind) == FAILURE_KINDS.end())
-    r.at("kind").fail(unknown("unknown failure model", kind, FAILURE_KINDS), "one of " + join(FAILURE_KINDS));
+  const auto kinds = schema_choices("/failures/kind");
+  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+    r.at("kind").fail(unknown("unknown failure model", kind, kinds), "one of " + join(kinds));
   f.law = kind == "poisson" ? FailureLaw::POISSON : kind == "weibull" ? FailureLaw::WEIBULL : FailureLaw::TRACE;
   // A key of another kind ("shape" with poisson) is named as such, before the did-you-mean check.
-  const auto allowed = failure_keys(f.law);
-  for (const auto& key : r.keys()) {
-    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    for (auto other : {FailureLaw::POISSON, FailureLaw::WEIBULL, FailureLaw::TRACE}) {
-      const auto keys = failure_keys(other);
-      if (std::find(keys.begin(), keys.end(), key) != keys.end())
-        r.at(key).fail("'" + key + "' does not apply to kind '" + kind + "'", "one of " + join(allowed));
-    }
-  }
-  r.expect_keys(allowed);
+  schema_expect_kind_keys(r, "/failures", kind, "kind");
 
   if (f.law == FailureLaw::TRACE) {
     auto t = r.at("trace");
@@ -331,12 +257,13 @@ void parse_failures(FailureSpec& f, const ParamReader& r) {
       if (explicit_rates) given = total_rate(f.components);
     }
     if (f.law == FailureLaw::WEIBULL) {
-      f.weibull_shape = DEFAULT_WEIBULL_SHAPE;
+      f.weibull_shape = schema_default("/failures/shape").as_number();
       if (auto s = r.find("shape")) {
         f.weibull_shape = s->as_number();
-        if (!(f.weibull_shape >= MIN_WEIBULL_SHAPE && f.weibull_shape <= MAX_WEIBULL_SHAPE))
+        const QuantityRange shapes = schema_range("/failures/shape");
+        if (!shapes.contains(f.weibull_shape))
           s->fail(g(f.weibull_shape) + " is out of range",
-                  "a Weibull shape from " + g(MIN_WEIBULL_SHAPE) + " to " + g(MAX_WEIBULL_SHAPE));
+                  "a Weibull shape from " + g(shapes.min) + " to " + g(shapes.max));
       }
       const double mean_factor = std::tgamma(1.0 + 1.0 / f.weibull_shape);  // mean = scale · Γ(1 + 1/k)
       if (auto s = r.find("scale")) {
@@ -346,13 +273,13 @@ void parse_failures(FailureSpec& f, const ParamReader& r) {
                   "scale, or a rate, not both");
         f.weibull_scale = s->as_seconds();
         given = DAY / (f.weibull_scale.value * mean_factor);
-        if (*given > MAX_PER_NODE_DAY)
+        if (*given > max_per_node_day())
           s->fail("a mean time between failures of " + format_seconds(f.weibull_scale * mean_factor) +
                       " per node is out of range",
-                  "at most " + g(MAX_PER_NODE_DAY) + " failures per node-day");
+                  "at most " + g(max_per_node_day()) + " failures per node-day");
       }
     }
-    f.per_node_day = given.value_or(DEFAULT_PER_NODE_DAY);
+    f.per_node_day = given.value_or(schema_default("/failures/per_node_day").as_number());
     if (!f.components.empty()) {  // scale the split to the node rate
       const double k = f.per_node_day / total_rate(f.components);
       for (auto& c : f.components) c.per_node_day *= k;
@@ -362,7 +289,7 @@ void parse_failures(FailureSpec& f, const ParamReader& r) {
   }
 
   if (auto p = r.find("planned")) {
-    p->expect_keys({"every", "duration"});
+    schema_expect_keys(*p, "/failures/planned");
     f.planned_every = p->at("every").as_seconds();
     if (auto d = p->find("duration")) {
       f.planned_duration = d->as_seconds();
@@ -371,64 +298,38 @@ void parse_failures(FailureSpec& f, const ParamReader& r) {
                 "a stop shorter than the period between stops");
     }
   }
-  f.horizon = Seconds(DEFAULT_HORIZON_DAYS * DAY);
-  if (auto h = r.find("horizon")) {
-    f.horizon = h->as_seconds();
-    if (f.horizon.value > MAX_HORIZON_DAYS * DAY)
-      h->fail(format_seconds(f.horizon) + " is out of range", "a horizon of at most " + g(MAX_HORIZON_DAYS) + " d");
-  }
-  f.trials = f.law == FailureLaw::TRACE ? DEFAULT_TRACE_TRIALS : DEFAULT_TRIALS;
+  f.horizon = schema_value(r, "/failures/horizon")->as_seconds();
+  if (auto h = r.find("horizon"); h && f.horizon.value > schema_range("/failures/horizon").max)
+    h->fail(format_seconds(f.horizon) + " is out of range", "a horizon of at most " + g(max_horizon_days()) + " d");
+  const KeySpec& trials = key_spec("/failures/trials");
+  f.trials = f.law == FailureLaw::TRACE ? TRACE_TRIALS : schema_default(trials.path).as_count(trials.min, trials.max);
   if (auto t = r.find("trials")) {
-    if (t->is_number() && t->as_number() > static_cast<double>(MAX_TRIALS))
+    if (t->is_number() && t->as_number() > static_cast<double>(trials.max))
       t->fail(fmt::format(std::floor(t->as_number()) == t->as_number() && t->as_number() < 1e18 ? "{:.0f}" : "{:g}",
                           t->as_number()) +
-                  " trials is above the limit of " + std::to_string(MAX_TRIALS),
-              "a whole number in [1, " + std::to_string(MAX_TRIALS) + "]");
-    f.trials = t->as_count(1, MAX_TRIALS);
+                  " trials is above the limit of " + std::to_string(trials.max),
+              "a whole number in [" + std::to_string(trials.min) + ", " + std::to_string(trials.max) + "]");
+    f.trials = t->as_count(trials.min, trials.max);
   }
-}
-
-// The keys each strategy takes; a key of another strategy is refused by name.
-std::vector<std::string> recovery_keys(const std::string& kind) {
-  std::vector<std::string> keys = {"kind",      "checkpoint_write", "reload",   "blocking",
-                                   "detection", "restart",          "snapshot", "background_slowdown"};
-  if (kind == "checkpoint-restart") keys.push_back("checkpoint_interval");
-  if (kind == "in-memory-checkpoint")
-    keys.insert(keys.end(), {"interval", "memory_write", "memory_reload", "replicas", "storage_interval"});
-  if (kind == "just-in-time-checkpoint") keys.insert(keys.end(), {"checkpoint_interval", "jit_cost"});
-  if (kind == "spares" || kind == "rewire")
-    keys.insert(keys.end(), {"checkpoint_interval", "spares", "swap", "repair"});
-  if (kind == "reconfigure" || kind == "redundant" || kind == "reroute" || kind == "swarm")
-    keys.insert(keys.end(), {"checkpoint_interval", "pause", "repair"});
-  if (kind == "reconfigure") keys.push_back("warning");
-  return keys;
 }
 
 void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
-  rec.detection = Seconds(DEFAULT_DETECTION_S);
-  rec.restart = Seconds(DEFAULT_RESTART_S);
-  rec.memory_write = Seconds(DEFAULT_MEMORY_WRITE_S);
-  rec.jit_cost = Seconds(DEFAULT_JIT_COST_S);
-  rec.swap = Seconds(DEFAULT_SWAP_S);
-  rec.repair = Seconds(DEFAULT_REPAIR_S);
+  for (auto [field, path] : {std::pair{&rec.detection, "/recovery/detection"},
+                             {&rec.restart, "/recovery/restart"},
+                             {&rec.memory_write, "/recovery/memory_write"},
+                             {&rec.jit_cost, "/recovery/jit_cost"},
+                             {&rec.swap, "/recovery/swap"},
+                             {&rec.repair, "/recovery/repair"}})
+    *field = schema_default(path).as_seconds();
   rec.repair_given = false;
   if (!r) return;
   r->expect_object();
   auto k = r->at("kind");
   const std::string kind = k.as_string();
-  if (std::find(RECOVERY_KINDS.begin(), RECOVERY_KINDS.end(), kind) == RECOVERY_KINDS.end())
-    k.fail(unknown("unknown recovery strategy", kind, RECOVERY_KINDS), "one of " + join(RECOVERY_KINDS));
-  const std::vector<std::string>& built = RECOVERY_KINDS;
-  const auto allowed = recovery_keys(kind);
-  for (const auto& key : r->keys()) {
-    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    for (const auto& other : built) {
-      const auto keys = recovery_keys(other);
-      if (std::find(keys.begin(), keys.end(), key) != keys.end())
-        r->at(key).fail("'" + key + "' does not apply to strategy '" + kind + "'", "one of " + join(allowed));
-    }
-  }
-  r->expect_keys(allowed);
+  const auto kinds = schema_choices("/recovery/kind");
+  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+    k.fail(unknown("unknown recovery strategy", kind, kinds), "one of " + join(kinds));
+  schema_expect_kind_keys(*r, "/recovery", kind, "strategy");
   rec.kind = kind == "in-memory-checkpoint"      ? RecoveryKind::IN_MEMORY_CHECKPOINT
              : kind == "just-in-time-checkpoint" ? RecoveryKind::JUST_IN_TIME_CHECKPOINT
              : kind == "spares"                  ? RecoveryKind::SPARES
@@ -445,8 +346,7 @@ void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
       rec.checkpoint_interval = auto_seconds(*v);
   }
   if (rec.kind == RecoveryKind::IN_MEMORY_CHECKPOINT) {
-    rec.checkpoint_interval = Seconds(DEFAULT_STORAGE_INTERVAL_S);
-    if (auto v = r->find("storage_interval")) rec.checkpoint_interval = auto_seconds(*v);
+    rec.checkpoint_interval = auto_seconds(*schema_value(*r, "/recovery/storage_interval"));
   }
   if (auto v = r->find("checkpoint_write")) rec.checkpoint_write = auto_seconds(*v);
   if (auto v = r->find("reload")) rec.reload = auto_seconds(*v);
@@ -460,9 +360,10 @@ void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
   if (auto v = r->find("background_slowdown")) {
     if (!(v->is_string() && v->as_string() == "auto")) {
       const double x = v->as_number();
-      if (!(x >= 0 && x <= MAX_BACKGROUND_SLOWDOWN))
+      const QuantityRange slowdowns = schema_range("/recovery/background_slowdown");
+      if (!slowdowns.contains(x))
         v->fail(g(x) + " is out of range",
-                "a fraction of the step in [0, " + g(MAX_BACKGROUND_SLOWDOWN) + "], or \"auto\"");
+                "a fraction of the step in [" + g(slowdowns.min) + ", " + g(slowdowns.max) + "], or \"auto\"");
       rec.background_slowdown = x;
     }
   }
@@ -475,12 +376,13 @@ void parse_recovery(RecoverySpec& rec, const std::optional<ParamReader>& r) {
   }
   if (auto v = r->find("memory_write")) rec.memory_write = v->as_seconds();
   if (auto v = r->find("memory_reload")) rec.memory_reload = auto_seconds(*v);
-  if (auto v = r->find("replicas")) rec.replicas = v->as_count(1, MAX_REPLICAS);
+  rec.replicas = schema_count(*r, "/recovery/replicas");
   if (auto v = r->find("jit_cost")) rec.jit_cost = v->as_seconds();
   if (auto v = r->find("spares")) {
-    if (!(v->is_string() && v->as_string() == "auto")) rec.spares = v->as_count(0, int64_t{1} << 17);
+    const KeySpec& spares = key_spec("/recovery/spares");
+    if (!(v->is_string() && v->as_string() == "auto")) rec.spares = v->as_count(spares.min, spares.max);
   }
-  if (rec.kind == RecoveryKind::REWIRE) rec.swap = Seconds(DEFAULT_REWIRE_S);
+  if (rec.kind == RecoveryKind::REWIRE) rec.swap = Seconds(REWIRE_SWAP_S);
   if (auto v = r->find("swap")) rec.swap = v->as_seconds();
   if (auto v = r->find("repair")) {
     rec.repair = v->as_seconds();
@@ -606,9 +508,9 @@ std::vector<TracedFailure> parse_failure_trace(std::string_view text, const std:
     const std::string& t = fields[0];
     const bool plain = !t.empty() && t.find_first_not_of("0123456789.eE+-") == std::string::npos;
     auto time = parse_seconds(plain ? t + " s" : t);
-    if (!time || !(time->value >= 0) || !(time->value <= MAX_HORIZON_DAYS * DAY))
+    if (!time || !(time->value >= 0) || !(time->value <= max_horizon_days() * DAY))
       throw InputError(path, where, "the first field is not a time",
-                       "seconds or a quantity such as \"3.5 h\", from 0 to " + g(MAX_HORIZON_DAYS) + " d");
+                       "seconds or a quantity such as \"3.5 h\", from 0 to " + g(max_horizon_days()) + " d");
     if (!out.empty() && *time < out.back().time)
       throw InputError(path, where,
                        "the time (" + format_seconds(*time) + ") comes before the previous row's (" +

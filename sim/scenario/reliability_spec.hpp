@@ -131,6 +131,17 @@ struct ReliabilitySpec {
 };
 
 inline constexpr int64_t MAX_TRIALS = 100000;
+// Llama 3's snapshot (Grattafiori et al. 2024, §3.3.4, Table 5): 419 unexpected interruptions in
+// 54 days on 16,384 GPUs, taken as 2,048 nodes of 8 for the whole period (the paper says "up to
+// 16K"). Its rate, 419 / (2048 · 54) = 3.79e-3 per node-day, is the default node failure rate (the
+// H100-era figure, between Meta RSC-2's 2.34e-3 and RSC-1's 6.50e-3, Kokolis et al. HPCA'25).
+inline constexpr double LLAMA3_NODES = 2048, LLAMA3_DAYS = 54, LLAMA3_INTERRUPTIONS = 419;
+inline constexpr double LLAMA3_DEFAULT_PER_NODE_DAY = LLAMA3_INTERRUPTIONS / (LLAMA3_NODES * LLAMA3_DAYS);
+// rewire's swap: spares that an optical circuit switch wires in, as TPU v4's OCS routes a slice
+// around a failed cube: "dynamically reconfigure 4x4x4 chip cubes into arbitrary 3D torus
+// topologies in around 10 seconds" (Gemini 1.0 report section 3; Jouppi et al. ISCA'23;
+// unverified): 10 s instead of a spare node's boot and join.
+inline constexpr double REWIRE_SWAP_S = 10;
 // Storage checkpoints of strategies that rarely need them (in-memory-checkpoint's fallback; the
 // longest "auto" interval of the continuing strategies): every 3 h, BLOOM's interval and Gemini's
 // "Strawman" baseline (BigScience's tr11-176B-ml README; Wang et al., SOSP'23).

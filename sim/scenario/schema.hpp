@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/quantity_range.hpp"
+
 namespace sim {
 
 class ParamReader;
@@ -27,6 +29,12 @@ struct KeySpec {
   std::string meaning;       // one line
   int64_t min = 0;           // a count's range (type "count"), used by the reader
   int64_t max = 0;
+  // A number's or quantity's range in the key's unit, "LO..HI" ("0.1..10", "0 s..3650 d") or "a NOUN
+  // from LO to HI" ("a latency from 1 ns to 1 s", the text messages then give), read by the reader
+  // (schema_range); "" for none beyond the type's own. A quantity is positive whatever LO says.
+  std::string range = "";
+  std::string why = "";    // where the range's bounds (or the default) come from
+  std::string kinds = "";  // the values of the sibling "kind" this key applies to ("a, b"); "" for every kind
 };
 
 // Every entry, section by section, in the order `trainsim keys` prints them.
@@ -46,8 +54,13 @@ std::optional<KeySpec> find_key_spec(const std::string& path);
 std::vector<std::string> schema_keys_under(const std::string& path);
 // A choice's values: `allowed` split at ", ".
 std::vector<std::string> schema_choices(const std::string& path);
-// The allowed text as printed: `allowed`, or "MIN..MAX" for a count.
+// The allowed text as printed: `allowed`, "MIN..MAX" for a count, or the range followed by `allowed`.
 std::string allowed_text(const KeySpec& k);
+// The range of a number or quantity key (`range` parsed in the key's unit, SI), with the text for
+// messages; a key without one is a programming error (asserted).
+QuantityRange schema_range(const std::string& path);
+// The schema's default of `path`, parsed (asserted present).
+ParamReader schema_default(const std::string& path);
 
 // Reader helpers: the value of the key `path` names inside `obj` (the object at the path's
 // parent), or the schema's default when absent; nullopt when absent and there is no default.
@@ -59,5 +72,11 @@ bool schema_bool(const ParamReader& obj, const std::string& path);
 std::string schema_choice(const ParamReader& obj, const std::string& path);
 // Rejects keys of `obj` not under `path` in the schema (ParamReader::expect_keys).
 void schema_expect_keys(const ParamReader& obj, const std::string& path);
+// The keys under `path` that apply to `kind` (their `kinds` empty or naming it), in schema order.
+std::vector<std::string> schema_keys_for_kind(const std::string& path, const std::string& kind);
+// Rejects keys of `obj` that do not apply to its `kind`: a key of another kind is named as such
+// ("'shape' does not apply to NOUN 'poisson'"), any other with did-you-mean (expect_keys).
+void schema_expect_kind_keys(const ParamReader& obj, const std::string& path, const std::string& kind,
+                             const std::string& noun);
 
 }  // namespace sim

@@ -22,5 +22,11 @@ std::vector<KeySpec> schema_model_keys();
 std::vector<KeySpec> schema_cluster_keys();
 std::vector<KeySpec> schema_plan_keys();
 std::vector<KeySpec> schema_training_keys();
+std::vector<KeySpec> schema_failures_keys();
+std::vector<KeySpec> schema_recovery_keys();
+std::vector<KeySpec> schema_step_faults_keys();
+std::vector<KeySpec> schema_device_keys();
+std::vector<KeySpec> schema_costs_keys();
+std::vector<KeySpec> schema_validation_keys();
 
 }  // namespace sim

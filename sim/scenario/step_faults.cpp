@@ -11,6 +11,7 @@
 #include "sim/core/rng.hpp"
 #include "sim/core/text_escape.hpp"
 #include "sim/scenario/cluster.hpp"
+#include "sim/scenario/schema.hpp"
 
 namespace sim {
 
@@ -22,27 +23,30 @@ Seconds non_negative_seconds(const ParamReader& r) {
   const std::string text = r.as_string();
   auto t = parse_seconds(text);
   if (!t) r.fail(quote_value(text) + " does not parse", expected);
-  if (!(t->value >= 0.0 && t->value <= 1e9)) r.fail(quote_value(text) + " is out of range", "a time from 0 s to 1e9 s");
+  const QuantityRange times = schema_range("/step_faults/events/*/at");
+  if (!times.contains(t->value))
+    r.fail(quote_value(text) + " is out of range", fmt::format("a time from {:g} s to {:g} s", times.min, times.max));
   return *t;
 }
 
-// A component at most a million times slower: a GPU then still computes at a TFLOP/s-class
-// device's 1 MFLOP/s, and a step of seconds takes weeks.
-constexpr double MAX_SLOWDOWN = 1e6;
+// The slowdowns' range (schema_step_faults.cpp), of one factor and of their product on one component.
+QuantityRange slowdowns() { return schema_range("/step_faults/events/*/factor"); }
 
 double slow_factor(const ParamReader& f) {
   const double v = f.as_number();
-  if (!(v >= 1.0 && v <= MAX_SLOWDOWN))
-    f.fail(fmt::format("{:g} is out of range", v), fmt::format("a slowdown factor from 1 to {:g}", MAX_SLOWDOWN));
+  if (!slowdowns().contains(v))
+    f.fail(fmt::format("{:g} is out of range", v),
+           fmt::format("a slowdown factor from {:g} to {:g}", slowdowns().min, slowdowns().max));
   return v;
 }
 
-// Refuses slowdowns whose product on one component passes MAX_SLOWDOWN, at the event that passes
+// Refuses slowdowns whose product on one component passes the largest slowdown, at the event that passes
 // it (`listed` events come from `events`, the rest were drawn by `stragglers`). The factors are
 // summed as logarithms: sixty factors of 10^6 multiply to more than double can hold.
 void check_products(const std::vector<StepFaultEvent>& all, size_t listed, const ParamReader& r) {
   std::map<std::pair<FaultTarget, int64_t>, double> log_product;
-  const double limit = std::log(MAX_SLOWDOWN) * (1 + 1e-12);  // 1000 x 1000 is allowed despite rounding
+  const double max_slowdown = slowdowns().max;
+  const double limit = std::log(max_slowdown) * (1 + 1e-12);  // 1000 x 1000 is allowed despite rounding
   for (size_t i = 0; i < all.size(); ++i) {
     const StepFaultEvent& e = all[i];
     if (e.kind != StepFaultKind::SLOW) continue;
@@ -51,31 +55,29 @@ void check_products(const std::vector<StepFaultEvent>& all, size_t listed, const
     if (l <= limit) continue;
     const ParamReader where = i < listed ? r.at("events")[i] : r.at("stragglers");
     where.fail(fmt::format("the slowdowns on {} multiply to 10^{:.1f}, more than {:g}", to_string(e.target, e.index),
-                           l / std::log(10.0), MAX_SLOWDOWN),
+                           l / std::log(10.0), max_slowdown),
                fmt::format("slow factors on one component whose product is at most {:g}; slower, it has failed: "
                            "a \"fail\" event",
-                           MAX_SLOWDOWN));
+                           max_slowdown));
   }
 }
 
 StepFaultEvent parse_event(const ParamReader& e, const ClusterSpec& c) {
   e.expect_object();
   StepFaultEvent ev;
-  ev.kind = e.at("kind").as_choice({"slow", "fail"}) == "slow" ? StepFaultKind::SLOW : StepFaultKind::FAIL;
-  if (ev.kind == StepFaultKind::SLOW)
-    e.expect_keys({"kind", "gpu", "nic", "factor"});
-  else
-    e.expect_keys({"kind", "gpu", "nic", "at"});
+  const std::string kind = e.at("kind").as_choice(schema_choices("/step_faults/events/*/kind"));
+  ev.kind = kind == "slow" ? StepFaultKind::SLOW : StepFaultKind::FAIL;
+  e.expect_keys(schema_keys_for_kind("/step_faults/events/*", kind));
   if (e.has("gpu") == e.has("nic"))
     e.fail(e.has("gpu") ? "names both a gpu and a nic" : "names no component",
            "exactly one of \"gpu\": INDEX or \"nic\": INDEX");
   const int64_t nics = c.nodes() * c.scale_out.nics_per_node;
   if (e.has("gpu")) {
     ev.target = FaultTarget::GPU;
-    ev.index = e.count("gpu", 0, c.gpus - 1);
+    ev.index = e.count("gpu", key_spec("/step_faults/events/*/gpu").min, c.gpus - 1);
   } else {
     ev.target = FaultTarget::NIC;
-    ev.index = e.count("nic", 0, nics - 1);
+    ev.index = e.count("nic", key_spec("/step_faults/events/*/nic").min, nics - 1);
   }
   if (ev.kind == StepFaultKind::SLOW) {
     auto f = e.at("factor");
@@ -92,18 +94,21 @@ double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x
 // `stragglers`: the drawn GPUs as slow events, in increasing GPU order.
 std::vector<StepFaultEvent> draw_stragglers(const ParamReader& r, const ClusterSpec& c, uint64_t seed) {
   r.expect_object();
-  r.expect_keys({"count", "fraction", "factor"});
+  schema_expect_keys(r, "/step_faults/stragglers");
   if (r.has("count") == r.has("fraction"))
     r.fail(r.has("count") ? "gives both count and fraction" : "gives neither count nor fraction",
            "\"count\": N or \"fraction\": F of the GPUs");
   int64_t n = 0;
-  const int64_t limit = std::min(MAX_STRAGGLERS, c.gpus);
+  const int64_t limit = std::min(key_spec("/step_faults/stragglers/count").max, c.gpus);
   if (auto k = r.find("count")) {
-    n = k->as_count(1, limit);
+    n = k->as_count(key_spec("/step_faults/stragglers/count").min, limit);
   } else {
     auto f = r.at("fraction");
     const double x = f.as_number();
-    if (!(x > 0 && x <= 1)) f.fail(fmt::format("{:g} is out of range", x), "a fraction of the GPUs in (0, 1]");
+    const QuantityRange shares = schema_range("/step_faults/stragglers/fraction");
+    if (!(x > shares.min && x <= shares.max))
+      f.fail(fmt::format("{:g} is out of range", x),
+             fmt::format("a fraction of the GPUs in ({:g}, {:g}]", shares.min, shares.max));
     // A fraction is of the cluster's GPUs: below one GPU's share (1e-11, 1e-320) it names no GPU,
     // and rounding it up to one would make it a count in disguise. The slack forgives 1/gpus
     // written in decimal.
@@ -118,7 +123,7 @@ std::vector<StepFaultEvent> draw_stragglers(const ParamReader& r, const ClusterS
   double lo, hi;
   auto f = r.at("factor");
   if (f.is_object()) {
-    f.expect_keys({"min", "max"});
+    schema_expect_keys(f, "/step_faults/stragglers/factor");
     lo = slow_factor(f.at("min"));
     hi = slow_factor(f.at("max"));
     if (hi < lo) f.at("max").fail(fmt::format("{:g} is below min {:g}", hi, lo), "max >= min");
@@ -178,11 +183,11 @@ StepFaults StepFaults::healthy() const {
 
 StepFaults StepFaults::parse(const ParamReader& r, const ClusterSpec& c, uint64_t seed) {
   r.expect_object();
-  r.expect_keys({"nccl_timeout", "events", "stragglers"});
+  schema_expect_keys(r, "/step_faults");
   if (!r.has("events") && !r.has("stragglers"))
     r.fail("has neither events nor stragglers", "\"events\": [...] and/or \"stragglers\": {...}");
   StepFaults f;
-  if (auto t = r.find("nccl_timeout")) f.nccl_timeout = t->as_seconds();
+  f.nccl_timeout = schema_value(r, "/step_faults/nccl_timeout")->as_seconds();
   if (auto events = r.find("events")) {
     events->expect_not_empty("at least one {\"kind\": \"slow\" | \"fail\", ...}, or no events");
     int64_t failures = 0;

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # `trainsim keys`: docs/scenario.md is what `trainsim keys --format markdown` prints (regenerate it
 # with `build/trainsim keys --format markdown > docs/scenario.md`); every key a shipped JSON file
-# (configs/, validation/, models/, topologies/, calibration/) uses inside a section the schema
-# details is in the schema; an unknown section or key, or format, is refused with one line, exit 2.
+# (configs/, validation/, models/, topologies/, calibration/) uses is in the schema -- scenarios
+# (validation rows' too), models, clusters, device profiles, the cost table and the validation
+# tables themselves; studies and calibration measurements, which scripts and `trainsim calibrate`
+# read, are named and skipped, and a file of any other kind fails -- wherever the schema details
+# the object the key sits in (not inside free documentation such as a row's `extra`); an unknown
+# section or key, or format, is refused with one line, exit 2.
 #
 # Usage: bash keys.sh TRAINSIM REPO
 set -u
@@ -30,8 +34,11 @@ fi
 # overrides (scenario.cpp) and is no key of the model or cluster itself.
 out=$(python3 - "$work/keys.json" <<'PY'
 import glob, json, sys
-schema = {k["path"] for k in json.load(open(sys.argv[1]))}
+entries = json.load(open(sys.argv[1]))
+schema = {k["path"] for k in entries}
 detailed = {p.rsplit("/", 1)[0] for p in schema}
+# Objects of free documentation (a validation row's extra): only the keys the schema lists are read.
+free = {k["path"] for k in entries if k["default_note"] == "documentation only"}
 missing, checked = [], 0
 
 def walk(node, path, where):
@@ -41,7 +48,7 @@ def walk(node, path, where):
             return
         for key, value in node.items():
             p = path + "/" + key
-            if path in detailed and not (key == "from" and path in ("/model", "/cluster")):
+            if path in detailed and path not in free and not (key == "from" and path in ("/model", "/cluster")):
                 checked += 1
                 if p not in schema:
                     star = path + "/*"
@@ -63,9 +70,16 @@ for f in sorted(files):
         walk(d, "", f)
     elif kind in ("model", "cluster"):
         walk(d, "/" + kind, f)
+    elif kind in ("device", "costs"):  # files of their own: the schema's @device, @costs
+        walk(d, "@" + kind, f)
+    elif kind in ("study", "measurements"):
+        pass  # read by scripts/study-* and by trainsim calibrate, not by the scenario reader
     elif kind == "validation":
+        walk(d, "@validation", f)
         for i, run in enumerate(d["runs"]):
             walk(run["scenario"], "", f"{f} /runs/{i}/scenario")
+    else:
+        missing.append(f"{f}: a file of kind {kind!r} the walk does not know")
 print(checked)
 for m in missing:
     print(m)
