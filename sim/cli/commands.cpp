@@ -20,11 +20,13 @@
 #include "sim/reliability/strategies.hpp"
 #include "sim/report/json_report.hpp"
 #include "sim/run/run.hpp"
+#include "sim/workload/memory_budget.hpp"
 
 namespace sim::cli {
 
 int run(const RunArgs& a) {
   EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, a.config);
+  opt.strict_memory = a.strict_memory;
   ProgressLine progress("reliability trials");
   if (!a.quiet) opt.trial_progress = [&progress](int64_t done, int64_t total) { progress.update(done, total); };
   Scenario s = load_scenario(a.config, parse_sets(a.sets));
@@ -45,15 +47,20 @@ int run(const RunArgs& a) {
   return 0;
 }
 
-int check(const std::string& config, const std::vector<std::string>& sets) {
+int check(const std::string& config, const std::vector<std::string>& sets, bool strict_memory) {
   Scenario s = load_scenario(config, parse_sets(sets));
   // What `trainsim run` checks before it simulates, with run's default budget.
-  ResolvedPlan p = check_run(s, engine_options("class", 0, "", config));
-  std::printf("%s: ok (%s on %lld x %s; micro_batch %lld, virtual_stages %lld; %s per GPU of %s)\n",
-              escape_for_terminal(config).c_str(), s.model.name.c_str(), static_cast<long long>(s.cluster.gpus),
-              s.cluster.device.name.c_str(), static_cast<long long>(p.micro_batch),
-              static_cast<long long>(p.virtual_stages), format_bytes(p.memory.peak).c_str(),
-              format_bytes(p.memory.capacity).c_str());
+  EngineOptions opt = engine_options("class", 0, "", config);
+  opt.strict_memory = strict_memory;
+  ResolvedPlan p = check_run(s, opt);
+  const MemoryEstimate& m = p.memory;
+  std::printf(
+      "%s: ok (%s on %lld x %s; micro_batch %lld, virtual_stages %lld; %s per GPU, %s reserved, of %s usable: "
+      "%s)\n",
+      escape_for_terminal(config).c_str(), s.model.name.c_str(), static_cast<long long>(s.cluster.gpus),
+      s.cluster.device.name.c_str(), static_cast<long long>(p.micro_batch), static_cast<long long>(p.virtual_stages),
+      format_bytes(m.peak).c_str(), format_bytes(m.reserved).c_str(), format_bytes(m.usable).c_str(),
+      memory_verdict_text(m.fits, m.over, memory_model_error()).c_str());
   return 0;
 }
 

@@ -92,11 +92,17 @@ int run_command(int argc, char** argv) {
   const CLI::Validator bytes(sim::cli::check_max_memory, "BYTES");
   const std::string max_memory_help = sim::cli::max_memory_help();
   r->add_option("--max-memory", run.max_memory, max_memory_help)->check(bytes);
+  const char* strict_memory_help =
+      "refuse a plan whose reserved memory is over what the GPU leaves (HBM less the CUDA context and NCCL's "
+      "buffers) instead of simulating it and reporting it as not fitting";
+  r->add_flag("--strict-memory", run.strict_memory, strict_memory_help);
   std::string check_config;
   std::vector<std::string> check_sets;
   auto* c = app.add_subcommand("check", "load and cross-check a scenario without simulating");
   c->add_option("config", check_config, "scenario JSON file")->required();
   c->add_option("--set", check_sets, "override a scenario value");
+  bool check_strict_memory = false;
+  c->add_flag("--strict-memory", check_strict_memory, strict_memory_help);
   std::string table, vfidelity = "class";
   auto* v = app.add_subcommand("validate", "run a validation table and compare with the published step times");
   v->add_option("table", table, "validation JSON (e.g. validation/published-a100.json)")->required();
@@ -105,6 +111,10 @@ int run_command(int argc, char** argv) {
   v->add_option("--max-wall", vmax_wall, max_wall_help)->check(finite_positive);
   std::string vmax_memory;
   v->add_option("--max-memory", vmax_memory, max_memory_help)->check(bytes);
+  bool vstrict_memory = false;
+  v->add_flag("--strict-memory", vstrict_memory,
+              "a row whose plan is over the GPU's memory (HBM less the CUDA context and NCCL's buffers) is a failed "
+              "row instead of simulated");
   sim::cli::CalibrateArgs cal;
   auto* k =
       app.add_subcommand("calibrate", "fit a device profile to kernel measurements (sim/kernels), or --check one");
@@ -179,9 +189,9 @@ int run_command(int argc, char** argv) {
     for (const auto* o : data_options)  // an empty --data "" is refused too, not passed over
       if (o->count() > 0) sim::set_data_dir_option(data);
     if (*r) return sim::cli::run(run);
-    if (*c) return sim::cli::check(check_config, check_sets);
+    if (*c) return sim::cli::check(check_config, check_sets, check_strict_memory);
     if (*se) return sim::cli::search(search);
-    if (*v) return sim::cli::validate(table, vfidelity, vmax_wall, vmax_memory);
+    if (*v) return sim::cli::validate(table, vfidelity, vmax_wall, vmax_memory, vstrict_memory);
     if (*k) return sim::cli::calibrate(cal);
     if (*sh) return sim::cli::shapes(shape_configs);
     if (*rep) return sim::cli::report(report_files, report_format);

@@ -36,12 +36,22 @@ void set_gpus(Scenario& v) {
   v.cluster.reset_circuits();  // a direct-connect network's, for the nodes left
 }
 
-// The step time of a variant; nullopt when it cannot run (it does not fit in memory, or its
-// layout is impossible), with the reason in `why`.
-std::optional<double> step_of(Scenario v, const EngineOptions& opt, std::string* why = nullptr) {
+// The step time of a variant; nullopt when it cannot run (its layout is impossible, or it is over
+// memory: degraded_plans.hpp), with the reason in `why`.
+std::optional<double> step_of(Scenario v, const MemoryEstimate& healthy, const EngineOptions& opt,
+                              std::string* why = nullptr) {
   EngineOptions quiet = opt;
   quiet.trial_progress = {};
   try {
+    Scenario planned = v;
+    const MemoryEstimate m = check_run(planned, quiet).memory;  // --strict-memory: refused here when over
+    if (!m.fits && m.reserved > healthy.reserved) {
+      if (why)
+        *why = "the plan needs " + format_bytes(m.reserved) + " per GPU (reserved at its peak), more than the " +
+               format_bytes(healthy.reserved) + " of the plan it replaces, and the GPU leaves " +
+               format_bytes(m.usable) + ": over by " + format_bytes(m.over);
+      return std::nullopt;
+    }
     return run_scenario(std::move(v), quiet).step_time_s;
   } catch (const InputError& e) {
     if (why) *why = e.what();
@@ -84,7 +94,7 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
           if (v.plan.schedule == Schedule::INTERLEAVED) v.plan.schedule = Schedule::ONE_F_ONE_B;
         }
         set_gpus(v);
-        const auto t = step_of(std::move(v), opt);
+        const auto t = step_of(std::move(v), healthy.plan.memory, opt);
         const double rate = t ? std::min(1.0, T / *t) : 0.0;
         d.template_rate[static_cast<size_t>(j)] = rate;
         efficiency = rate / left;
@@ -109,7 +119,7 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
       v.plan.layers_per_stage = merged;
       set_gpus(v);
       std::string why;
-      const auto t = step_of(std::move(v), opt, &why);
+      const auto t = step_of(std::move(v), healthy.plan.memory, opt, &why);
       if (!t)
         throw unsuited(s,
                        "'redundant' needs room for two stages' layers on a node: the merged plan fails (" + why + ")",
@@ -134,7 +144,7 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
         }
         set_gpus(v);
         std::string why;
-        const auto t = step_of(std::move(v), opt, &why);
+        const auto t = step_of(std::move(v), healthy.plan.memory, opt, &why);
         if (!t) throw unsuited(s, "'reroute' cannot simulate the rerouted plan (" + why + ")", "a plan that runs");
         return *t;
       };

@@ -12,6 +12,12 @@
 //   reroute      the plan with dp − d replicas carrying the same global batch (the micro-batches
 //                per replica rounded up), for d = 1 and 2.
 //   swarm        needs no other plan: its rate is the thinnest pool's share.
+// Memory (sim/workload/memory_budget.hpp, the one verdict): the recovery, not the user, picks these
+// plans, and a plan over the GPU's memory fails there when it needs more than the job already
+// runs in. So a degraded plan that does not fit cannot run when it needs more reserved memory per
+// GPU than the healthy plan; one that needs no more runs wherever the healthy plan runs (a healthy
+// plan over memory is the user's to run, reported as such). With --strict-memory no plan over
+// memory runs, degraded or not.
 #pragma once
 
 #include "sim/core/units.hpp"
