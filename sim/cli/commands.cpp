@@ -20,11 +20,13 @@
 #include "sim/reliability/strategies.hpp"
 #include "sim/report/json_report.hpp"
 #include "sim/run/run.hpp"
+#include "sim/workload/memory_budget.hpp"
 
 namespace sim::cli {
 
 int run(const RunArgs& a) {
   EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, a.config);
+  opt.strict_memory = a.strict_memory;
   ProgressLine progress("reliability trials");
   if (!a.quiet) opt.trial_progress = [&progress](int64_t done, int64_t total) { progress.update(done, total); };
   Scenario s = load_scenario(a.config, parse_sets(a.sets));
@@ -48,14 +50,18 @@ int run(const RunArgs& a) {
 int check(const CheckArgs& a) {
   const std::string& config = a.config;
   // What `trainsim run` with the same options checks before it simulates.
-  const EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, config);
+  EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, config);
+  opt.strict_memory = a.strict_memory;
   Scenario s = load_scenario(config, parse_sets(a.sets));
   ResolvedPlan p = check_run(s, opt);
-  std::printf("%s: ok (%s on %lld x %s; micro_batch %lld, virtual_stages %lld; %s per GPU of %s)\n",
-              escape_for_terminal(config).c_str(), s.model.name.c_str(), static_cast<long long>(s.cluster.gpus),
-              s.cluster.device.name.c_str(), static_cast<long long>(p.micro_batch),
-              static_cast<long long>(p.virtual_stages), format_bytes(p.memory.peak).c_str(),
-              format_bytes(p.memory.capacity).c_str());
+  const MemoryEstimate& m = p.memory;
+  std::printf(
+      "%s: ok (%s on %lld x %s; micro_batch %lld, virtual_stages %lld; %s per GPU, %s reserved, of %s usable: "
+      "%s)\n",
+      escape_for_terminal(config).c_str(), s.model.name.c_str(), static_cast<long long>(s.cluster.gpus),
+      s.cluster.device.name.c_str(), static_cast<long long>(p.micro_batch), static_cast<long long>(p.virtual_stages),
+      format_bytes(m.peak).c_str(), format_bytes(m.reserved).c_str(), format_bytes(m.usable).c_str(),
+      memory_verdict_text(m.fits, m.over, memory_model_error()).c_str());
   return 0;
 }
 

@@ -21,6 +21,7 @@ struct RunArgs {
   std::string format = "table";  // what goes to stdout: the summary ("table"), the report ("json"), "csv"
   double max_wall = 0;           // --max-wall seconds; 0 for no bound
   std::string max_memory;        // --max-memory, "" for the default
+  bool strict_memory = false;    // --strict-memory: refuse a plan over the GPU's memory (exit 2)
 };
 
 // `trainsim check`: run's options that decide what run refuses before it simulates.
@@ -30,6 +31,7 @@ struct CheckArgs {
   std::string fidelity = "class";
   double max_wall = 0;     // --max-wall seconds (raises the simulation's time budget); 0 for none
   std::string max_memory;  // --max-memory, "" for the default
+  bool strict_memory = false;  // --strict-memory, as run's
 };
 
 struct CalibrateArgs {
@@ -59,9 +61,11 @@ int run(const RunArgs& a);
 int search(const SearchArgs& a);
 int calibrate(const CalibrateArgs& a);
 int shapes(const std::vector<std::string>& configs);
+// strict_memory (--strict-memory): a plan over the GPU's memory is refused (check: exit 2;
+// validate: a failed row) instead of simulated and reported as not fitting.
 int check(const CheckArgs& a);
 int validate(const std::string& table, const std::string& fidelity, double max_wall = 0,
-             const std::string& max_memory = "");
+             const std::string& max_memory = "", bool strict_memory = false);
 int list();
 // `trainsim keys [SECTION|KEY]`: the scenario schema as text, markdown or JSON (FORMAT).
 int keys(const std::string& what, const std::string& format);

@@ -92,6 +92,10 @@ int run_command(int argc, char** argv) {
   const CLI::Validator bytes(sim::cli::check_max_memory, "BYTES");
   const std::string max_memory_help = sim::cli::max_memory_help();
   r->add_option("--max-memory", run.max_memory, max_memory_help)->check(bytes);
+  const char* strict_memory_help =
+      "refuse a plan whose reserved memory is over what the GPU leaves (HBM less the CUDA context and NCCL's "
+      "buffers) instead of simulating it and reporting it as not fitting";
+  r->add_flag("--strict-memory", run.strict_memory, strict_memory_help);
   sim::cli::CheckArgs check;
   auto* c = app.add_subcommand("check", "load and cross-check a scenario without simulating");
   c->add_option("config", check.config, "scenario JSON file")->required();
@@ -102,6 +106,7 @@ int run_command(int argc, char** argv) {
   c->add_option("--max-wall", check.max_wall, "as run's: the time budget of the simulation it would start")
       ->check(finite_positive);
   c->add_option("--max-memory", check.max_memory, "as run's: " + max_memory_help)->check(bytes);
+  c->add_flag("--strict-memory", check.strict_memory, strict_memory_help);
   std::string table, vfidelity = "class";
   auto* v = app.add_subcommand("validate", "run a validation table and compare with the published step times");
   v->add_option("table", table, "validation JSON (e.g. validation/published-a100.json)")->required();
@@ -110,6 +115,10 @@ int run_command(int argc, char** argv) {
   v->add_option("--max-wall", vmax_wall, max_wall_help)->check(finite_positive);
   std::string vmax_memory;
   v->add_option("--max-memory", vmax_memory, max_memory_help)->check(bytes);
+  bool vstrict_memory = false;
+  v->add_flag("--strict-memory", vstrict_memory,
+              "a row whose plan is over the GPU's memory (HBM less the CUDA context and NCCL's buffers) is a failed "
+              "row instead of simulated");
   sim::cli::CalibrateArgs cal;
   auto* k =
       app.add_subcommand("calibrate", "fit a device profile to kernel measurements (sim/kernels), or --check one");
@@ -186,7 +195,7 @@ int run_command(int argc, char** argv) {
     if (*r) return sim::cli::run(run);
     if (*c) return sim::cli::check(check);
     if (*se) return sim::cli::search(search);
-    if (*v) return sim::cli::validate(table, vfidelity, vmax_wall, vmax_memory);
+    if (*v) return sim::cli::validate(table, vfidelity, vmax_wall, vmax_memory, vstrict_memory);
     if (*k) return sim::cli::calibrate(cal);
     if (*sh) return sim::cli::shapes(shape_configs);
     if (*rep) return sim::cli::report(report_files, report_format);

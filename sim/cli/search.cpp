@@ -2,7 +2,9 @@
 //
 // Every plan of workload/plan_space.hpp is given to the scenario in turn (micro_batch and
 // virtual_stages "auto") and checked and planned exactly as `trainsim run` would, which prices each
-// candidate with the closed-form estimate and drops what does not fit in memory. Plans that differ
+// candidate with the closed-form estimate and drops what does not fit in memory (memory_budget.hpp):
+// a plan none of whose candidates fits cannot run here, as under `trainsim run --strict-memory`,
+// so every plan listed fits. Plans that differ
 // only in the ZeRO stage are one row: the stage with the best objective (ties: less memory, then
 // the lower stage). Before a candidate's step program is built, its lower bound (pipeline.hpp) is
 // compared with the `top`-th best estimate so far: a plan that cannot enter the top is bounded
@@ -126,7 +128,8 @@ int search(const SearchArgs& a) {
         Scenario s = parse_scenario(c.scenario);
         ComputeModel cm(s.cluster.device, s.training.precision);
         Seconds lowest;
-        if (std::optional<ResolvedPlan> p = resolve_plan_below(s, cm, cutoff, opt.deadline, {}, &lowest)) {
+        if (std::optional<ResolvedPlan> p =
+                resolve_plan_below(s, cm, cutoff, opt.deadline, {}, &lowest, OverMemory::REFUSE)) {
           c.micro_batch = p->micro_batch;
           c.virtual_stages = p->virtual_stages;
           c.memory = p->memory.peak;
@@ -186,6 +189,7 @@ int search(const SearchArgs& a) {
   EngineOptions sim_opt = opt;
   sim_opt.sim_wall_limit_s = a.max_sim_wall;
   sim_opt.sim_wall_option = "--max-sim-wall";
+  sim_opt.strict_memory = true;  // every plan it simulates was planned to fit
   std::vector<Candidate*> ok;
   size_t simulated = 0;
   ProgressLine sim_progress("search: simulating");

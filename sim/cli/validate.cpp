@@ -74,8 +74,10 @@ double relative_error(double predicted, double published) { return predicted / p
 
 }  // namespace
 
-int validate(const std::string& table, const std::string& fidelity, double max_wall, const std::string& max_memory) {
-  const EngineOptions opt = engine_options(fidelity, max_wall, max_memory, table);
+int validate(const std::string& table, const std::string& fidelity, double max_wall, const std::string& max_memory,
+             bool strict_memory) {
+  EngineOptions opt = engine_options(fidelity, max_wall, max_memory, table);
+  opt.strict_memory = strict_memory;
   auto t = ParamReader::load_file(table);
   schema_expect_keys(t, "@validation");
   t.at("kind").as_choice(schema_choices("@validation/kind"));

@@ -85,6 +85,9 @@ struct EngineOptions {
   // otherwise DEFAULT_WALL_LIMIT_S or the --max-wall time left (run.hpp, simulation_budget).
   double sim_wall_limit_s = 0;
   const char* sim_wall_option = "--max-wall";  // what raises it, for the message
+  // --strict-memory: a plan over the device's memory (sim/workload/memory_budget.hpp) is refused, an
+  // InputError, instead of simulated and reported as not fitting.
+  bool strict_memory = false;
   // Called as the reliability simulation's trials finish (done, total) -- sim/run, for a progress
   // line; never per event. None by default.
   std::function<void(int64_t, int64_t)> trial_progress;

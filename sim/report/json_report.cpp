@@ -14,6 +14,7 @@
 #include "sim/run/run.hpp"
 #include "sim/scenario/circuits.hpp"
 #include "sim/workload/comm_costs.hpp"
+#include "sim/workload/memory_budget.hpp"
 
 namespace sim {
 
@@ -171,10 +172,18 @@ std::string report_json(const RunResult& r) {
                       {"activations_bytes", st.activations.value},
                       {"workspace_bytes", st.workspace.value},
                       {"total_bytes", st.total().value}});
+  // The verdict (memory_budget.hpp): the reserved peak against the usable memory, the HBM less the
+  // CUDA context and NCCL's buffers; over by over_bytes, beside the model's measured error.
+  const MemoryModelError error = memory_model_error();
   j["memory"] = {{"peak_bytes_per_gpu", m.peak.value},
                  {"reserved_bytes_per_gpu", m.reserved.value},
                  {"capacity_bytes", m.capacity.value},
+                 {"cuda_context_bytes", m.cuda_context.value},
+                 {"nccl_buffer_bytes", m.nccl_buffers.value},
+                 {"usable_bytes", m.usable.value},
                  {"fits", m.fits},
+                 {"over_bytes", m.over.value},
+                 {"model_error", {{"mean", error.mean}, {"worst", error.worst}, {"rows", error.rows}}},
                  {"stages", stages}};
   j["chosen"] = {{"dp", s.plan.dp},
                  {"micro_batch", s.training.micro_batch.value},

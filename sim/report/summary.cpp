@@ -10,6 +10,7 @@
 #include "sim/core/params.hpp"
 #include "sim/core/units.hpp"
 #include "sim/report/report_numbers.hpp"
+#include "sim/workload/memory_budget.hpp"
 
 namespace sim {
 namespace {
@@ -145,9 +146,22 @@ std::string summary_text(const ParamReader& r, bool colour) {
   const std::string reserve =
       reserved ? fmt::format(" ({} reserved)", format_bytes(Bytes(non_negative(m, "reserved_bytes_per_gpu"))))
                : std::string();
-  out += fmt::format(
-      "  memory      {} peak per GPU{} of {} ({})\n", format_bytes(Bytes(positive(m, "peak_bytes_per_gpu"))), reserve,
-      format_bytes(Bytes(positive(m, "capacity_bytes"))), fits ? st.good("fits") : st.bad("DOES NOT FIT"));
+  // The verdict (memory_budget.hpp): fits, or over the usable memory by how much, against the
+  // model's measured error. Reports saved before the usable memory was reported say only whether.
+  std::string verdict = fits ? "fits" : "DOES NOT FIT";
+  if (m.find("usable_bytes")) {
+    const ParamReader e = m.at("model_error");
+    verdict = memory_verdict_text(fits, Bytes(non_negative(m, "over_bytes")),
+                                  {non_negative(e, "mean"), non_negative(e, "worst"), 0});
+    out += fmt::format("  memory      {} peak per GPU{} of {} usable ({} HBM): {}\n",
+                       format_bytes(Bytes(positive(m, "peak_bytes_per_gpu"))), reserve,
+                       format_bytes(Bytes(non_negative(m, "usable_bytes"))),
+                       format_bytes(Bytes(positive(m, "capacity_bytes"))), fits ? st.good(verdict) : st.bad(verdict));
+  } else {
+    out += fmt::format("  memory      {} peak per GPU{} of {} ({})\n",
+                       format_bytes(Bytes(positive(m, "peak_bytes_per_gpu"))), reserve,
+                       format_bytes(Bytes(positive(m, "capacity_bytes"))), fits ? st.good(verdict) : st.bad(verdict));
+  }
   if (auto n = r.find("network"))
     out += fmt::format(
         "  network     ${:.0f} capex, {:.1f} kW ({:.0f} switch ports, {:.0f} transceivers, {:.0f} "

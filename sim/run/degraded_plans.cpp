@@ -36,12 +36,28 @@ void set_gpus(Scenario& v) {
   v.cluster.reset_circuits();  // a direct-connect network's, for the nodes left
 }
 
-// The step time of a variant; nullopt when it cannot run (it does not fit in memory, or its
-// layout is impossible), with the reason in `why`.
-std::optional<double> step_of(Scenario v, const EngineOptions& opt, std::string* why = nullptr) {
+// Why a degraded plan cannot run for memory (degraded_plans.hpp): over the GPU's memory and
+// needing more reserved memory per GPU than the healthy plan it replaces; nullopt when it can.
+std::optional<std::string> over_memory(const MemoryEstimate& m, const MemoryEstimate& healthy) {
+  if (m.fits || m.reserved <= healthy.reserved) return std::nullopt;
+  return "the plan needs " + format_bytes(m.reserved) + " per GPU (reserved at its peak), more than the " +
+         format_bytes(healthy.reserved) + " of the plan it replaces, and the GPU leaves " + format_bytes(m.usable) +
+         ": over by " + format_bytes(m.over);
+}
+
+// The step time of a variant; nullopt when it cannot run (its layout is impossible, or it is over
+// memory: degraded_plans.hpp), with the reason in `why`.
+std::optional<double> step_of(Scenario v, const MemoryEstimate& healthy, const EngineOptions& opt,
+                              std::string* why = nullptr) {
   EngineOptions quiet = opt;
   quiet.trial_progress = {};
   try {
+    Scenario planned = v;
+    const auto over = over_memory(check_run(planned, quiet).memory, healthy);  // --strict-memory: refused here
+    if (over) {
+      if (why) *why = *over;
+      return std::nullopt;
+    }
     return run_scenario(std::move(v), quiet).step_time_s;
   } catch (const InputError& e) {
     if (why) *why = e.what();
@@ -62,9 +78,10 @@ InputError refusal(const Scenario& s, const RequiredPlan& p, const std::string& 
 }
 
 // Its step time, simulated; the refusal when it cannot run.
-double required_step(const Scenario& s, const RequiredPlan& p, const EngineOptions& opt) {
+double required_step(const Scenario& s, const RequiredPlan& p, const MemoryEstimate& healthy,
+                     const EngineOptions& opt) {
   std::string why;
-  const auto t = step_of(p.variant, opt, &why);
+  const auto t = step_of(p.variant, healthy, opt, &why);
   if (!t) throw refusal(s, p, why);
   return *t;
 }
@@ -159,7 +176,7 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
           if (v.plan.schedule == Schedule::INTERLEAVED) v.plan.schedule = Schedule::ONE_F_ONE_B;
         }
         set_gpus(v);
-        const auto t = step_of(std::move(v), opt);
+        const auto t = step_of(std::move(v), healthy.plan.memory, opt);
         const double rate = t ? std::min(1.0, T / *t) : 0.0;
         d.template_rate[static_cast<size_t>(j)] = rate;
         efficiency = rate / left;
@@ -174,13 +191,13 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
         if (g[v].kind == TaskKind::FORWARD && g[v].rank == healthy.breakdown.rank)
           forward += g[v].compute.value + healthy.engine.spans[v].tp + healthy.engine.spans[v].cp;
       out.step_s = T + std::max(0.0, forward - healthy.breakdown.bubble_s);
-      d.merged_rate = std::min(1.0, out.step_s / required_step(s, merged_plan(s), opt));
+      d.merged_rate = std::min(1.0, out.step_s / required_step(s, merged_plan(s), healthy.plan.memory, opt));
       break;
     }
     case reliability::Continuing::REROUTE: {
       const ReroutePlans r = reroute_plans(s);
       std::vector<double> step;
-      for (const RequiredPlan& p : r.plans) step.push_back(required_step(s, p, opt));
+      for (const RequiredPlan& p : r.plans) step.push_back(required_step(s, p, healthy.plan.memory, opt));
       d.reroute_rate = {1.0};
       for (const auto& [base, degraded] : r.rates)
         d.reroute_rate.push_back(
@@ -192,7 +209,7 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
   return out;
 }
 
-void check_continuing(const Scenario& s, const EngineOptions& opt) {
+void check_continuing(const Scenario& s, const MemoryEstimate& healthy, const EngineOptions& opt) {
   std::vector<RequiredPlan> required;
   switch (continuing_layout(s).degradation.kind) {
     case reliability::Continuing::REDUNDANT: required.push_back(merged_plan(s)); break;
@@ -201,11 +218,14 @@ void check_continuing(const Scenario& s, const EngineOptions& opt) {
     case reliability::Continuing::SWARM: break;
   }
   for (RequiredPlan& p : required) {
+    std::optional<std::string> over;
     try {
-      check_run(p.variant, opt);
+      Scenario planned = p.variant;
+      over = over_memory(check_run(planned, opt).memory, healthy);
     } catch (const InputError& e) {
       throw refusal(s, p, e.what());
     }
+    if (over) throw refusal(s, p, *over);
   }
 }
 

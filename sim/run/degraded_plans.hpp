@@ -12,6 +12,12 @@
 //   reroute      the plan with dp − d replicas carrying the same global batch (the micro-batches
 //                per replica rounded up), for d = 1 and 2.
 //   swarm        needs no other plan: its rate is the thinnest pool's share.
+// Memory (sim/workload/memory_budget.hpp, the one verdict): the recovery, not the user, picks these
+// plans, and a plan over the GPU's memory fails there when it needs more than the job already
+// runs in. So a degraded plan that does not fit cannot run when it needs more reserved memory per
+// GPU than the healthy plan; one that needs no more runs wherever the healthy plan runs (a healthy
+// plan over memory is the user's to run, reported as such). With --strict-memory no plan over
+// memory runs, degraded or not.
 #pragma once
 
 #include "sim/core/units.hpp"
@@ -22,6 +28,7 @@ namespace sim {
 struct RunResult;
 struct Scenario;
 struct EngineOptions;
+struct MemoryEstimate;
 
 struct ContinuingPlan {
   reliability::Degradation degradation;
@@ -35,9 +42,9 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
 // Everything plan_continuing would refuse, short of simulating: whether the plan suits the strategy
 // (continuing_layout.hpp), and whether each degraded plan the strategy cannot do without -- the
 // redundant merged plan, the rerouted ones -- passes run_scenario's checks (run.hpp, check_run:
-// it fits in memory and its simulation in the budget of `opt`). Each is refused with
-// plan_continuing's line; a reconfigure template that cannot run is a rate of 0, not a refusal.
-// `s` is resolved, its recovery kind a continuing one.
-void check_continuing(const Scenario& s, const EngineOptions& opt);
+// its simulation in the budget of `opt`, and memory as above against `healthy`, the healthy plan's).
+// Each is refused with plan_continuing's line; a reconfigure template that cannot run is a rate of
+// 0, not a refusal. `s` is resolved, its recovery kind a continuing one.
+void check_continuing(const Scenario& s, const MemoryEstimate& healthy, const EngineOptions& opt);
 
 }  // namespace sim

@@ -205,10 +205,10 @@ double tokens_per_s_at(const Scenario& s, Seconds step) {
 
 }  // namespace
 
-void check_job_reliability(const Scenario& s, Seconds step, const EngineOptions& opt) {
+void check_job_reliability(const Scenario& s, Seconds step, const MemoryEstimate& memory, const EngineOptions& opt) {
   SIM_ASSERT(s.reliability.has_value(), "no failures configured");
   const Setup st = set_up(s, step.value);
-  if (is_continuing(s.reliability->recovery.kind)) check_continuing(s, opt);
+  if (is_continuing(s.reliability->recovery.kind)) check_continuing(s, memory, opt);
   check_trial_budget(s, st.job, tokens_per_s_at(s, step), opt);
 }
 

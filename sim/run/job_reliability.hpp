@@ -16,6 +16,7 @@ namespace sim {
 struct Scenario;
 struct RunResult;
 struct EngineOptions;
+struct MemoryEstimate;
 
 struct JobReliability {
   std::string strategy;                   // recovery.kind as written ("checkpoint-restart")
@@ -56,7 +57,7 @@ Seconds uncovered_mttf(const FailureSpec& f, int64_t nodes, int64_t dp);
 // suits a continuing strategy and its degraded plans pass the run's checks (degraded_plans.hpp,
 // check_continuing), and whether the trials fit the run's time
 // budget (opt: --max-wall). `s` is resolved and has failures; InputErrors.
-void check_job_reliability(const Scenario& s, Seconds step, const EngineOptions& opt);
+void check_job_reliability(const Scenario& s, Seconds step, const MemoryEstimate& memory, const EngineOptions& opt);
 
 // `healthy`: the run of the scenario (resolved plan, step time, tokens/s); degraded plans of the
 // continuing strategies are simulated with `opt` (sim/run/degraded_plans.hpp). nodes: at most

@@ -27,10 +27,12 @@ SimulationBudget simulation_budget(const EngineOptions& opt) {
 ResolvedPlan check_run(Scenario& s, const EngineOptions& opt) {
   ComputeModel cm(s.cluster.device, s.training.precision);
   // Refuses (InputError) a plan whose simulation would pass the budget, before the engine starts.
-  ResolvedPlan plan = resolve_plan(s, cm, opt.deadline, simulation_budget(opt));
+  // Over memory, it plans the smallest candidate (reported as not fitting) unless --strict-memory.
+  ResolvedPlan plan = resolve_plan(s, cm, opt.deadline, simulation_budget(opt),
+                                   opt.strict_memory ? OverMemory::REFUSE : OverMemory::RUN);
   // The estimate prices a healthy step; slow components make it at most their worst slowdown
   // longer, the bound the reliability budget is checked on before anything is simulated.
-  if (s.reliability) check_job_reliability(s, plan.estimated_step * s.step_faults.worst_slowdown(), opt);
+  if (s.reliability) check_job_reliability(s, plan.estimated_step * s.step_faults.worst_slowdown(), plan.memory, opt);
   return plan;
 }
 

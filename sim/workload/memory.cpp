@@ -5,6 +5,7 @@
 #include "sim/core/error.hpp"
 #include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/memory_budget.hpp"
 #include "sim/workload/ops.hpp"
 #include "sim/workload/stage_layout.hpp"
 
@@ -252,7 +253,12 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     out.stages.push_back(st);
   }
   out.reserved = s.cluster.scale_up.xla_runtime() ? out.peak : out.peak / (1.0 - CACHING_ALLOCATOR_FRAGMENTATION);
-  out.fits = out.peak <= out.capacity;
+  const MemoryBudget budget = memory_budget(s);
+  out.cuda_context = budget.cuda_context;
+  out.nccl_buffers = budget.nccl_buffers;
+  out.usable = budget.usable;
+  out.fits = out.reserved <= out.usable;
+  out.over = out.fits ? Bytes(0.0) : out.reserved - out.usable;
   return out;
 }
 

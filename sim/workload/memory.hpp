@@ -1,5 +1,5 @@
 // Per-GPU memory of a plan, per pipeline rank: weights, gradients, optimizer states and
-// activations, against the device's HBM capacity.
+// activations, against the device memory left to the allocator (memory_budget.hpp).
 //
 // Weights and gradients: the parameters held by one GPU (its layers sharded by tp, plus the
 // embedding on the first rank and the output layer on the last when untied or when pp > 1), in
@@ -57,8 +57,9 @@ struct MemoryEstimate {
   // buffers before the step runs: there it is the peak.
   Bytes reserved;
   Bytes capacity;  // device HBM
-  // Whether the peak fits: what PyTorch needs, since on a failed allocation it frees its cached
-  // blocks and retries before it gives up (the reserve beyond the peak is not needed to run).
+  // What the device leaves the allocator, and the verdict (memory_budget.hpp, one rule for every
+  // command): the reserved peak within `usable`, else `over` by reserved - usable (0 when it fits).
+  Bytes cuda_context, nccl_buffers, usable, over;
   bool fits = false;
 };
 

@@ -69,7 +69,8 @@ void check_tp_comm_overlap(const Scenario& s) {
 }
 
 std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds cutoff, const Deadline& deadline,
-                                    const SimulationBudget& budget, Seconds* lowest_bound, bool build_graph) {
+                                    const SimulationBudget& budget, Seconds* lowest_bound, bool build_graph,
+                                    OverMemory over_memory) {
   // First what each candidate would cost (closed forms, no program): which fit in memory, which are
   // within the task limit and, at a glance, the budget; then the step programs of those, in the same
   // order (so ties go to the smaller virtual-stage count, then micro-batch).
@@ -88,8 +89,8 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
   std::vector<StageLayout> layouts;
   std::vector<Candidate> build;
   int64_t tried = 0, planned_tasks = 0;
-  MemoryEstimate smallest;
-  bool any = false;
+  std::optional<Candidate> smallest;  // the candidate that needs the least memory, of those that do not fit
+  bool any = false, any_fits = false;
   int64_t over_limit = 0, over_m = 0, over_v = 0;  // the smallest fitting candidate over MAX_TASKS
   std::optional<ResourceEstimate> over_budget;     // the cheapest candidate whose simulation passes the budget
   auto note_over_budget = [&](const ResourceEstimate& e) {
@@ -98,6 +99,26 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
   const bool bounded = budget.max_memory.value > 0 || budget.max_wall.value > 0;
   const EngineShape shape = bounded ? engine_shape(s) : EngineShape{};  // O(GPUs): only when needed
   const Schedule given = s.plan.schedule;
+  // A candidate that fits in memory (or, when none does and over-memory plans run, the smallest) is
+  // planned when it is within the task limit and, at a glance, the budget.
+  auto admit = [&](Candidate c) {
+    const int64_t m = c.m, v = c.trial.plan.virtual_stages.value;
+    // Bounded by the parser: m <= 2^24, v <= 2^12, pp <= 2^20, so no overflow.
+    c.tasks = 2 * m * v * s.plan.pp;
+    if (c.tasks > MAX_TASKS) {
+      if (over_limit == 0 || c.tasks < over_limit) over_limit = c.tasks, over_m = m, over_v = v;
+      return;
+    }
+    if (bounded) {
+      const ResourceEstimate early = estimate_resources(c.trial, shape, layouts[c.layout], m, budget.full_fidelity);
+      if (!within(early, budget)) {
+        note_over_budget(early);
+        return;
+      }
+    }
+    planned_tasks += c.tasks;
+    build.push_back(std::move(c));
+  };
   for (int64_t v : virtual_stage_candidates(s)) {
     layouts.push_back(make_stage_layout(s.model, s.plan, v, s.file, s.pointer));
     const StageLayout& layout = layouts.back();
@@ -112,26 +133,19 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
           v > 1 ? Schedule::INTERLEAVED : (given == Schedule::INTERLEAVED ? Schedule::ONE_F_ONE_B : given);
       c.mem = estimate_memory(c.trial, layout, b);
       ++tried;
-      if (!any || c.mem.peak < smallest.peak) smallest = c.mem;
       any = true;
-      if (!c.mem.fits) continue;
-      // Bounded by the parser: m <= 2^24, v <= 2^12, pp <= 2^20, so no overflow.
-      c.tasks = 2 * m * v * s.plan.pp;
-      if (c.tasks > MAX_TASKS) {
-        if (over_limit == 0 || c.tasks < over_limit) over_limit = c.tasks, over_m = m, over_v = v;
-        continue;
+      if (c.mem.fits) {
+        any_fits = true;
+        admit(std::move(c));
+      } else if (!smallest || c.mem.reserved < smallest->mem.reserved) {
+        smallest = std::move(c);
       }
-      if (bounded) {
-        const ResourceEstimate early = estimate_resources(c.trial, shape, layout, m, budget.full_fidelity);
-        if (!within(early, budget)) {
-          note_over_budget(early);
-          continue;
-        }
-      }
-      planned_tasks += c.tasks;
-      build.push_back(std::move(c));
     }
   }
+  // No candidate fits: the one that needs the least memory runs, reported as not fitting, unless
+  // over-memory plans are refused.
+  const bool none_fits = any && !any_fits;
+  if (none_fits && over_memory == OverMemory::RUN) admit(*smallest);
   if (planned_tasks > MAX_PLANNED_TASKS) {
     const bool mb_auto = s.training.micro_batch.is_auto();
     throw InputError(s.file, s.json_path(mb_auto ? "/training/micro_batch" : "/parallelism/virtual_stages"),
@@ -220,10 +234,14 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
                          std::to_string(over_v) + ") is more than the limit of " + std::to_string(MAX_TASKS),
                      "fewer microbatches per step: a smaller global_batch, or a larger dp or micro_batch");
   if (!best) {
+    SIM_ASSERT(none_fits, "a candidate that fits was admitted, so one is planned or refused above");
+    const MemoryEstimate& m = smallest->mem;
     bool fixed = !s.training.micro_batch.is_auto();
     throw InputError(s.file, s.json_path(fixed ? "/training/micro_batch" : "/parallelism"),
-                     "the plan needs " + format_bytes(smallest.peak) + " per GPU but " + s.cluster.device.name +
-                         " has " + format_bytes(smallest.capacity),
+                     "the plan needs " + format_bytes(m.reserved) + " per GPU (reserved at its peak) but " +
+                         s.cluster.device.name + " leaves " + format_bytes(m.usable) + " of its " +
+                         format_bytes(m.capacity) + " (less the CUDA context and NCCL's buffers): over by " +
+                         format_bytes(m.over),
                      "a plan that fits: more tp or pp, recompute, ZeRO, or a smaller micro_batch");
   }
   best->candidates_tried = tried;
@@ -242,13 +260,14 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
 
 std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& cm, Seconds cutoff,
                                                const Deadline& deadline, const SimulationBudget& budget,
-                                               Seconds* lowest_bound) {
-  return resolve(s, cm, cutoff, deadline, budget, lowest_bound, false);
+                                               Seconds* lowest_bound, OverMemory over_memory) {
+  return resolve(s, cm, cutoff, deadline, budget, lowest_bound, false, over_memory);
 }
 
-ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline,
-                          const SimulationBudget& budget) {
-  auto p = resolve(s, cm, Seconds(std::numeric_limits<double>::infinity()), deadline, budget, nullptr, true);
+ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline, const SimulationBudget& budget,
+                          OverMemory over_memory) {
+  auto p =
+      resolve(s, cm, Seconds(std::numeric_limits<double>::infinity()), deadline, budget, nullptr, true, over_memory);
   SIM_ASSERT(p.has_value(), "no cutoff, so a candidate that fits is planned");
   return std::move(*p);
 }

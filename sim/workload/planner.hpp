@@ -1,10 +1,12 @@
 // Resolves "auto" settings: every candidate (micro_batch dividing global_batch/dp; virtual stages
 // that split the layers evenly, or leave the first and last virtual stage one layer short, and
 // whose microbatch count is a multiple of pp) is priced by the
-// fast estimate, candidates that do not fit in memory are dropped, and the fastest remains (ties
-// go to the smaller value). Fixed settings are taken as given. A plan whose every candidate
-// overflows the GPU's memory is an InputError naming the offending setting; so is one whose every
-// candidate that fits has more than 2^20 forward and backward tasks in a step (the limit that keeps
+// fast estimate, candidates that do not fit in memory (memory_budget.hpp) are dropped, and the
+// fastest remains (ties go to the smaller value). Fixed settings are taken as given. When no
+// candidate fits, the one that needs the least memory is planned (its MemoryEstimate says it does
+// not fit, and by how much), or, with OverMemory::REFUSE (--strict-memory, search's ranking), that
+// is an InputError naming the offending setting; so is a plan whose every candidate that runs
+// has more than 2^20 forward and backward tasks in a step (the limit that keeps
 // a run within about a gigabyte and half a minute). With a budget, a candidate whose simulation
 // would pass it (resource_estimate.hpp) is dropped too, before its step program is built when the
 // plan alone shows it; a plan whose every such candidate passes it is an InputError naming the
@@ -28,6 +30,12 @@ namespace sim {
 struct Scenario;
 class ComputeModel;
 
+// What the planner does when no candidate fits in memory (memory_budget.hpp).
+enum class OverMemory {
+  RUN,     // plan the candidate that needs the least memory, reported as not fitting
+  REFUSE,  // an InputError (--strict-memory; search ranks fitting plans only)
+};
+
 struct ResolvedPlan {
   int64_t micro_batch = 1;
   int64_t virtual_stages = 1;
@@ -46,7 +54,7 @@ struct ResolvedPlan {
 // `s` gets its auto fields replaced by the chosen values. Throws WallTimeExceeded between
 // candidates once `deadline` has passed. The default budget bounds nothing.
 ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& deadline = {},
-                          const SimulationBudget& budget = {});
+                          const SimulationBudget& budget = {}, OverMemory over_memory = OverMemory::RUN);
 
 // The same without the graph (`pipeline` empty), for a search that only wants plans estimated
 // faster than `cutoff`: candidates whose lower bound (pipeline.hpp, step_lower_bound) is at least
@@ -56,6 +64,7 @@ ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& d
 // again only below it.
 std::optional<ResolvedPlan> resolve_plan_below(Scenario& s, const ComputeModel& cm, Seconds cutoff,
                                                const Deadline& deadline = {}, const SimulationBudget& budget = {},
-                                               Seconds* lowest_bound = nullptr);
+                                               Seconds* lowest_bound = nullptr,
+                                               OverMemory over_memory = OverMemory::RUN);
 
 }  // namespace sim

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `trainsim validate` on a table with rows the simulator cannot run: a row
-# naming a device trainsim does not know and a row whose plan does not fit in GPU memory are
-# printed as failed with the reason, counted per group and in a last line, and do not stop the
+# `trainsim validate --strict-memory` on a table with rows the simulator cannot run: a row
+# naming a device trainsim does not know and a row whose plan does not fit in GPU memory (refused
+# under --strict-memory; without it, simulated: memory_verdict.sh) are printed as failed with the reason, counted per group and in a last line, and do not stop the
 # others; the exit code is 1 (not every row simulated). The simulated row's error and MAPE are
 # recomputed from its printed prediction. A mistake in the table's own fields still stops it with
 # one line and exit code 2.
@@ -35,7 +35,7 @@ runs[0]["extra"] = {"published_peak_memory_gib": -3}
 json.dump({"kind": "validation", "runs": runs}, open(sys.argv[4], "w"))
 PY
 
-"$trainsim" validate "$work/table.json" >"$work/out" 2>"$work/err"
+"$trainsim" validate "$work/table.json" --strict-memory >"$work/out" 2>"$work/err"
 code=$?
 if [ $code -eq 1 ]; then pass "exit code 1 with failed rows"; else fail "exit code 1 with failed rows" "got $code: $(cat "$work/err")"; fi
 "$trainsim" run "$repo/configs/quickstart.json" -q -o "$work/fits.json"
@@ -56,7 +56,7 @@ err = 100 * abs(step / 4.0 - 1)
 check(m is not None and abs(float(m.group(2)) - 100 * (step / 4.0 - 1)) < 0.06, "its error is recomputed")
 check("failed:" in line("unknown-device") and "unknown device 'h100-1w'" in line("unknown-device"),
       f"the unknown device is a failed row with its reason ({line('unknown-device')!r})")
-check("failed:" in line("too-big") and "per GPU but" in line("too-big"),
+check("failed:" in line("too-big") and "per GPU (reserved at its peak) but" in line("too-big"),
       f"the plan that does not fit is a failed row with its reason ({line('too-big')!r})")
 mm = re.search(r"peak memory ([\d.]+) GiB reserved \(([\d.]+) allocated\), published 20\.0 \(([-+\d.]+)%\)", line("fits"))
 check(mm is not None and abs(float(mm.group(1)) - memory) < 0.06 and abs(float(mm.group(3)) - 100 * (memory / 20 - 1)) < 0.06,

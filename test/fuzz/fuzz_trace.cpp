@@ -119,6 +119,7 @@ void check_rows(const std::vector<TracedFailure>& rows, const std::string& input
 struct Base {
   Scenario scenario;
   double step_s = 0;
+  MemoryEstimate memory;  // the plan's
 };
 
 const Base& base(int v) {
@@ -145,7 +146,9 @@ const Base& base(int v) {
         parse_scenario(ParamReader::from_text(text, "fuzz_trace.json")
                            .with_value("failures.trace", default_data_dir() + "/configs/traces/example-failures.csv"),
                        default_data_dir());
-    b.step_s = check_run(b.scenario).estimated_step.value;
+    const ResolvedPlan p = check_run(b.scenario);
+    b.step_s = p.estimated_step.value;
+    b.memory = p.memory;
   } catch (const InputError& e) {
     fuzz::finding("the target's own scenario is refused", e.what());
   }
@@ -170,7 +173,7 @@ void simulate(const std::vector<TracedFailure>& rows, uint64_t hash, const std::
   healthy.tokens_per_s =
       static_cast<double>(healthy.scenario.training.global_batch * healthy.scenario.training.seq_len) / b.step_s;
   const EngineOptions opt;
-  check_job_reliability(healthy.scenario, Seconds(b.step_s), opt);
+  check_job_reliability(healthy.scenario, Seconds(b.step_s), b.memory, opt);
 
   const Seconds mttf = reliability::job_mttf(f, healthy.scenario.cluster.nodes());
   check(mttf.value > 0, "the trace's MTTF is not positive", input);

@@ -266,6 +266,8 @@ TEST_CASE("untied embeddings give a single-stage model its own output layer", "[
 }
 
 TEST_CASE("peak is the largest stage and fits flips when capacity shrinks below it", "[workload]") {
+  // The verdict's own rule (reserved peak against the HBM less the CUDA context and NCCL's
+  // buffers) is tested in workload_memory_budget.cpp.
   Scenario sc = gpt3_175b(8, 8, 1, 16);
   sc.plan.sequence_parallel = true;
   sc.training.recompute = Recompute::SELECTIVE;
@@ -274,7 +276,9 @@ TEST_CASE("peak is the largest stage and fits flips when capacity shrinks below 
   for (const StageMemory& st : est.stages) largest = std::max(largest, st.total().value);
   CHECK(est.peak.value == Approx(largest));
   CHECK(est.capacity.value == Approx(80.0 * 1024 * 1024 * 1024));
-  CHECK(est.fits);  // rank 0: ~2.8e9 params * 18 B ~ 51 GB plus ~10 GB of activations, under 80 GiB
+  // rank 0: ~2.8e9 params * 18 B ~ 51 GB plus ~10 GB of activations, reserved over 0.85: ~72 GB, under
+  // 80 GiB less a GiB
+  CHECK(est.fits);
 
   sc.cluster.device.hbm_capacity = Bytes(largest * 0.99);
   est = estimate(sc);
@@ -414,11 +418,11 @@ TEST_CASE("PyTorch's caching allocator reserves the peak over 1 - 15 %, XLA the 
   const MemoryEstimate tpu = estimate(sc);
   CHECK(tpu.reserved.value == Approx(tpu.peak.value));
   CHECK(tpu.peak.value == Approx(gpu.peak.value));
-  SECTION("fits is decided by the peak: PyTorch frees its cache and retries before it fails") {
+  SECTION("fits is decided by the reserved peak: an HBM 1 % above the allocated peak is over") {
     sc.cluster.scale_up.kind = "nvswitch";
     sc.cluster.device.hbm_capacity = Bytes(gpu.peak.value * 1.01);
     const MemoryEstimate tight = estimate(sc);
-    CHECK(tight.fits);
-    CHECK(tight.reserved > tight.capacity);
+    CHECK_FALSE(tight.fits);
+    CHECK(tight.over.value == Approx(tight.reserved.value - tight.usable.value));
   }
 }
