@@ -32,6 +32,21 @@ constexpr QuantityRange NCCL_LATENCY{1e-9, 1.0, "a latency from 1 ns to 1 s"};
 // A curve's factor at another head dimension: from 0.01 (EFFICIENCY's floor) to 2.
 constexpr QuantityRange HEAD_DIM_FACTOR{0.01, 2.0, "a factor from 0.01 to 2"};
 
+// "MAJOR.MINOR" as CUDA writes a compute capability ("9.0"; cudaDeviceProp major and minor, the
+// kernel suite's provenance), as major * 10 + minor. Majors from 1 to 99, minors one digit, as
+// every compute capability NVIDIA has published (1.0 to 12.1).
+int parse_compute_capability(const ParamReader& r) {
+  const std::string expected = "a compute capability as CUDA writes it, MAJOR.MINOR, e.g. \"9.0\"";
+  if (!r.is_string()) r.fail("is not a string", expected);
+  const std::string text = r.as_string();
+  const size_t dot = text.find('.');
+  const bool digits = dot != std::string::npos && (dot == 1 || dot == 2) && dot + 2 == text.size() &&
+                      text.find_first_not_of("0123456789.") == std::string::npos && text[0] != '0' &&
+                      text.find('.', dot + 1) == std::string::npos;
+  if (!digits) r.fail(quote_value(text) + " is not a compute capability", expected);
+  return std::atoi(text.substr(0, dot).c_str()) * 10 + (text[dot + 1] - '0');
+}
+
 }  // namespace
 
 const char* to_string(Precision p) {
@@ -48,9 +63,20 @@ Precision precision_from_string(const std::string& s) {
 }
 
 DeviceSpec DeviceSpec::parse(const ParamReader& r) {
-  std::vector<std::string> keys{
-      "kind",       "name",        "description", "source",           "peak", "hbm", "sms", "gemm", "gemm_fp8",
-      "memory_ops", "collectives", "calibration", "sustained_compute"};
+  std::vector<std::string> keys{"kind",
+                                "name",
+                                "description",
+                                "source",
+                                "peak",
+                                "hbm",
+                                "sms",
+                                "gemm",
+                                "gemm_fp8",
+                                "memory_ops",
+                                "collectives",
+                                "calibration",
+                                "sustained_compute",
+                                "compute_capability"};
   for (const auto& k : attention_kernels())
     if (k.profile_key) keys.push_back(k.profile_key);
   r.expect_keys(keys);
@@ -68,6 +94,7 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
   d.hbm_capacity = hbm.at("capacity").as_bytes(HBM_CAPACITY);
   d.hbm_bandwidth = hbm.at("bandwidth").as_bandwidth();
   d.sms = r.has("sms") ? r.count("sms", 1, 100000) : 0;
+  if (auto cc = r.find("compute_capability")) d.compute_capability = parse_compute_capability(*cc);
   auto gemm = r.at("gemm");
   gemm.expect_keys({"efficiency_max", "half_flops", "tiles"});
   if (auto tiles = gemm.find("tiles")) {
