@@ -21,6 +21,21 @@ double efficiency(const ParamReader& obj, const std::string& path) {
   return obj.at(path.substr(path.rfind('/') + 1)).as_number_in(schema_range(path));
 }
 
+// "MAJOR.MINOR" as CUDA writes a compute capability ("9.0"; cudaDeviceProp major and minor, the
+// kernel suite's provenance), as major * 10 + minor. Majors from 1 to 99, minors one digit, as
+// every compute capability NVIDIA has published (1.0 to 12.1).
+int parse_compute_capability(const ParamReader& r) {
+  const std::string expected = "a compute capability as CUDA writes it, MAJOR.MINOR, e.g. \"9.0\"";
+  if (!r.is_string()) r.fail("is not a string", expected);
+  const std::string text = r.as_string();
+  const size_t dot = text.find('.');
+  const bool digits = dot != std::string::npos && (dot == 1 || dot == 2) && dot + 2 == text.size() &&
+                      text.find_first_not_of("0123456789.") == std::string::npos && text[0] != '0' &&
+                      text.find('.', dot + 1) == std::string::npos;
+  if (!digits) r.fail(quote_value(text) + " is not a compute capability", expected);
+  return std::atoi(text.substr(0, dot).c_str()) * 10 + (text[dot + 1] - '0');
+}
+
 }  // namespace
 
 const char* to_string(Precision p) {
@@ -51,6 +66,7 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
   d.hbm_capacity = hbm.at("capacity").as_bytes(schema_range(D + "/hbm/capacity"));
   d.hbm_bandwidth = hbm.at("bandwidth").as_bandwidth();
   d.sms = r.has("sms") ? schema_count(r, D + "/sms") : 0;
+  if (auto cc = r.find("compute_capability")) d.compute_capability = parse_compute_capability(*cc);
   auto gemm = r.at("gemm");
   schema_expect_keys(gemm, D + "/gemm");
   if (auto tiles = gemm.find("tiles")) {

@@ -67,6 +67,9 @@ struct DeviceSpec {
   // (kReferenceHeadDim), where measured: "<kernel>.head_dims" in the profile.
   std::map<Attention, std::map<int, double>> attention_head_dims;
   int64_t sms = 0;
+  // CUDA compute capability, major * 10 + minor (90 for "9.0"): which kernels the GPU's libraries
+  // pick for it (defaults.hpp, default_attention). 0 when the profile states none (a TPU).
+  int compute_capability = 0;
   // CTA tiles (rows x cols of the output) the GEMM library picks from; empty when its kernels do
   // not quantize into waves (persistent / stream-K kernels on Hopper and later).
   std::vector<std::pair<int64_t, int64_t>> gemm_tiles;

@@ -7,6 +7,7 @@
 
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
+#include "sim/scenario/defaults.hpp"
 #include "sim/scenario/schema.hpp"
 
 namespace sim {
@@ -155,8 +156,9 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   }
   p.zero = schema_count(r, "/parallelism/zero");
   p.overlap_grad_reduce = schema_bool(r, "/parallelism/overlap_grad_reduce");
-  p.overlap_param_gather = schema_bool(r, "/parallelism/overlap_param_gather");
   p.overlap_param_gather_given = r.has("overlap_param_gather");
+  p.overlap_param_gather = p.overlap_param_gather_given ? schema_bool(r, "/parallelism/overlap_param_gather")
+                                                        : default_overlap_param_gather(p);
   if (r.has("reshard_after_forward")) p.reshard_after_forward = schema_bool(r, "/parallelism/reshard_after_forward");
   if (r.has("dp_shard")) p.dp_shard = schema_count(r, "/parallelism/dp_shard");
   p.tp_comm_overlap = schema_bool(r, "/parallelism/tp_comm_overlap");
@@ -212,7 +214,8 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
                 : s == "selective" ? Recompute::SELECTIVE
                 : s == "op"        ? Recompute::OP
                                    : Recompute::FULL;
-  t.attention = registry_choice(*schema_value(r, "/training/attention"), attention_kernels());
+  t.attention_given = r.has("attention");  // absent: parse_scenario resolves it for the device
+  if (t.attention_given) t.attention = registry_choice(r.at("attention"), attention_kernels());
   t.elementwise = registry_choice(*schema_value(r, "/training/elementwise"), elementwise_modes());
   t.loss = r.has("loss") ? registry_choice(r.at("loss"), elementwise_modes()) : t.elementwise;
   t.fp8_scaling = registry_choice(*schema_value(r, "/training/fp8_scaling"), fp8_scaling_recipes());

@@ -47,13 +47,16 @@ struct ParallelPlan {
   Schedule schedule = Schedule::ONE_F_ONE_B;
   bool schedule_given = false;
   int64_t zero = 0;
-  bool overlap_grad_reduce = false;
+  // `overlap_grad_reduce`: gradient buckets reduced during the backward (grad_sync.hpp); absent:
+  // true, as Megatron-Bridge's recipes set it (defaults.hpp).
+  bool overlap_grad_reduce = true;
   // `overlap_param_gather`: the distributed optimizer's (ZeRO-1, -2) all-gather of the updated
   // parameters overlapped with the next forward (Megatron-Core --overlap-param-gather, which needs
   // the distributed optimizer and --overlap-grad-reduce); false: it runs after the optimizer step,
-  // exposed. Default: with overlap_grad_reduce, as NeMo's and Megatron-Core's performance recipes
-  // set both. Meaningless for ZeRO-0 (no gather) and ZeRO-3 (FSDP prefetches its own gathers).
-  bool overlap_param_gather = true;
+  // exposed. Absent: default_overlap_param_gather (defaults.hpp), true where it can be, as
+  // Megatron-Bridge's recipes set it. Meaningless for ZeRO-0 (no gather) and ZeRO-3 (FSDP
+  // prefetches its own gathers).
+  bool overlap_param_gather = false;
   bool overlap_param_gather_given = false;
   // Whether the parameter all-gather runs exposed after the step (grad_sync.hpp).
   bool param_gather_exposed() const { return overlap_grad_reduce && (zero == 1 || zero == 2) && !overlap_param_gather; }
@@ -120,12 +123,14 @@ struct TrainingSpec {
   AutoCount micro_batch{1};
   Recompute recompute = Recompute::NONE;
   Precision precision = Precision::BF16;
-  // FlashAttention unless the scenario says "unfused": what today's frameworks run by default.
-  // Megatron-Core's TransformerConfig.attention_backend defaults to AttnBackend.auto, letting
-  // Transformer Engine pick its flash or cuDNN fused attention (both keep no s x s tensors);
-  // torchtitan calls F.scaled_dot_product_attention, whose flash backend runs on A100 and H100.
-  // The published 2021-22 Megatron-LM runs (the A100 table, the GPT-3 configs) state "unfused".
+  // `attention` (attention_kernels.hpp). Absent: the kernel Transformer Engine picks on the
+  // device under Megatron-Core's attention_backend auto (defaults.hpp, default_attention),
+  // resolved by parse_scenario once the device is known; `attention_given` says which.
+  // torchtitan calls F.scaled_dot_product_attention, whose flash backend runs on A100 and H100
+  // ("flash"); the published 2021-22 Megatron-LM runs (the A100 table, the GPT-3 configs) state
+  // "unfused".
   Attention attention = Attention::FLASH;
+  bool attention_given = false;
   // `elementwise` (elementwise.hpp): fused unless the scenario says "eager".
   Elementwise elementwise = Elementwise::FUSED;
   // `loss`: how the cross entropy runs, one of the same modes; absent: as `elementwise`. Apart
@@ -150,15 +155,15 @@ struct TrainingSpec {
   // pass instead of each kernel (cost/host_launch.hpp). False: each kernel launched.
   bool cuda_graphs = false;
   // `grad_reduce_in_fp32`: Megatron-Core's DistributedDataParallelConfig.grad_reduce_in_fp32.
-  // False: the gradient buffer (main_grad) and its reduction are in the parameters' 16-bit type
-  // (Megatron-Core's default, NeMo's recipes); true: fp32 -- what Megatron-LM's
+  // True: the gradient buffer (main_grad) and its reduction in fp32 -- the default, as
+  // Megatron-Bridge's recipes set it (defaults.hpp), what Megatron-LM's
   // --accumulate-allreduce-grads-in-fp32 did for the 2021-22 bf16 runs, and what torchtitan's
-  // FSDP reduce_dtype fp32 and Composer's DEFAULT mixed precision do. The default stays true for
-  // now: the validation tables do not state it, and halved buckets make NCCL's model choose the
-  // double binary tree for large data-parallel groups, which class fidelity folds only where
-  // each group's trees keep to links of their own: across the Llama 3 cluster's oversubscribed pod
-  // uplinks every group's trees meet (replay.cpp, "Folding"), and a step of Llama 3 405B on 16k
-  // GPUs takes over a minute to simulate.
+  // FSDP reduce_dtype fp32 and Composer's DEFAULT mixed precision do. False: the
+  // parameters' 16-bit type (Megatron-Core's dataclass default; Megatron-Bridge's DeepSeek-V3 and
+  // Gemma 2 recipes). Halved buckets make NCCL's model choose the double binary tree for large
+  // data-parallel groups, which class fidelity folds only where each group's trees keep to links
+  // of their own: across the Llama 3 cluster's oversubscribed pod uplinks every group's trees meet
+  // (replay.cpp, "Folding"), and a step of Llama 3 405B on 16k GPUs takes over a minute to simulate.
   bool grad_reduce_in_fp32 = true;
   // Bytes per gradient element in the buffer and on the wire: the one place that says it.
   double grad_bytes() const { return grad_reduce_in_fp32 ? 4.0 : 2.0; }

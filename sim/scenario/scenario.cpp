@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
+#include "sim/scenario/defaults.hpp"
 #include "sim/scenario/reliability_cluster.hpp"
 #include "sim/scenario/schema.hpp"
 
@@ -226,10 +227,10 @@ void cross_check(const Scenario& s, const ParamReader& r) {
               "a device profile with both fp8 and bf16 peaks");
   if (fused(t.attention) && !s.cluster.device.attention_curve(t.attention)) {
     const AttentionKernel& k = attention_kernel(t.attention);
-    tr.at("attention")
+    (t.attention_given ? tr.at("attention") : tr)
         .fail(fmt::format("device {} has no {} efficiency in its profile for the '{}' kernel{}", s.cluster.device.name,
                           attention_kernel(curve_kernel(t.attention)).profile_key, k.name,
-                          t.attention == Attention::FLASH ? " (the default attention)" : ""),
+                          t.attention_given ? "" : ", the default attention on it (no \"attention\" given)"),
               "\"attention\": \"unfused\", another fused kernel the profile prices, or a device profile with "
               "published figures for this one");
   }
@@ -273,6 +274,7 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
   s.cluster = ClusterSpec::parse(section(r, "cluster", data_dir, "topologies"), data_dir);
   s.plan = ParallelPlan::parse(r.at("parallelism"));
   s.training = TrainingSpec::parse(r.at("training"));
+  if (!s.training.attention_given) s.training.attention = default_attention(s.cluster.device);
   if (auto f = r.find("step_faults")) s.step_faults = StepFaults::parse(*f, s.cluster, s.seed);
   if (s.plan.pp == 1 && s.plan.virtual_stages.is_auto()) s.plan.virtual_stages.value = 1;
   if (!s.plan.schedule_given && s.plan.virtual_stages.value > 1) s.plan.schedule = Schedule::INTERLEAVED;

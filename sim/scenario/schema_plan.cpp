@@ -1,4 +1,5 @@
 // The schema of the `parallelism` section: how the job is split over the GPUs.
+#include "sim/scenario/defaults.hpp"
 #include "sim/scenario/model.hpp"
 #include "sim/scenario/plan.hpp"
 #include "sim/scenario/schema_sections.hpp"
@@ -24,9 +25,9 @@ std::vector<KeySpec> schema_plan_keys() {
        "gpipe, 1f1b, interleaved", "pipeline schedule", 0, 0},
       {"/parallelism/zero", "count", "", "0", "", "", "ZeRO stage: 1 optimizer state, 2 + gradients, 3 + weights", 0,
        3},
-      {"/parallelism/overlap_grad_reduce", "bool", "", "false", "Megatron-LM 2021 behaviour", "",
+      {"/parallelism/overlap_grad_reduce", "bool", "", "true", MEGATRON_BRIDGE_RECIPES, "",
        "gradient reduction overlapped with the backward (Megatron-Core --overlap-grad-reduce)", 0, 0},
-      {"/parallelism/overlap_param_gather", "bool", "", "true", "", "",
+      {"/parallelism/overlap_param_gather", "bool", "", "", OVERLAP_PARAM_GATHER_DEFAULT, "",
        "ZeRO-1/2 parameter all-gather overlapped with the next forward (--overlap-param-gather)", 0, 0},
       {"/parallelism/reshard_after_forward", "bool", "", "", "= true when pp is 1 (torchtitan)", "",
        "ZeRO-3 frees gathered weights after the forward and gathers them again for the backward", 0, 0},

@@ -1,5 +1,6 @@
 // The schema of the `training` section: the batch, sequence, precision and kernels of one step.
 #include "sim/scenario/attention_kernels.hpp"
+#include "sim/scenario/defaults.hpp"
 #include "sim/scenario/plan.hpp"
 #include "sim/scenario/schema_sections.hpp"
 
@@ -14,9 +15,8 @@ std::vector<KeySpec> schema_training_keys() {
       {"/training/recompute", "choice", "", "\"none\"", "", "none, selective, op, full",
        "activation recomputation (selective: Korthikanti et al. 2022's attention core)", 0, 0},
       {"/training/precision", "choice", "", "\"bf16\"", "", "bf16, fp16, fp8", "GEMM precision", 0, 0},
-      {"/training/attention", "choice", "", "\"flash\"",
-       "Megatron-Core's attention_backend auto picks a fused kernel; torchtitan's SDPA runs flash",
-       registry_names(attention_kernels()), "attention kernel (trainsim list)", 0, 0},
+      {"/training/attention", "choice", "", "", ATTENTION_DEFAULT, registry_names(attention_kernels()),
+       "attention kernel (trainsim list)", 0, 0},
       {"/training/elementwise", "choice", "", "\"fused\"", "", registry_names(elementwise_modes()),
        "how element-wise ops run (fused kernels or eager PyTorch)", 0, 0},
       {"/training/loss", "choice", "", "", "= elementwise", registry_names(elementwise_modes()),
@@ -29,7 +29,7 @@ std::vector<KeySpec> schema_training_keys() {
        "primary weights held in FP8 (Transformer Engine fp8_model_init; fp8 only)", 0, 0},
       {"/training/cuda_graphs", "bool", "", "false", "", "",
        "layers' forward and backward captured in CUDA graphs (one launch per pass)", 0, 0},
-      {"/training/grad_reduce_in_fp32", "bool", "", "true", "Megatron-LM 2021-22 runs (Megatron-Core's own: false)", "",
+      {"/training/grad_reduce_in_fp32", "bool", "", "true", MEGATRON_BRIDGE_RECIPES, "",
        "gradient buffer and its reduction in fp32 (false: the parameters' 16-bit type)", 0, 0},
       {"/training/tokens", "count or string", "tokens", "", "none (no time to train)",
        "1..1e18; a whole number or \"15.6T\", \"300B\", \"50M\"", "tokens to train, for the time to train", 1,

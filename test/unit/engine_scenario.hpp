@@ -37,7 +37,7 @@ inline Scenario scenario(const Setup& u) {
            {{"nics", std::to_string(u.nics_per_node)}, {"over", std::to_string(u.oversubscription)}, {"pod", pod}});
   const std::string text = fill(R"({"kind": "scenario", "name": "engine", "model": "{model}",
     "cluster": {"from": "{cluster}", "gpus": {gpus}, "gpus_per_node": {node}{up}, "scale_out": {out}},
-    "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}},
+    "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}, "overlap_grad_reduce": false},
     "training": {"seq_len": 2048, "global_batch": {B}, "micro_batch": {b}, "recompute": "{recompute}",
                  "precision": "bf16"}})",
                                 {{"model", u.model},

@@ -25,7 +25,7 @@ Scenario scenario(int64_t tp, int64_t pp, int64_t dp, int64_t global_batch, cons
       events == "[]" ? "" : R"(, "step_faults": {"nccl_timeout": "{timeout}", "events": {events}})";
   const std::string text = fill(R"({"kind": "scenario", "name": "faults", "model": "gpt-1.7b",
     "cluster": {"from": "dgx-a100-superpod", "gpus": {gpus}},
-    "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}},
+    "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}, "overlap_grad_reduce": false},
     "training": {"seq_len": 2048, "global_batch": {B}, "micro_batch": 1, "recompute": "full", "precision": "bf16"})" +
                                     faults + "}",
                                 {{"gpus", std::to_string(tp * pp * dp)},

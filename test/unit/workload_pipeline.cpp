@@ -256,7 +256,7 @@ TEST_CASE("the gradient reduction carries 4 bytes per parameter in fp32, 2 in 16
       "cluster": {"gpu": "a100-sxm-80gb", "gpus": 4, "gpus_per_node": 4,
                   "scale_up": {"kind": "nvswitch", "bandwidth": "300 GB/s"},
                   "scale_out": {"kind": "fat-tree", "nics_per_node": 4, "nic_bandwidth": "25 GB/s"}},
-      "parallelism": {"tp": 1, "pp": 2, "dp": 2},
+      "parallelism": {"tp": 1, "pp": 2, "dp": 2, "overlap_grad_reduce": false},
       "training": {"seq_len": 2048, "global_batch": 4, "micro_batch": 1, "precision": "bf16",
                    "grad_reduce_in_fp32": {fp32}}})",
                                   {{"fp32", fp32 ? "true" : "false"}});
