@@ -41,11 +41,13 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
   const size_t ranks = p.ranks.size();
   Estimate e;
   e.finish.resize(ranks);
+  e.dp_launches.resize(ranks);
   for (size_t r = 0; r < ranks; ++r) e.finish[r].resize(p.ranks[r].size());
   // Per pipeline rank, when its data-parallel channel is free: overlapped gradient buckets queue
   // on it in the order they become ready.
   std::vector<Seconds> dp_free(ranks), dp_alpha(ranks);  // dp_alpha: the largest latency term of the buckets in flight
   std::vector<Seconds> held(ranks);                      // buckets held for the reduction's circuits
+  std::vector<int64_t> held_buckets(ranks);
   // Each rank runs its program in order; a slot starts when the slot before it ends and its input
   // has arrived. Sweeps over the ranks advance each as far as its inputs allow.
   std::vector<size_t> next(ranks, 0);
@@ -74,8 +76,11 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
         for (size_t b = 0; b < t.dp_buckets.size(); ++b) {
           if (switching) {
             held[r] += comm.dp_transfer(t.rank, t.dp_buckets[b]);
+            ++held_buckets[r];
           } else {
-            channel = std::max(channel, start + t.compute * ready[k][b]) + comm.dp_transfer(t.rank, t.dp_buckets[b]);
+            const Seconds launch = start + t.compute * ready[k][b];
+            channel = std::max(channel, launch) + comm.dp_transfer(t.rank, t.dp_buckets[b]);
+            e.dp_launches[r].push_back({launch, channel});
           }
           alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_buckets[b]));
         }
@@ -85,7 +90,10 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
           if (switching) start = std::max(start, reduction_ready);
           // The engine pays the largest latency term of the all-reduces in flight once they end.
           if (t.dp_bytes.value > 0) alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_bytes));
-          dur += std::exchange(held[r], Seconds(0)) + comm.dp_transfer(t.rank, t.dp_bytes) + alpha;
+          const Seconds carried = std::exchange(held[r], Seconds(0)) + comm.dp_transfer(t.rank, t.dp_bytes);
+          const int64_t buffers = (t.dp_bytes.value > 0 ? 1 : 0) + std::exchange(held_buckets[r], 0);
+          if (buffers > 0) e.dp_launches[r].push_back({start, start + carried, buffers});
+          dur += carried + alpha;
           alpha = Seconds(0);
         }
         finish[i] = start + dur;
