@@ -209,7 +209,10 @@ std::string report_json(const RunResult& r) {
   j["simulation"] = {{"fidelity", r.full_fidelity ? "full" : "class"},
                      {"actors", r.engine.actors},
                      {"transfers", r.engine.transfers},
-                     {"estimated_step_time_s", r.plan.estimated_step.value}};
+                     {"estimated_step_time_s", r.plan.estimated_step.value},
+                     // What the run-time estimate (resource_estimate.hpp) put this simulation's wall at, on
+                     // the development machine: deterministic, so the same config gives the same report.
+                     {"estimated_wall_s", r.plan.resources.wall.value}};
   if (r.network)  // the scale-out network's parts, in ports of the cost table's bandwidth
     j["network"] = {{"switch_ports", r.network->switch_ports},
                     {"transceivers", r.network->transceivers},

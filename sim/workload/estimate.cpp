@@ -41,12 +41,14 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
   const size_t ranks = p.ranks.size();
   Estimate e;
   e.finish.resize(ranks);
+  e.dp_launches.resize(ranks);
   for (size_t r = 0; r < ranks; ++r) e.finish[r].resize(p.ranks[r].size());
   // Per pipeline rank, when its data-parallel channel is free: overlapped gradient buckets queue
   // on it in the order they become ready.
   std::vector<Seconds> dp_free(ranks), dp_alpha(ranks);  // dp_alpha: the largest latency term of the buckets in flight
   std::vector<Seconds> held(ranks);                      // buckets held for the reduction's circuits
   std::vector<Seconds> held_route(ranks);                // the longest route latency of those
+  std::vector<int64_t> held_buckets(ranks);
   // Each rank runs its program in order; a slot starts when the slot before it ends and its input
   // has arrived. Sweeps over the ranks advance each as far as its inputs allow.
   std::vector<size_t> next(ranks, 0);
@@ -76,10 +78,13 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
           if (switching) {
             held[r] += comm.dp_transfer(t.rank, t.dp_buckets[b]);
             held_route[r] = std::max(held_route[r], comm.dp_route_latency(t.rank, t.dp_buckets[b]));
+            ++held_buckets[r];
           } else {
             // A bucket's flows move bytes once their route latency has passed from its launch.
-            const Seconds moving = start + t.compute * ready[k][b] + comm.dp_route_latency(t.rank, t.dp_buckets[b]);
-            channel = std::max(channel, moving) + comm.dp_transfer(t.rank, t.dp_buckets[b]);
+            const Seconds launch = start + t.compute * ready[k][b];
+            channel = std::max(channel, launch + comm.dp_route_latency(t.rank, t.dp_buckets[b])) +
+                      comm.dp_transfer(t.rank, t.dp_buckets[b]);
+            e.dp_launches[r].push_back({launch, channel});
           }
           alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_buckets[b]));
         }
@@ -92,7 +97,11 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
           // The final reduction, with the buckets held for the circuits, launched together.
           const Seconds route =
               std::max(std::exchange(held_route[r], Seconds(0)), comm.dp_route_latency(t.rank, t.dp_bytes));
-          dur += route + std::exchange(held[r], Seconds(0)) + comm.dp_transfer(t.rank, t.dp_bytes) + alpha;
+          const Seconds carried =
+              route + std::exchange(held[r], Seconds(0)) + comm.dp_transfer(t.rank, t.dp_bytes);
+          const int64_t buffers = (t.dp_bytes.value > 0 ? 1 : 0) + std::exchange(held_buckets[r], 0);
+          if (buffers > 0) e.dp_launches[r].push_back({start, start + carried, buffers});
+          dur += carried + alpha;
           alpha = Seconds(0);
         }
         finish[i] = start + dur;

@@ -20,6 +20,15 @@ struct Estimate {
   Seconds step;
   // Per pipeline rank, when each slot of its program ends (StepProgram::ranks, Pipeline::program).
   std::vector<std::vector<Seconds>> finish;
+  // Per pipeline rank, each gradient-reduction launch (an overlapped bucket, or the DP_REDUCE
+  // task's own buffer) in program order: when it starts and when the rank's data-parallel channel
+  // has carried it (with an optical circuit switch, held buckets go with the DP_REDUCE's buffer).
+  // The run-time estimate counts the flows in flight from these.
+  struct Launch {
+    Seconds start, end;
+    int64_t buffers = 1;  // all-reduces launched together: the task's buffer and the buckets held for it
+  };
+  std::vector<std::vector<Launch>> dp_launches;
 };
 
 // The TP and CP collectives inside a task, priced by their closed forms.

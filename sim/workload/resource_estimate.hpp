@@ -25,20 +25,24 @@
 //               links; one component of tens of thousands of flows where every group's trees
 //               cross an oversubscribed pod uplink, which costs minutes
 //
+//   in-flight scans  over the ends of a rank's gradient-reduction flows, the flows its actor
+//               has in flight then (from the closed-form timeline's launches, estimate.hpp): SimGrid
+//               walks the actor's whole list of activities to unlink each finished flow
+//
 //   memory = base + per host x hosts + per task x tasks + per actor x actors + per flow x peak flows
 //            + per folded ring flow x folded ring flows
-//   wall   = per host x hosts + per task run x task runs + per ring flow x ring flows launched
-//            + per actor run x actors x task runs + per folded ring flow x folded ring flows
-//            + per live flow x live flows + per coupled pair x coupled pairs
 //
-// Ring flows are priced per flow the engine launches, not by the square of those in flight: a
-// quadratic term fitted before the fold overshot runs of 10^5 flows in flight a hundredfold (a TPU
-// v4 row estimated at 532 s finishes in 2 to 5 s). Where flows share links the engine's cost does
-// grow with their square, priced by the coupled pairs; at full fidelity it grows with actors x
-// activities. Every coefficient was measured
-// with /usr/bin/time on the 2-core development machine (resource_estimate.cpp lists the runs and
-// the fit); a faster machine finishes sooner, memory is the same. Estimates are within about a
-// factor of two of the measurements.
+//   wall   = per host x hosts + per transfer x flows (pipeline, ring and probe; live flows at their
+//            own price) + per scan x in-flight scans + per actor run x actors x task runs
+//            + per folded ring flow x folded ring flows + per coupled pair x coupled pairs
+//
+// Every flow the engine starts is priced once, whatever its kind; where flows share links the
+// engine's cost grows with their square (coupled pairs), and where one actor holds many flows in
+// flight, with the square of its backlog (in-flight scans). Every coefficient was measured on the
+// 2-core development machine (resource_estimate.cpp lists the runs and the fit; scripts/estimate-check
+// measures them again): wall estimates are within a factor of two of the CPU time of every shipped
+// config, validation row and bench case. A faster or idle machine finishes sooner, a loaded one
+// later; memory is the same.
 //
 // A run is refused (InputError, one line, exit code 2) when its memory estimate passes --max-memory
 // (default: half of this machine's memory) or its wall estimate passes the time limit (2 minutes,
@@ -68,6 +72,7 @@ struct SimulationSize {
   double folded_ring_flows = 0;  // ring flows the engine folds (one launch per rank): its workspace
   double live_flows = 0;         // of live tensor- and context-parallel collectives (also in flows)
   double coupled_pairs = 0;      // the fold's simulated components: the sum of their flows squared
+  double in_flight_scans = 0;    // over the ring flows' ends, the rank actor's flows in flight then
 };
 
 struct ResourceEstimate {
