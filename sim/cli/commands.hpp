@@ -29,8 +29,8 @@ struct CheckArgs {
   std::string config;
   std::vector<std::string> sets;  // "path=value"
   std::string fidelity = "class";
-  double max_wall = 0;     // --max-wall seconds (raises the simulation's time budget); 0 for none
-  std::string max_memory;  // --max-memory, "" for the default
+  double max_wall = 0;         // --max-wall seconds (raises the simulation's time budget); 0 for none
+  std::string max_memory;      // --max-memory, "" for the default
   bool strict_memory = false;  // --strict-memory, as run's
 };
 

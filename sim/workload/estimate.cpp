@@ -97,8 +97,7 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
           // The final reduction, with the buckets held for the circuits, launched together.
           const Seconds route =
               std::max(std::exchange(held_route[r], Seconds(0)), comm.dp_route_latency(t.rank, t.dp_bytes));
-          const Seconds carried =
-              route + std::exchange(held[r], Seconds(0)) + comm.dp_transfer(t.rank, t.dp_bytes);
+          const Seconds carried = route + std::exchange(held[r], Seconds(0)) + comm.dp_transfer(t.rank, t.dp_bytes);
           const int64_t buffers = (t.dp_bytes.value > 0 ? 1 : 0) + std::exchange(held_buckets[r], 0);
           if (buffers > 0) e.dp_launches[r].push_back({start, start + carried, buffers});
           dur += carried + alpha;
