@@ -101,7 +101,8 @@ std::string fitted_profile_json(const std::string& base_file, const Calibration&
   json cal;
   cal["measurements"] = m.file;
   cal["provenance"] = json::object();
-  const json provenance = json::parse(m.provenance_json);
+  // Measurements built in code (not read from a file) carry no provenance.
+  const json provenance = m.provenance_json.empty() ? json::object() : json::parse(m.provenance_json);
   for (const auto& [key, value] : provenance.items())
     if (!value.is_null()) cal["provenance"][key] = value;  // a fact the measurements could not give says nothing
   if (!c.excluded.empty()) cal["excluded_from_fits"] = c.excluded;
