@@ -39,7 +39,12 @@ run() {
   local name=$1 gpus=$2 nodes=$3 zero=$4 dp=$(($2 / 64))
   local args=(--set cluster.gpus="$gpus" --set parallelism.dp=$dp --set training.global_batch=$((dp * 96))
     --set parallelism.virtual_stages=1 --set cluster.from="$nodes" --set parallelism.zero="$zero")
-  [ "$zero" = 2 ] && args+=(--set parallelism.overlap_grad_reduce=true)
+  # ZeRO-1/3 as the scale case has them, the reduction exposed; ZeRO-2 with overlapped buckets.
+  if [ "$zero" = 2 ]; then
+    args+=(--set parallelism.overlap_grad_reduce=true)
+  else
+    args+=(--set parallelism.overlap_grad_reduce=false)
+  fi
   if ! "$trainsim" run "$config" "${args[@]}" -q -o "$work/$name.json" 2>"$work/$name.err"; then
     fail "$name" "$(head -c 300 "$work/$name.err")"
     return
