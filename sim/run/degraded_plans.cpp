@@ -52,13 +52,12 @@ std::optional<double> step_of(Scenario v, const MemoryEstimate& healthy, const E
   EngineOptions quiet = opt;
   quiet.trial_progress = {};
   try {
-    Scenario planned = v;
-    const auto over = over_memory(check_run(planned, quiet).memory, healthy);  // --strict-memory: refused here
-    if (over) {
+    const RunResult r = run_scenario(std::move(v), quiet);  // --strict-memory: refused there when over
+    if (const auto over = over_memory(r.plan.memory, healthy)) {
       if (why) *why = *over;
       return std::nullopt;
     }
-    return run_scenario(std::move(v), quiet).step_time_s;
+    return r.step_time_s;
   } catch (const InputError& e) {
     if (why) *why = e.what();
     return std::nullopt;

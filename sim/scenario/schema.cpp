@@ -97,26 +97,12 @@ static std::optional<double> range_bound(const KeySpec& k, const std::string& te
     const double v = std::strtod(text.c_str(), &end);
     return end && *end == '\0' && !text.empty() ? std::optional<double>(v) : std::nullopt;
   }
-  if (k.unit == "s") {
-    auto v = parse_seconds(text);
-    return v ? std::optional<double>(v->value) : std::nullopt;
-  }
-  if (k.unit == "B/s") {
-    auto v = parse_bandwidth(text);
-    return v ? std::optional<double>(v->value) : std::nullopt;
-  }
-  if (k.unit == "B") {
-    auto v = parse_bytes(text);
-    return v ? std::optional<double>(v->value) : std::nullopt;
-  }
-  if (k.unit == "FLOP/s") {
-    auto v = parse_flops_rate(text);
-    return v ? std::optional<double>(v->value) : std::nullopt;
-  }
-  if (k.unit == "FLOP") {
-    auto v = parse_flops(text);
-    return v ? std::optional<double>(v->value) : std::nullopt;
-  }
+  const auto value = [](const auto& v) { return v ? std::optional<double>(v->value) : std::nullopt; };
+  if (k.unit == "s") return value(parse_seconds(text));
+  if (k.unit == "B/s") return value(parse_bandwidth(text));
+  if (k.unit == "B") return value(parse_bytes(text));
+  if (k.unit == "FLOP/s") return value(parse_flops_rate(text));
+  if (k.unit == "FLOP") return value(parse_flops(text));
   return std::nullopt;
 }
 
