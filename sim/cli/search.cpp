@@ -78,6 +78,18 @@ std::string reason(const InputError& e, const std::string& file) {
   return m.rfind(file + ": ", 0) == 0 ? m.substr(file.size() + 2) : m;
 }
 
+// A reason without its JSON path and "(expected ...)": for a message that has its own.
+std::string bare_reason(std::string why) {
+  if (!why.empty() && why[0] == '/') why = why.substr(why.find(": ") + 2);
+  if (auto e = why.rfind(" (expected "); e != std::string::npos) why.resize(e);
+  return why;
+}
+
+std::string replace_first(std::string s, const std::string& from, const std::string& to) {
+  if (auto at = s.find(from); at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
 void print_row(size_t rank, const Candidate& c) {
   const auto& p = c.choice;
   std::printf("%4zu %4lld %3lld %4lld %5lld  %-3s %-10s %4lld %-4s %4lld %4lld %12s %10.3fs", rank,
@@ -105,6 +117,21 @@ int search(const SearchArgs& a) {
         fmt::format("no plan splits {} GPUs ({} per NVLink domain) for this model and global batch", given.cluster.gpus,
                     given.cluster.domain_gpus()),
         "tp dividing the NVLink domain's GPUs and the heads, pp at most the layers, dp dividing global_batch");
+
+  // The platform alone passing the budget refuses every plan: say so before planning thousands.
+  {
+    EngineOptions sim_opt = opt;
+    sim_opt.sim_wall_limit_s = a.max_sim_wall;
+    sim_opt.sim_wall_option = "--max-sim-wall";
+    try {
+      check_budget(given, platform_floor(given, opt.full_fidelity), simulation_budget(sim_opt));
+    } catch (const SimulationLimit& e) {
+      throw InputError(a.config, "/cluster/gpus",
+                       fmt::format("no plan can run on {} GPUs, whatever the plan: {}", given.cluster.gpus,
+                                   replace_first(bare_reason(reason(e, a.config)), "this plan", "any plan")),
+                       "fewer GPUs, or a larger --max-sim-wall or --max-memory");
+    }
+  }
 
   const bool by_memory = a.objective == "memory";
   // Lower is better: the estimate (ties: memory), or the memory (ties: the estimate).
@@ -233,9 +260,7 @@ int search(const SearchArgs& a) {
   if (ok.empty()) {
     // The most split plan (the last: largest tp, then cp, then pp) says why; typically memory. Its
     // own JSON path and "(expected ...)" are dropped: this message has its own.
-    std::string why = all.back().rejected;
-    if (!why.empty() && why[0] == '/') why = why.substr(why.find(": ") + 2);
-    if (auto e = why.rfind(" (expected "); e != std::string::npos) why.resize(e);
+    const std::string why = bare_reason(all.back().rejected);
     throw InputError(
         a.config, "/parallelism",
         fmt::format("no plan can run; the most split one (tp {}, cp {}, pp {}, dp {}, {} recompute, ZeRO {}): {}",

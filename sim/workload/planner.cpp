@@ -97,7 +97,13 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     if (!over_budget || e.wall < over_budget->wall) over_budget = e;
   };
   const bool bounded = budget.max_memory.value > 0 || budget.max_wall.value > 0;
-  const EngineShape shape = bounded ? engine_shape(s) : EngineShape{};  // O(GPUs): only when needed
+  // The fold's shape is O(GPUs) work: a candidate is first priced without its ring flows (a lower
+  // bound), and the shape is computed once, for the first candidate that bound admits.
+  if (bounded) check_budget(s, platform_floor(s, budget.full_fidelity), budget);
+  EngineShape bare;
+  if (bounded) bare.hosts = platform_floor(s, budget.full_fidelity).size.hosts;
+  bare.rank_flows.assign(static_cast<size_t>(s.plan.pp), 0.0);
+  std::optional<EngineShape> shape;
   const Schedule given = s.plan.schedule;
   // A candidate that fits in memory (or, when none does and over-memory plans run, the smallest) is
   // planned when it is within the task limit and, at a glance, the budget.
@@ -110,10 +116,14 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
       return;
     }
     if (bounded) {
-      const ResourceEstimate early = estimate_resources(c.trial, shape, layouts[c.layout], m, budget.full_fidelity);
-      if (!within(early, budget)) {
-        note_over_budget(early);
-        return;
+      for (const bool flows : {false, true}) {
+        if (flows && !shape) shape = engine_shape(s);
+        const ResourceEstimate early =
+            estimate_resources(c.trial, flows ? *shape : bare, layouts[c.layout], m, budget.full_fidelity);
+        if (!within(early, budget)) {
+          note_over_budget(early);
+          return;
+        }
       }
     }
     planned_tasks += c.tasks;

@@ -351,14 +351,27 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
   return price(n);
 }
 
+ResourceEstimate platform_floor(const Scenario& s, bool full_fidelity) {
+  SimulationSize n;
+  n.hosts = Fabric::of(s.cluster)->ends();
+  n.actors = full_fidelity ? s.cluster.gpus : 1;
+  ResourceEstimate e = price(n);
+  e.lower_bound = true;
+  return e;
+}
+
 bool within(const ResourceEstimate& e, const SimulationBudget& b) {
   return !(b.max_memory.value > 0 && e.memory > b.max_memory) && !(b.max_wall.value > 0 && e.wall > b.max_wall);
 }
 
 void check_budget(const Scenario& s, const ResourceEstimate& e, const SimulationBudget& b) {
   const std::string about = e.lower_bound ? "at least about " : "about ";
-  const std::string counts = fmt::format("hosts {}, actors {}, task runs {}, flows in flight {:.3g}", e.size.hosts,
-                                         e.size.actors, e.size.task_runs, e.size.peak_flows);
+  // A floor (platform_floor) has hosts and actors only: the platform alone passes the limit.
+  const std::string counts =
+      e.size.task_runs == 0
+          ? fmt::format("hosts {}, actors {}: the platform alone, before any task or flow", e.size.hosts, e.size.actors)
+          : fmt::format("hosts {}, actors {}, task runs {}, flows in flight {:.3g}", e.size.hosts, e.size.actors,
+                        e.size.task_runs, e.size.peak_flows);
   const std::string counts_live =
       (e.size.live_flows > 0 ? fmt::format(", live tensor/context-parallel flows {:.3g}", e.size.live_flows) : "") +
       (e.size.coupled_pairs > 1e6 ? fmt::format(", pairs of flows sharing links {:.3g}", e.size.coupled_pairs) : "");

@@ -114,6 +114,11 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& shape,
 ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& shape, const StepProgram& p,
                                     const Estimate& timeline, bool full_fidelity);
 
+// What simulating any plan on the scenario's cluster costs at the least, whatever its plan: the
+// platform's hosts and one actor (every GPU at full fidelity), no task and no flow. A budget this
+// passes refuses every plan, so the planner and `trainsim search` check it before any O(GPUs) work.
+ResourceEstimate platform_floor(const Scenario& s, bool full_fidelity);
+
 // Whether the estimate fits the budget.
 bool within(const ResourceEstimate& e, const SimulationBudget& b);
 // Throws the InputError that names the estimate, the limit it passes and what to change; does
