@@ -57,7 +57,10 @@ namespace {
 // together over all of them (the others held at their own sources below), minimising the largest
 // factor between estimate and CPU time, runs under 0.5 s counted as 0.5 s (their time is the
 // process's start, not what the terms count): every run's estimate is 0.53 to 1.9 times its CPU
-// time. The least: the deepest interleaved pipelines (t1-gpt-529.6B, k22-1T: their pipeline
+// time. (Counting a folded rank's ring flows per launch as those of the one variant NCCL picks at
+// each buffer, not every variant's, left the coefficients as they were and moved the range to 0.43
+// to 2.4: scripts/estimate-check, 95 runs, 2026-12-05; GPT-3 175B at 16,384 GPUs 3.7 times over
+// before, 1.4 after.) The least: the deepest interleaved pipelines (t1-gpt-529.6B, k22-1T: their pipeline
 // transfers cost more each than a ring flow does) and the H100 rows of 2,048 GPUs whose overlapped
 // buckets queue; the most, palm-540b-6144xtpu-v4 (3.9 s for 2.0 s: its 120,950 ring flows' buckets
 // end sooner than the timeline's channel says).
@@ -153,13 +156,30 @@ void fold_shape(const Scenario& s, const Placement& place, const Fabric& fabric,
   const RingFlowSet set = dp_flow_set(comm, s.plan, place, buffers, capacity, 0.0, flows, variants);
   std::vector<int64_t> component;
   const std::vector<int64_t> keep = fold_ring_flows(set, &component);
-  shape.folded_rank_flows.assign(static_cast<size_t>(s.plan.pp), 0.0);
-  std::map<int64_t, double> kept;  // flows per component
+  std::map<int64_t, double> kept;                                  // flows per component
+  std::map<std::tuple<int64_t, int64_t, int64_t>, double> of_run;  // kept flows per (rank, group, variant)
   for (size_t i = 0; i < keep.size(); ++i)
     if (keep[i] > 0) {
-      shape.folded_rank_flows[static_cast<size_t>(set.flows[i].rank)] += 1;
+      of_run[{set.flows[i].rank, flows[i].group, flows[i].variant}] += 1;
       kept[component[i]] += 1;
     }
+  // A launch runs each group's all-reduce with the one variant NCCL picks at its buffer: a rank's
+  // flows per launch are the mean over its buffers of those variants' kept flows.
+  shape.folded_rank_flows.assign(static_cast<size_t>(s.plan.pp), 0.0);
+  for (int64_t r = 0; r < s.plan.pp; ++r) {
+    const auto& mine = buffers[static_cast<size_t>(r)];
+    if (mine.empty()) continue;
+    double sum = 0;
+    for (int64_t g = 0; g < grad_groups(s.plan); ++g) {
+      const auto members = dp_group(s.plan, place, r, g);
+      for (const Bytes& b : mine) {
+        const CollectiveChoice ch = comm.choose(CollectiveKind::ALL_REDUCE, members, b * grad_group_share(s.plan, g));
+        const auto v = std::find(variants.begin(), variants.end(), DpVariant{ch.algo, ch.protocol}) - variants.begin();
+        if (auto it = of_run.find({r, g, static_cast<int64_t>(v)}); it != of_run.end()) sum += it->second;
+      }
+    }
+    shape.folded_rank_flows[static_cast<size_t>(r)] = sum / double(mine.size());
+  }
   shape.coupled_pairs = 0;
   for (const auto& [c, n] : kept) shape.coupled_pairs += n * n;
 }
