@@ -15,10 +15,6 @@
 
 namespace sim {
 
-// A direct-connect network's routes are tabled per ordered pair of nodes (sim/topology/direct.hpp):
-// 1,024 nodes take 4 MB.
-constexpr int64_t MAX_DIRECT_NODES = 1024;
-
 static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir) {
   std::string path = device_file(at.as_string(), data_dir, at.directory());
   if (path.empty()) {

@@ -27,6 +27,9 @@ class ParamReader;
 
 // The largest cluster: beyond this no simulation here fits in memory or time.
 inline constexpr int64_t MAX_CLUSTER_GPUS = 1 << 20;
+// A direct-connect network's routes are tabled per ordered pair of nodes (sim/topology/direct.hpp):
+// 1,024 nodes take 4 MB.
+inline constexpr int64_t MAX_DIRECT_NODES = 1024;
 
 // The kinds a cluster may name, each with its one-line description (`trainsim list`); their
 // builders are sim/topology/builders.cpp.

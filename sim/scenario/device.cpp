@@ -75,8 +75,8 @@ DeviceSpec DeviceSpec::parse(const ParamReader& r) {
       std::string t = list[i].as_string();
       auto x = t.find('x');
       long long a = 0, b = 0;
-      if (x == std::string::npos || std::sscanf(t.c_str(), "%lldx%lld", &a, &b) != 2 || a <= 0 || b <= 0 || a > 4096 ||
-          b > 4096)
+      if (x == std::string::npos || std::sscanf(t.c_str(), "%lldx%lld", &a, &b) != 2 || a <= 0 || b <= 0 ||
+          a > MAX_GEMM_TILE || b > MAX_GEMM_TILE)
         list[i].fail("'" + t + "' is not a tile", "ROWSxCOLS, e.g. \"256x128\"");
       d.gemm_tiles.emplace_back(a, b);
     }

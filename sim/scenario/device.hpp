@@ -16,6 +16,10 @@ namespace sim {
 
 class ParamReader;
 
+// The largest side of a GEMM tile a profile may name: an input bound far above any library's
+// (CUTLASS's and cuBLAS's CTA tiles are at most 256 on a side).
+inline constexpr int64_t MAX_GEMM_TILE = 4096;
+
 enum class Precision { BF16, FP16, FP8 };
 const char* to_string(Precision p);
 // "bf16" | "fp16" | "fp8" (callers have checked it is one of them).

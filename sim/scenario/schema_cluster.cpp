@@ -46,7 +46,7 @@ std::vector<KeySpec> schema_cluster_keys() {
       {"/cluster/scale_up/ocs", "bool", "", "false", "", "", "cubes joined by optical circuit switches (TPU v4)", 0, 0},
       {"/cluster/scale_out", "object", "", "", "required", "", "the network between nodes", 0, 0},
       {"/cluster/scale_out/kind", "choice", "", "", "required", registry_names(scale_out_kinds()),
-       "scale-out network kind", 0, 0},
+       "scale-out network kind (direct: at most " + std::to_string(MAX_DIRECT_NODES) + " nodes)", 0, 0},
       {"/cluster/scale_out/nics_per_node", "count", "", "", "required", "", "NICs per node (divides gpus_per_node)", 1,
        64},
       {"/cluster/scale_out/nic_bandwidth", "quantity", "B/s", "", "required", "", "per NIC per direction", 0, 0},

@@ -3,6 +3,7 @@
 // and collectives. A file of its own: its paths start at "@device", the file's root. The ranges'
 // reasons are the windows' in core/quantity_range.hpp and below.
 #include "sim/scenario/attention_kernels.hpp"
+#include "sim/scenario/device.hpp"
 #include "sim/scenario/schema_sections.hpp"
 
 namespace sim {
@@ -23,6 +24,7 @@ KeySpec efficiency(const std::string& path, const std::string& meaning) {
 std::vector<KeySpec> schema_device_keys() {
   // A dense tensor-core peak: from 1 TFLOP/s, under any accelerator LLMs are trained on (V100: 125
   // TFLOP/s FP16), to 1 EFLOP/s, over 200x the fastest dense peak shipped (B200: 4.5 PFLOP/s FP8).
+  const std::string tile_range = "ROWSxCOLS, each 1.." + std::to_string(MAX_GEMM_TILE);
   const std::string peak = "a dense peak from 1 TFLOP/s to 1 EFLOP/s";
   const std::string peak_why = "V100's 125 TFLOP/s FP16 lies above; 1 EFLOP/s is over 200x B200's 4.5 PFLOP/s FP8";
   // NCCL's latencies: from 1 ns, under one NVLink hop, to 1 s, over 10^4 times any measured (the
@@ -60,9 +62,9 @@ std::vector<KeySpec> schema_device_keys() {
       efficiency("@device/gemm/efficiency_max", "efficiency of a large GEMM against the peak"),
       {"@device/gemm/half_flops", "quantity", "FLOP", "", "required", "",
        "GEMM size at which half of efficiency_max is reached", 0, 0, half_flops, half_flops_why},
-      {"@device/gemm/tiles", "array", "", "", "none (no wave quantization; needs sms)", "ROWSxCOLS, each 1..4096",
+      {"@device/gemm/tiles", "array", "", "", "none (no wave quantization; needs sms)", tile_range,
        "the GEMM kernels' output tiles, e.g. \"256x128\"", 0, 0},
-      {"@device/gemm/tiles/*", "string", "", "", "", "ROWSxCOLS, each 1..4096", "one tile", 0, 0},
+      {"@device/gemm/tiles/*", "string", "", "", "", tile_range, "one tile", 0, 0},
       {"@device/gemm_fp8", "object", "", "", "= gemm", "", "FP8 GEMM efficiency curve (needs peak.fp8)", 0, 0},
       efficiency("@device/gemm_fp8/efficiency_max", "efficiency of a large FP8 GEMM against the FP8 peak"),
       {"@device/gemm_fp8/half_flops", "quantity", "FLOP", "", "required", "",

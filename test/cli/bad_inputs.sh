@@ -444,6 +444,32 @@ with open(os.path.join(out, "b200-over-burst.json"), "w") as f:
     json.dump(b200, f)
 case("sustained-above-burst", "/sustained_compute", "1.2 is out of range (expected a fraction of the rated speed from 0.01 to 1)",
      put("cluster.gpu", os.path.join(out, "b200-over-burst.json")), names=os.path.join(out, "b200-over-burst.json"))
+# A device profile's compute_capability is CUDA's MAJOR.MINOR (device.cpp, parse_compute_capability)
+# and its GEMM tiles are ROWSxCOLS, each side at most MAX_GEMM_TILE (device.hpp).
+def broken_b200(name, path, value, where=None):
+    profile = copy.deepcopy(b200)
+    profile["sustained_compute"]["value"] = 0.85
+    *parents, last = path.split("/")[1:]
+    node = profile
+    for key in parents:
+        node = node[key]
+    node[last] = {"value": value, "source": "a test's broken value"}
+    file = os.path.join(out, name + "-device.json")
+    with open(file, "w") as f:
+        json.dump(profile, f)
+    case(name, where or path, FRAGMENTS[name], put("cluster.gpu", file), names=file)
+FRAGMENTS = {
+    "cc-not-a-string": "is not a string (expected a compute capability as CUDA writes it, MAJOR.MINOR",
+    "cc-no-dot": "'10' is not a compute capability",
+    "cc-two-minor-digits": "'9.10' is not a compute capability",
+    "cc-leading-zero": "'09.0' is not a compute capability",
+    "tile-too-wide": "'256x8192' is not a tile (expected ROWSxCOLS",
+}
+broken_b200("cc-not-a-string", "/compute_capability", 9.0)
+broken_b200("cc-no-dot", "/compute_capability", "10")
+broken_b200("cc-two-minor-digits", "/compute_capability", "9.10")
+broken_b200("cc-leading-zero", "/compute_capability", "09.0")
+broken_b200("tile-too-wide", "/gemm/tiles", ["256x8192"], where="/gemm/tiles/0")
 # A newline in a key used to split the message over two lines.
 case("newline-in-key", "/na\\nme", "unknown key 'na\\nme' (did you mean 'name'?)", put("na\nme", 1))
 
