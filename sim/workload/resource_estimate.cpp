@@ -56,24 +56,30 @@ namespace {
 // transfers. S_PER_HOST, S_PER_TRANSFER, S_PER_IN_FLIGHT_SCAN and S_PER_ACTOR_RUN were fitted
 // together over all of them (the others held at their own sources below), minimising the largest
 // factor between estimate and CPU time, runs under 0.5 s counted as 0.5 s (their time is the
-// process's start, not what the terms count): every run's estimate is 0.53 to 1.9 times its CPU
-// time. (Counting a folded rank's ring flows per launch as those of the one variant NCCL picks at
-// each buffer, not every variant's, left the coefficients as they were and moved the range to 0.43
-// to 2.4: scripts/estimate-check, 95 runs, 2026-12-05; GPT-3 175B at 16,384 GPUs 3.7 times over
-// before, 1.4 after.) The least: the deepest interleaved pipelines (t1-gpt-529.6B, k22-1T: their pipeline
-// transfers cost more each than a ring flow does) and the H100 rows of 2,048 GPUs whose overlapped
-// buckets queue; the most, palm-540b-6144xtpu-v4 (3.9 s for 2.0 s: its 120,950 ring flows' buckets
-// end sooner than the timeline's channel says).
+// process's start, not what the terms count). With a folded rank's ring flows counted as the
+// variant NCCL picks at each of its buffers (fold_shape) and every flow in flight walked past
+// (the maestro's list, below), scripts/estimate-check's 95 runs on the idle machine lie at 0.47 to
+// 3.1 times their CPU time. The least: nemo-b200-gpt3-175b-512g-fp8 and the H100 rows of 2,048
+// GPUs, whose overlapped buckets queue; the most, GPT-3 175B on 1,024 A100 at full fidelity (2.4
+// to 3.1 over two runs: its 2.35 million transfers cost about 4 us each, not S_PER_TRANSFER's 7),
+// palm-540b-6144xtpu-v4 (its 120,950 ring flows' buckets end sooner than the timeline's channel
+// says) and the bench's GPT-3 175B at 65,536 and 131,072 GPUs (2.1 and 2.6: SimGrid's platform
+// costs less per host there than S_PER_HOST, measured on a loaded machine). Past about 10,000
+// flows in flight a scan step costs more than S_PER_IN_FLIGHT_SCAN (the list's nodes no longer
+// fit the caches): GPT-3 175B on 4,096 to 16,384 H100, whose NVLS-tree reductions do not fold,
+// took 32 to 46 ns per step at a mean list of 11,000 to 19,000, and the estimate is 4 times
+// short at 16,384 (9.6 s for 38.6 s).
 //   S_PER_HOST       34 us a route end (two per GPU): building the platform and SimGrid's name-keyed
 //                    maps; GPT-3 175B at 131,072 GPUs, 262,144 hosts, took 10.6 s (3.4 s idle).
 //   S_PER_TRANSFER   7 us a transfer the engine starts (pipeline, gradient-reduction and probe flows):
 //                    k22-1T-full, 130,074 transfers of the pipeline, 1.7 s.
-//   S_PER_IN_FLIGHT_SCAN  9.4 ns per flow in flight on the rank's actor when one of its flows ends:
-//                    SimGrid 3.32's CommImpl::finish unlinks the flow from its actor's activity list
+//   S_PER_IN_FLIGHT_SCAN  9.4 ns per flow in flight when a flow ends: SimGrid 3.32's
+//                    CommImpl::finish unlinks a detached flow from the maestro's activity list
 //                    with std::list::remove, which walks the whole list (perf: 72% of
 //                    nemo-b200-gpt3-175b-512g-fp8's 2.8 s in that loop, 1.4e8 such steps).
 //   S_PER_ACTOR_RUN  4.4 ns per actor and task run: full fidelity's actors switching (16,384 actors,
-//                    299,008 task runs: 37.7 s).
+//                    299,008 task runs: 37.7 s). With the maestro's list counted, that run's scans
+//                    dominate its estimate: 257 s, measured 238 s of CPU on the idle machine.
 //   S_PER_LIVE_FLOW  a fuzz_scenario input (test/fuzz/regressions/fuzz_scenario/live-tp-collectives-took-seconds):
 //                    a 76-layer model on 192 b200, tp 8 across two 4-GPU nodes, pp 8, dp 3, 16
 //                    microbatches, class fidelity: 317,616 flows, all but 2,328 of them live TP
@@ -318,28 +324,29 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
   n.coupled_pairs = folds(s, c, full_fidelity) ? c.coupled_pairs : 0.0;
   n.live_flows = live_flows(s, p, full_fidelity);
   n.flows += n.live_flows;
-  // The flows in flight on each rank actor when each of its launches ends: SimGrid 3.32 unlinks a
-  // finished flow from its actor's list of activities by a scan of the whole list
-  // (CommImpl::finish, std::list::remove), so a rank whose buckets queue on its channel pays the
-  // square of its backlog. A launch's flows are in flight from its start until the closed-form
-  // timeline's channel has carried it (estimate.hpp, dp_launches); at full fidelity each of the
-  // rank's tp*cp*dp actors holds its share.
-  const double actors_per_rank = replicas(s, full_fidelity);
+  // The flows in flight when each flow ends: SimGrid 3.32 starts a host-to-host flow detached
+  // (s4u::Comm::sendto_init), which files it in the maestro's one list of activities, and unlinks
+  // it when it ends by a scan of that whole list (CommImpl::finish, std::list::remove): every flow
+  // in flight, of every rank and actor, is walked past once per flow that ends. (Counted in the
+  // engine through Activity::on_completion: GPT-3 175B TP 8 PP 8 on 16,384 GPUs, 2.96e7 steps on
+  // A100 nodes and 7.51e8 on H100 nodes, against 3.2e7 and 7.9e8 here.) A launch's flows are in
+  // flight from its start until the closed-form timeline's channel has carried it (estimate.hpp,
+  // dp_launches); at full fidelity the launch is every actor's of the rank.
+  std::vector<std::pair<double, double>> ends;  // (time, +flows at a start / -flows at an end)
   for (size_t r = 0; r < timeline.dp_launches.size(); ++r) {
-    const double per_launch = launch_flows(s, c, static_cast<int64_t>(r), full_fidelity) / actors_per_rank;
-    std::vector<std::pair<double, double>> ends;  // (time, +flows at a start / -flows at an end)
+    const double per_launch = launch_flows(s, c, static_cast<int64_t>(r), full_fidelity);
     for (const auto& l : timeline.dp_launches[r]) {
       ends.emplace_back(l.start.value, per_launch * double(l.buffers));
       ends.emplace_back(l.end.value, -per_launch * double(l.buffers));
     }
-    std::sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
-      return a.first < b.first || (a.first == b.first && a.second > b.second);  // starts first
-    });
-    double in_flight = 0;
-    for (const auto& [time, delta] : ends) {
-      if (delta < 0) n.in_flight_scans += -delta * in_flight * actors_per_rank;
-      in_flight += delta;
-    }
+  }
+  std::sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
+    return a.first < b.first || (a.first == b.first && a.second > b.second);  // starts first
+  });
+  double in_flight = 0;
+  for (const auto& [time, delta] : ends) {
+    if (delta < 0) n.in_flight_scans += -delta * in_flight;
+    in_flight += delta;
   }
   // Each rank's ring flows are in flight from its first launch (at the latest, when the task
   // before the launching one ends) until its reduction task ends.

@@ -25,9 +25,9 @@
 //               links; one component of tens of thousands of flows where every group's trees
 //               cross an oversubscribed pod uplink, which costs minutes
 //
-//   in-flight scans  over the ends of a rank's gradient-reduction flows, the flows its actor
-//               has in flight then (from the closed-form timeline's launches, estimate.hpp): SimGrid
-//               walks the actor's whole list of activities to unlink each finished flow
+//   in-flight scans  over the ends of the gradient-reduction flows, the flows of every rank in
+//               flight then (from the closed-form timeline's launches, estimate.hpp): SimGrid walks
+//               the maestro's whole list of detached flows to unlink each finished one
 //
 //   memory = base + per host x hosts + per task x tasks + per actor x actors + per flow x peak flows
 //            + per folded ring flow x folded ring flows
@@ -72,7 +72,7 @@ struct SimulationSize {
   double folded_ring_flows = 0;  // ring flows the engine folds (one launch per rank): its workspace
   double live_flows = 0;         // of live tensor- and context-parallel collectives (also in flows)
   double coupled_pairs = 0;      // the fold's simulated components: the sum of their flows squared
-  double in_flight_scans = 0;    // over the ring flows' ends, the rank actor's flows in flight then
+  double in_flight_scans = 0;    // over the ring flows' ends, every rank's flows in flight then
 };
 
 struct ResourceEstimate {
