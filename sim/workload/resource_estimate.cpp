@@ -58,25 +58,29 @@ namespace {
 // factor between estimate and CPU time, runs under 0.5 s counted as 0.5 s (their time is the
 // process's start, not what the terms count). With a folded rank's ring flows counted as the
 // variant NCCL picks at each of its buffers (fold_shape) and every flow in flight walked past
-// (the maestro's list, below), scripts/estimate-check's 95 runs on the idle machine lie at 0.47 to
-// 3.1 times their CPU time. The least: nemo-b200-gpt3-175b-512g-fp8 and the H100 rows of 2,048
-// GPUs, whose overlapped buckets queue; the most, GPT-3 175B on 1,024 A100 at full fidelity (2.4
-// to 3.1 over two runs: its 2.35 million transfers cost about 4 us each, not S_PER_TRANSFER's 7),
-// palm-540b-6144xtpu-v4 (its 120,950 ring flows' buckets end sooner than the timeline's channel
-// says) and the bench's GPT-3 175B at 65,536 and 131,072 GPUs (2.1 and 2.6: SimGrid's platform
-// costs less per host there than S_PER_HOST, measured on a loaded machine). Past about 10,000
-// flows in flight a scan step costs more than S_PER_IN_FLIGHT_SCAN (the list's nodes no longer
-// fit the caches): GPT-3 175B on 4,096 to 16,384 H100, whose NVLS-tree reductions do not fold,
-// took 32 to 46 ns per step at a mean list of 11,000 to 19,000, and the estimate is 4 times
-// short at 16,384 (9.6 s for 38.6 s).
+// (the maestro's list, below), scripts/estimate-check's 95 runs on the idle machine lie at 0.37
+// to 2.7 times their CPU time with jemalloc (0.47 to 3.1 with glibc's malloc). The least: the
+// in-memory checkpoint study (the step is priced, its Monte Carlo is not) and
+// nemo-b200-gpt3-175b-512g-fp8, whose overlapped buckets queue; the most, the bench's GPT-3 175B
+// at 131,072 GPUs (SimGrid's platform costs less per host there than S_PER_HOST) and on 1,024 A100
+// at full fidelity (its 2.35 million transfers cost about 4 us each, not S_PER_TRANSFER's 7).
+// With glibc's malloc, past about 10,000 flows in flight a scan step costs more than
+// S_PER_IN_FLIGHT_SCAN (the list's nodes, scattered among larger objects, no longer fit the
+// caches): GPT-3 175B on 4,096 to 16,384 H100, whose NVLS-tree reductions do not fold, took 32 to
+// 46 ns per step at a mean list of 11,000 to 19,000 (16,384: 38.6 s, estimated 9.6 s).
 //   S_PER_HOST       34 us a route end (two per GPU): building the platform and SimGrid's name-keyed
 //                    maps; GPT-3 175B at 131,072 GPUs, 262,144 hosts, took 10.6 s (3.4 s idle).
 //   S_PER_TRANSFER   7 us a transfer the engine starts (pipeline, gradient-reduction and probe flows):
 //                    k22-1T-full, 130,074 transfers of the pipeline, 1.7 s.
-//   S_PER_IN_FLIGHT_SCAN  9.4 ns per flow in flight when a flow ends: SimGrid 3.32's
-//                    CommImpl::finish unlinks a detached flow from the maestro's activity list
-//                    with std::list::remove, which walks the whole list (perf: 72% of
-//                    nemo-b200-gpt3-175b-512g-fp8's 2.8 s in that loop, 1.4e8 such steps).
+//   S_PER_IN_FLIGHT_SCAN  per flow in flight when a flow ends: SimGrid 3.32's CommImpl::finish
+//                    unlinks a detached flow from the maestro's activity list with
+//                    std::list::remove, which walks the whole list. With glibc's malloc 9.4 ns
+//                    (perf: 72% of nemo-b200-gpt3-175b-512g-fp8's 2.8 s in that loop, 1.4e8 such
+//                    steps), more past about 10,000 in flight (above). With jemalloc, which keeps
+//                    the list's nodes together, 3 ns: fitted with the other coefficients held, over
+//                    scripts/estimate-check's 95 runs on the idle machine (largest factor 2.7, the
+//                    in-memory checkpoint study, whose Monte Carlo the step's estimate leaves out;
+//                    9.4 ns there: 2.9); GPT-3 175B TP 8 PP 8 on 16,384 H100 (7.5e8 steps) took 4.0 s.
 //   S_PER_ACTOR_RUN  4.4 ns per actor and task run: full fidelity's actors switching (16,384 actors,
 //                    299,008 task runs: 37.7 s). With the maestro's list counted, that run's scans
 //                    dominate its estimate: 257 s, measured 238 s of CPU on the idle machine.
@@ -117,7 +121,11 @@ constexpr double BYTES_PER_FLOW = 1660;
 constexpr double BYTES_PER_ACTOR = 14.2e3;
 constexpr double S_PER_HOST = 34e-6;
 constexpr double S_PER_TRANSFER = 7e-6;
+#ifdef TRAINSIM_JEMALLOC  // the trainsim binary's allocator (CMakeLists.txt)
+constexpr double S_PER_IN_FLIGHT_SCAN = 3e-9;
+#else
 constexpr double S_PER_IN_FLIGHT_SCAN = 9.4e-9;
+#endif
 constexpr double S_PER_ACTOR_RUN = 4.4e-9;
 constexpr double BYTES_PER_FOLDED_RING_FLOW = 400;
 constexpr double S_PER_FOLDED_RING_FLOW = 4e-6;
