@@ -58,12 +58,12 @@ namespace {
 // factor between estimate and CPU time, runs under 0.5 s counted as 0.5 s (their time is the
 // process's start, not what the terms count). With a folded rank's ring flows counted as the
 // variant NCCL picks at each of its buffers (fold_shape) and every flow in flight walked past
-// (the maestro's list, below), scripts/estimate-check's 95 runs on the idle machine lie at 0.37
-// to 2.7 times their CPU time with jemalloc (0.47 to 3.1 with glibc's malloc). The least: the
-// in-memory checkpoint study (the step is priced, its Monte Carlo is not) and
-// nemo-b200-gpt3-175b-512g-fp8, whose overlapped buckets queue; the most, the bench's GPT-3 175B
-// at 131,072 GPUs (SimGrid's platform costs less per host there than S_PER_HOST) and on 1,024 A100
-// at full fidelity (its 2.35 million transfers cost about 4 us each, not S_PER_TRANSFER's 7).
+// (the maestro's list, below), scripts/estimate-check's 96 runs on the idle machine lie at 0.47
+// to 2.0 times their CPU time with jemalloc, whose S_PER_IN_FLIGHT_SCAN, S_PER_ACTOR_RUN and
+// S_PER_COUPLED_PAIR are measured below (0.47 to 3.1 with glibc's malloc and its own). The least:
+// the in-memory checkpoint study (the step is priced, its Monte Carlo is not) and the deepest
+// interleaved pipelines (k22-1T); the most, the Llama 3 405B reliability configs' step (0.9 s
+// measured for 1.75 s: its platform of 49,152 hosts costs less per host than S_PER_HOST).
 // With glibc's malloc, past about 10,000 flows in flight a scan step costs more than
 // S_PER_IN_FLIGHT_SCAN (the list's nodes, scattered among larger objects, no longer fit the
 // caches): GPT-3 175B on 4,096 to 16,384 H100, whose NVLS-tree reductions do not fold, took 32 to
@@ -82,8 +82,10 @@ namespace {
 //                    in-memory checkpoint study, whose Monte Carlo the step's estimate leaves out;
 //                    9.4 ns there: 2.9); GPT-3 175B TP 8 PP 8 on 16,384 H100 (7.5e8 steps) took 4.0 s.
 //   S_PER_ACTOR_RUN  4.4 ns per actor and task run: full fidelity's actors switching (16,384 actors,
-//                    299,008 task runs: 37.7 s). With the maestro's list counted, that run's scans
-//                    dominate its estimate: 257 s, measured 238 s of CPU on the idle machine.
+//                    299,008 task runs: 37.7 s), with glibc's malloc; the same run measured 238 s of
+//                    CPU on the idle machine against an estimate of 253 s. With jemalloc 0.7 ns: that
+//                    run (5.23e10 actor task runs, 3.19e6 transfers, 32,768 hosts) took 60.2 s of
+//                    CPU, less 23.5 s of its other terms.
 //   S_PER_LIVE_FLOW  a fuzz_scenario input (test/fuzz/regressions/fuzz_scenario/live-tp-collectives-took-seconds):
 //                    a 76-layer model on 192 b200, tp 8 across two 4-GPU nodes, pp 8, dp 3, 16
 //                    microbatches, class fidelity: 317,616 flows, all but 2,328 of them live TP
@@ -109,6 +111,10 @@ namespace {
 //                    batch 512, 188.8 s at 1,024 (at 1:1, where the trees fold, 3.7 s). SimGrid re-solves a component's
 //                    max-min sharing at each of its flows' events (lmm::MaxMin::do_solve and
 //                    update_modified_cnst_set_rec were 27% of a perf profile, its flow list most of the rest).
+//                    That is with glibc's malloc. With jemalloc 3.5 ns: the tp 1, cp 8 run took 17.2 s of CPU
+//                    on the idle machine, less 2.7 s of its other terms, over its 4.16e9 pairs; tp 8, pp 16,
+//                    dp 128, v 4, ZeRO-2 with overlapped buckets (4.23e9 pairs, 3.7e9 in-flight scans) is
+//                    then estimated at 29.6 s and took 23.4 s.
 // Against all 31 runs of the set (class and full fidelity, 16 to 65,536 GPUs, pp 1 to 36, 10 to
 // 10^6 tasks; 0.01 s to 127 s, 35 MB to 781 MB): memory estimates are 1.0 to 1.7 times the
 // measured peak (the most over on small runs, whose child process has not touched the parent's
@@ -126,11 +132,19 @@ constexpr double S_PER_IN_FLIGHT_SCAN = 3e-9;
 #else
 constexpr double S_PER_IN_FLIGHT_SCAN = 9.4e-9;
 #endif
+#ifdef TRAINSIM_JEMALLOC
+constexpr double S_PER_ACTOR_RUN = 0.7e-9;
+#else
 constexpr double S_PER_ACTOR_RUN = 4.4e-9;
+#endif
 constexpr double BYTES_PER_FOLDED_RING_FLOW = 400;
 constexpr double S_PER_FOLDED_RING_FLOW = 4e-6;
 constexpr double S_PER_LIVE_FLOW = 2.55e-6;
+#ifdef TRAINSIM_JEMALLOC
+constexpr double S_PER_COUPLED_PAIR = 3.5e-9;
+#else
 constexpr double S_PER_COUPLED_PAIR = 41e-9;
+#endif
 
 // How many times rank r launches its rings: once per gradient bucket when overlapped (grad_sync.hpp,
 // grad_buckets), else once.

@@ -18,7 +18,7 @@
 # - Left out, because the engine takes too long on them for CI (trees are not folded like rings:
 #   a tree's edges are not copies of each other, so a group's tree is one component of O(dp) flows,
 #   simulated whole): H100 at 131,072 GPUs, ZeRO-1 (and 2, 3): 132,378 transfers, 36 s on the
-#   2-core development machine with jemalloc (estimate 83 s). Folding trees and ZeRO buckets brings
+#   2-core development machine with jemalloc. Folding trees and ZeRO buckets brings
 #   them back into this matrix.
 # - The A100 cases at 131,072 GPUs build a platform of 262,144 hosts (about 1 GiB, 5 to 9 s each on
 #   the development machine): the test takes about a minute there.
