@@ -97,13 +97,14 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     if (!over_budget || e.wall < over_budget->wall) over_budget = e;
   };
   const bool bounded = budget.max_memory.value > 0 || budget.max_wall.value > 0;
-  // The fold's shape is O(GPUs) work: a candidate is first priced without its ring flows (a lower
-  // bound), and the shape is computed once, for the first candidate that bound admits.
+  // The fold's shape is O(GPUs) work: a candidate is first priced without its ring flows, then
+  // with them counted but none kept by the fold (lower bounds, the second one pass over the
+  // groups), and the fold is computed once, for the first candidate those bounds admit.
   if (bounded) check_budget(s, platform_floor(s, budget.full_fidelity), budget);
   EngineShape bare;
   if (bounded) bare.hosts = platform_floor(s, budget.full_fidelity).size.hosts;
   bare.rank_flows.assign(static_cast<size_t>(s.plan.pp), 0.0);
-  std::optional<EngineShape> shape;
+  std::optional<EngineShape> counted, shape;
   const Schedule given = s.plan.schedule;
   // A candidate that fits in memory (or, when none does and over-memory plans run, the smallest) is
   // planned when it is within the task limit and, at a glance, the budget.
@@ -116,10 +117,14 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
       return;
     }
     if (bounded) {
-      for (const bool flows : {false, true}) {
-        if (flows && !shape) shape = engine_shape(s);
-        const ResourceEstimate early =
-            estimate_resources(c.trial, flows ? *shape : bare, layouts[c.layout], m, budget.full_fidelity);
+      for (const int flows : {0, 1, 2}) {  // none, counted, folded
+        if (flows == 1 && !counted) counted = counted_shape(s);
+        if (flows == 2 && !shape) shape = engine_shape(s);
+        const ResourceEstimate early = estimate_resources(c.trial,
+                                                          flows == 0   ? bare
+                                                          : flows == 1 ? *counted
+                                                                       : *shape,
+                                                          layouts[c.layout], m, budget.full_fidelity);
         if (!within(early, budget)) {
           note_over_budget(early);
           return;
@@ -215,6 +220,14 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     const Estimate timeline = estimate_step(*steps, *comm);
     ResourceEstimate resources;
     if (bounded) {
+      // Before the fold of this program's buffers, its ring flows counted and none kept: a lower bound.
+      ResourceEstimate least =
+          estimate_resources(c.trial, counted_shape(c.trial), *steps, timeline, budget.full_fidelity);
+      least.lower_bound = true;
+      if (!within(least, budget)) {
+        note_over_budget(least);
+        continue;
+      }
       resources =
           estimate_resources(c.trial, engine_shape(c.trial, steps.get()), *steps, timeline, budget.full_fidelity);
       if (!within(resources, budget)) {

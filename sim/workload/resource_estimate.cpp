@@ -266,14 +266,27 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
+EngineShape counted_shape(const Scenario& s) {
+  const auto& pl = s.plan;
+  EngineShape n;
+  n.hosts = Fabric::of(s.cluster)->ends();
+  n.rank_flows.assign(static_cast<size_t>(pl.pp), 0.0);
+  if (pl.grad_group_size() < 2) return n;
+  const Placement place(s.cluster, pl);
+  for (int64_t r = 0; r < pl.pp; ++r)
+    for (int64_t g = 0; g < grad_groups(pl); ++g) {
+      const auto members = dp_group(pl, place, r, g);
+      n.rank_flows[static_cast<size_t>(r)] += double(ring_channels(place, members)) * double(members.size());
+    }
+  n.folded_rank_flows.assign(static_cast<size_t>(pl.pp), 0.0);
+  return n;
+}
+
 EngineShape engine_shape(const Scenario& s, const StepProgram* p) {
   const auto& c = s.cluster;
   const auto& pl = s.plan;
-  EngineShape n;
   const auto fabric = Fabric::of(c);
-  n.hosts = fabric->ends();
-  n.rank_flows.assign(static_cast<size_t>(pl.pp), 0.0);
-  if (pl.grad_group_size() < 2) return n;
+  if (pl.grad_group_size() < 2) return counted_shape(s);
   constexpr double kLargest = 1024.0 * 1024 * 1024 * 1024;
   const auto buffers =
       p ? dp_buffers(*p) : std::vector<std::vector<Bytes>>(static_cast<size_t>(pl.pp), {Bytes(kLargest)});
@@ -293,13 +306,8 @@ EngineShape engine_shape(const Scenario& s, const StepProgram* p) {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = kept.find(key); it != kept.end()) return it->second;
   }
-  const Placement place(c, pl);
-  for (int64_t r = 0; r < pl.pp; ++r)
-    for (int64_t g = 0; g < grad_groups(pl); ++g) {
-      const auto members = dp_group(pl, place, r, g);
-      n.rank_flows[static_cast<size_t>(r)] += double(ring_channels(place, members)) * double(members.size());
-    }
-  fold_shape(s, place, *fabric, buffers, n);
+  EngineShape n = counted_shape(s);
+  fold_shape(s, Placement(c, pl), *fabric, buffers, n);
   std::lock_guard<std::mutex> lock(mutex);
   if (kept.size() >= kKept) kept.clear();
   kept.emplace(std::move(key), n);

@@ -104,6 +104,11 @@ struct EngineShape {
 // one NCCL runs for the largest buffers (1 TiB: bandwidth decides, and the ring, which folds best,
 // or NVLS wins), a lower bound.
 EngineShape engine_shape(const Scenario& s, const StepProgram* p = nullptr);
+// The shape before the fold: the platform's hosts and every ring flow (rank_flows), none yet kept
+// (folded_rank_flows all 0, no coupled pair). The fold only adds kept flows and coupled pairs, so
+// at class fidelity the estimate from it is a lower bound of engine_shape's, and at full fidelity
+// (nothing folds) the same; it costs one pass over the data-parallel groups, not the fold's routes.
+EngineShape counted_shape(const Scenario& s);
 
 // Before the step program is built: `microbatches` and the layout's virtual stages give the task
 // count; peak flows are one rank's (a lower bound: ranks' reductions may overlap).
