@@ -220,9 +220,10 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     const Estimate timeline = estimate_step(*steps, *comm);
     ResourceEstimate resources;
     if (bounded) {
-      // Before the fold of this program's buffers, its ring flows counted and none kept: a lower bound.
-      ResourceEstimate least =
-          estimate_resources(c.trial, counted_shape(c.trial), *steps, timeline, budget.full_fidelity);
+      // Before the fold of this program's buffers, its ring flows counted and none kept: a lower bound
+      // (the count follows from the plan's groups, which every candidate shares).
+      if (!counted) counted = counted_shape(s);
+      ResourceEstimate least = estimate_resources(c.trial, *counted, *steps, timeline, budget.full_fidelity);
       least.lower_bound = true;
       if (!within(least, budget)) {
         note_over_budget(least);

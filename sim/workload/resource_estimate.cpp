@@ -127,22 +127,16 @@ constexpr double BYTES_PER_FLOW = 1660;
 constexpr double BYTES_PER_ACTOR = 14.2e3;
 constexpr double S_PER_HOST = 34e-6;
 constexpr double S_PER_TRANSFER = 7e-6;
-#ifdef TRAINSIM_JEMALLOC  // the trainsim binary's allocator (CMakeLists.txt)
-constexpr double S_PER_IN_FLIGHT_SCAN = 3e-9;
-#else
-constexpr double S_PER_IN_FLIGHT_SCAN = 9.4e-9;
-#endif
-#ifdef TRAINSIM_JEMALLOC
-constexpr double S_PER_ACTOR_RUN = 0.7e-9;
-#else
-constexpr double S_PER_ACTOR_RUN = 4.4e-9;
-#endif
 constexpr double BYTES_PER_FOLDED_RING_FLOW = 400;
 constexpr double S_PER_FOLDED_RING_FLOW = 4e-6;
 constexpr double S_PER_LIVE_FLOW = 2.55e-6;
-#ifdef TRAINSIM_JEMALLOC
+#ifdef TRAINSIM_JEMALLOC  // the trainsim binary's allocator (CMakeLists.txt)
+constexpr double S_PER_IN_FLIGHT_SCAN = 3e-9;
+constexpr double S_PER_ACTOR_RUN = 0.7e-9;
 constexpr double S_PER_COUPLED_PAIR = 3.5e-9;
 #else
+constexpr double S_PER_IN_FLIGHT_SCAN = 9.4e-9;
+constexpr double S_PER_ACTOR_RUN = 4.4e-9;
 constexpr double S_PER_COUPLED_PAIR = 41e-9;
 #endif
 
