@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "sim/core/error.hpp"
 #include "sim/scenario/cluster.hpp"
 #include "sim/scenario/step_faults.hpp"
 
@@ -52,15 +53,17 @@ class FabricZone : public simgrid::kernel::routing::StarZone {
 
 // One star zone: SimGrid joins a source host's route (up) to a destination host's (down), which
 // is how the fabric composes a route from two ends' climbs.
-Platform::Platform(const ClusterSpec& c, const Placement& place, const StepFaults& faults, int64_t pipeline_ranks)
-    : place_(place), fabric_(c) {
-  const Network& net = fabric_.network();
-  for (int64_t l = 0; l < static_cast<int64_t>(net.links().size()); ++l) capacity_.push_back(fabric_.capacity(l));
+Platform::Platform(const ClusterSpec& c, const Placement& place, const StepFaults& faults, int64_t pipeline_ranks,
+                   const std::vector<int64_t>& only)
+    : place_(place), fabric_(Fabric::of(c)) {
+  const Fabric& fabric = *fabric_;
+  const Network& net = fabric.network();
+  for (int64_t l = 0; l < static_cast<int64_t>(net.links().size()); ++l) capacity_.push_back(fabric.capacity(l));
   for (int64_t n = 0; n < static_cast<int64_t>(net.nic.size()); ++n)
-    capacity_[static_cast<size_t>(fabric_.nic_port(n))] /= faults.slowdown(FaultTarget::NIC, n);
+    capacity_[static_cast<size_t>(fabric.nic_port(n))] /= faults.slowdown(FaultTarget::NIC, n);
   auto& sg = links_;
   sg.assign(net.links().size(), nullptr);
-  auto* star = new FabricZone(fabric_, links_);  // owned by SimGrid's engine from here on
+  auto* star = new FabricZone(fabric, links_);  // owned by SimGrid's engine from here on
   sg4::NetZone* zone = star->get_iface();
   const auto link = [&](int64_t l) {
     sg4::Link*& out = sg[static_cast<size_t>(l)];
@@ -72,38 +75,66 @@ Platform::Platform(const ClusterSpec& c, const Placement& place, const StepFault
   };
 
   std::vector<double> class_slowdown(static_cast<size_t>(pipeline_ranks), 1.0);
-  for (int64_t e = 0; e < fabric_.ends(); ++e) {
-    const bool gpu = e < fabric_.gpus();
+  for (int64_t e = 0; e < fabric.gpus(); ++e) {
+    double& cls = class_slowdown[static_cast<size_t>(place.coord(e).pp)];
+    cls = std::max(cls, faults.slowdown(FaultTarget::GPU, e));
+  }
+  end_.assign(static_cast<size_t>(fabric.ends()), nullptr);
+  const auto add_end = [&](int64_t e) {
+    if (end_[static_cast<size_t>(e)]) return;
+    const bool gpu = e < fabric.gpus();
     const double slow = gpu ? faults.slowdown(FaultTarget::GPU, e) : 1.0;
     auto* h = zone->create_host((gpu ? "gpu-" : "end-") + std::to_string(e), 1e12 / slow);
     std::vector<sg4::LinkInRoute> route;
-    for (int64_t l : fabric_.climb(e)) route.emplace_back(link(l), sg4::LinkInRoute::Direction::UP);
+    for (int64_t l : fabric.climb(e)) route.emplace_back(link(l), sg4::LinkInRoute::Direction::UP);
     zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, route, true);
-    end_.push_back(h);
+    end_[static_cast<size_t>(e)] = h;
     star->add_end(h->get_netpoint(), e);
-    if (gpu) {
-      double& cls = class_slowdown[static_cast<size_t>(place.coord(e).pp)];
-      cls = std::max(cls, slow);
-    }
+  };
+  if (only.empty()) {
+    for (int64_t e = 0; e < fabric.ends(); ++e) add_end(e);
+  } else {
+    for (int64_t e : only) add_end(e);
   }
   for (int64_t r = 0; r < pipeline_ranks; ++r)
     class_.push_back(zone->create_host("class-" + std::to_string(r), 1e12 / class_slowdown[static_cast<size_t>(r)]));
   control_ = zone->create_host("control", 1e12);
-  // Every torus link and circuit a route may take, created before the zone is sealed.
-  for (const TorusLayout& t : net.tori)
-    for (const auto& hop : t.hop)
-      for (int64_t l : hop)
-        if (l >= 0) link(l);
-  for (int64_t r : net.direct.router)
-    for (const auto& [w, l] : net.adjacent(r))
-      if (net.vertices()[static_cast<size_t>(w)].kind == VertexKind::SWITCH) link(l);
-  for (int64_t n = 0; n < static_cast<int64_t>(net.nic.size()); ++n) nic_link_.push_back(link(fabric_.nic_port(n)));
+  // Every torus link and circuit a route may take, created before the zone is sealed: all of them,
+  // or those between the ends that have hosts.
+  if (only.empty()) {
+    for (const TorusLayout& t : net.tori)
+      for (const auto& hop : t.hop)
+        for (int64_t l : hop)
+          if (l >= 0) link(l);
+    for (int64_t r : net.direct.router)
+      for (const auto& [w, l] : net.adjacent(r))
+        if (net.vertices()[static_cast<size_t>(w)].kind == VertexKind::SWITCH) link(l);
+    for (int64_t n = 0; n < static_cast<int64_t>(net.nic.size()); ++n) nic_link_.push_back(link(fabric.nic_port(n)));
+  } else {
+    for (int64_t a : only)
+      for (int64_t b : only)
+        if (a != b)
+          for (const TorusHop& h : fabric.end_hops(a, b)) link(h.link);
+  }
   zone->seal();
 }
 
+sg4::Host* Platform::gpu_host(int64_t gpu) const {
+  sg4::Host* h = end_[static_cast<size_t>(gpu)];
+  SIM_ASSERT(h, "a GPU's host that the platform left out was asked for");
+  return h;
+}
+
+sg4::Link* Platform::nic_link(int64_t nic) const {
+  SIM_ASSERT(static_cast<size_t>(nic) < nic_link_.size(), "a NIC's link that the platform left out was asked for");
+  return nic_link_[static_cast<size_t>(nic)];
+}
+
 std::pair<sg4::Host*, sg4::Host*> Platform::endpoints(int64_t a, int64_t b) const {
-  const auto [ea, eb] = fabric_.ends(a, b);
-  return {end_[static_cast<size_t>(ea)], end_[static_cast<size_t>(eb)]};
+  const auto [ea, eb] = fabric_->ends(a, b);
+  sg4::Host *from = end_[static_cast<size_t>(ea)], *to = end_[static_cast<size_t>(eb)];
+  SIM_ASSERT(from && to, "a route end that the platform left out was asked for");
+  return {from, to};
 }
 
 }  // namespace sim

@@ -2,6 +2,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -20,11 +21,14 @@
 #include "sim/core/sanitizer.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/failure_watch.hpp"
+#include "sim/engine/fluid_network.hpp"
 #include "sim/engine/folded_nic_penalty.hpp"
 #include "sim/engine/fork_call.hpp"
 #include "sim/engine/platform.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/topology/fabric.hpp"
 #include "sim/workload/comm_plan.hpp"
+#include "sim/workload/dp_fold.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/ring_channels.hpp"
 
@@ -46,10 +50,37 @@ using CollectiveKey = std::tuple<int, int, double>;  // (CommGroup, CollectiveKi
 // (its flows were not started: the reduction can never finish).
 struct InFlight {
   std::vector<sg4::CommPtr> comms;
+  int32_t fluid = -1;       // when folded: the group of its flows in the fluid network
   std::vector<Bytes> held;  // buckets waiting for the reduction's circuits (an optical circuit switch)
   bool broken = false;
   double latency = 0;  // the largest latency term of the all-reduces in flight, paid after them
 };
+
+// Whether the step is folded (Replay, "Folding"): at class fidelity, without a failure in the step,
+// with a gradient reduction.
+bool folds(const Scenario& s, const EngineOptions& o) {
+  return o.fold_rings && !o.full_fidelity && !s.step_faults.failure() && s.plan.grad_group_size() > 1;
+}
+
+// The route ends SimGrid's platform needs: all of them, or, when the step folds and its flows move
+// in the fluid network, those the driver and the probes use: GPU 0 and the first class's tensor-
+// and context-parallel groups.
+std::vector<int64_t> simgrid_ends(const Scenario& s, const Placement& place, const EngineOptions& o) {
+  if (!folds(s, o)) return {};
+  const auto fabric = Fabric::of(s.cluster);
+  std::set<int64_t> ends{0};
+  for (CommGroup g : {CommGroup::TP, CommGroup::CP}) {
+    const std::vector<int64_t> members = model_group(s.plan, place, g);
+    for (int64_t a : members)
+      for (int64_t b : members)
+        if (a != b) {
+          const auto [ea, eb] = fabric->ends(a, b);
+          ends.insert(ea);
+          ends.insert(eb);
+        }
+  }
+  return {ends.begin(), ends.end()};
+}
 
 struct Replay {
   const Scenario& s;
@@ -104,21 +135,29 @@ struct Replay {
   // Folding (below): per pipeline rank, the flows one gradient-reduction launch starts; empty
   // when not folding.
   struct FoldedFlow {
-    sg4::Host* src = nullptr;
-    sg4::Host* dst = nullptr;
-    int64_t copies = 1;  // flows' bytes it carries
-    int64_t index = 0;   // among the flows of its group's all-reduce
+    int32_t cell = 0;   // of the fold's quotient: the flows it stands for
+    int64_t index = 0;  // a member's, among the flows of its group's all-reduce
   };
-  // Per pipeline rank, data-parallel group and variant (algorithm and protocol), the flows kept.
+  // Per pipeline rank, data-parallel group and variant (algorithm and protocol), a flow per cell.
   std::vector<std::map<std::pair<int64_t, int64_t>, std::vector<FoldedFlow>>> folded_;
-  std::vector<DpVariant> variants_;
+  std::shared_ptr<const DpFold> fold_;
+  std::vector<int32_t> cell_route_, cell_link_;  // per cell, per link cell: the fluid network's (-1: not yet)
+  // When folding, the step's flows -- gradient reductions, pipeline transfers, live collectives --
+  // share the links in the fluid network (fluid_network.hpp) instead of SimGrid's, which a daemon
+  // actor steps with SimGrid's clock ("Folding", below).
+  std::unique_ptr<FluidNetwork> fluid_;
+  std::unordered_map<uint64_t, int32_t> fluid_link_;              // by the fabric's directed link id
+  std::map<std::pair<int64_t, int64_t>, int32_t> fluid_route_;    // by route ends
+  std::unordered_map<int32_t, sg4::SemaphorePtr> fluid_waiting_;  // by group
+  sg4::SemaphorePtr fluid_wake_ = sg4::Semaphore::create(0);
+  double fluid_wake_at_ = 0;  // when the daemon wakes next
 
   Replay(const Scenario& sc, const Pipeline& pl, const EngineOptions& o)
       : s(sc),
         p(pl),
         opt(o),
         place(sc.cluster, sc.plan),
-        plat(sc.cluster, place, sc.step_faults, sc.plan.pp),
+        plat(sc.cluster, place, sc.step_faults, sc.plan.pp, simgrid_ends(sc, place, o)),
         comm(sc, place, plat.fabric()),
         watch(place, sc.plan, o.full_fidelity, sc.step_faults.failure()),
         nic_penalty(place, sc.plan, sc.step_faults),
@@ -246,25 +285,21 @@ struct Replay {
   // Folding the gradient reductions by symmetry (class fidelity, no failure in the step).
   //
   // A folded rank class launches every data-parallel all-reduce of its pipeline rank -- tp groups'
-  // rings or trees, channels of flows per member and gradient bucket -- so SimGrid would hold
-  // O(GPUs) flows in flight, and it unlinks each finished one from one list of all in-flight
-  // flows by a linear scan: wall time grows with the square of the cluster. Most of those flows
-  // are copies of each other, and under CM02's max-min sharing a copy need not be simulated:
+  // rings or trees, channels of flows per member and gradient bucket -- so the engine would hold
+  // O(GPUs) flows in flight. Most of them are copies of each other, and under CM02's max-min
+  // sharing a copy need not be simulated:
   //
   // - A *class* is a rank's flows of one tier on one route (same endpoints, hence the same links;
   //   same start, the rank's launches; same bytes per launch: same algorithm, protocol and share of
   //   the buffer). Classes that share a link form a *component*, closed under sharing: no flow
   //   outside it crosses any of its links. A component is *clean* when no other traffic of the
   //   step ever crosses one of its links: no pipeline transfer (at class fidelity those run between
-  //   the rank classes' representatives, tp = cp = dp = 0; every pair of ranks is counted) and no
-  //   tensor- or context-parallel probe (they end before the step starts). A clean component, over
-  //   all of its rank's launches, is a closed system: the max-min allocation of a set of
-  //   constraints that share no variable with the rest is the allocation of that set alone (the
-  //   bottleneck algorithm saturates it independently), so its flows' rates, and their finishing
-  //   times, depend on nothing outside it. A ring's hop on its own NICs is a component of one
-  //   class; a double binary tree's flows, whose NICs carry flows to a parent and two children,
-  //   are one component per group and rail; the hops of every group across an oversubscribed pod
-  //   uplink are one component.
+  //   the rank classes' representatives, tp = cp = dp = 0; every pair of ranks is counted), no
+  //   live tensor- or context-parallel collective of the representatives' groups (their probes end
+  //   before the step starts). A clean component, over all of its rank's launches, is a closed
+  //   system: the max-min allocation of a set of constraints that share no variable with the rest
+  //   is the allocation of that set alone, so its flows' rates, and their finishing times, depend
+  //   on nothing outside it.
   // - Two clean components with equal signatures (ring_channels.cpp: their flows in launch order,
   //   each with its rank, tier, route shape and links numbered in the order the component first
   //   crosses them) are the same system under a renaming of links and flows: their flows start
@@ -272,41 +307,121 @@ struct Replay {
   //   for all of its flows, so waiting for the representative's is the same wait.
   // - In a simulated component where every class has a multiple of m copies, replicating every
   //   flow m times scales the max-min sharing of the unreplicated system by m (substitute z = m x in
-  //   the constraints sum m x_f <= C), so m copies may travel as one flow of m times the bytes: it
-  //   gets m times the rate and finishes at the same time. That needs no per-flow rate bound to
-  //   bind: CM02 caps a flow at TCP-gamma / (2 x route latency), so a component merges only when
-  //   that cap is at least every route's slowest link (its rate can never reach it); otherwise its
-  //   flows are launched as they are. Merging flows by any other count would not be exact (a link
-  //   shared by two copies and a third flow gives the copies 2/3 of it; one merged flow would get
-  //   1/2).
+  //   the constraints sum m x_f <= C), so m copies may travel as one flow of m times the bytes.
+  // - What is simulated -- the clean representatives and every component that touches other
+  //   traffic -- is reduced once more by its quotient (flow_quotient.hpp): flows that the sharing
+  //   always treats alike (the rails of a rank's groups across a shared pod uplink, links no
+  //   allocation can saturate left out) are one cell, simulated as one flow that loads each link
+  //   as its cell's flows load each link of that link's cell.
   //
-  // Everything else -- components that touch the representatives' NICs, which the pipeline
-  // transfers use, and whatever shares a link with them -- is launched unchanged. So the fold is
-  // exact wherever it applies (the step time is the unfolded one up to floating-point rounding,
-  // test/unit/engine_fold.cpp), and in-flight flows stay bounded by a few per rank and bucket when
-  // the groups of a rank class use disjoint links: a rank's flows in the representative's
-  // components, plus one component per signature. Where every group crosses one shared link (an
-  // oversubscribed pod uplink that double binary trees over many pods cross), the groups are one
-  // component with the representative's and nothing folds: that needs a quotient platform whose
-  // links carry a symmetry class's bytes, not yet built. With a failure in the step, links and
-  // hosts go down under flows in flight, so nothing is folded; slow NICs are links of other
-  // capacities, hence other shapes, and are simulated as they are.
-  bool folding() const {
-    return opt.fold_rings && !opt.full_fidelity && !watch.armed() && s.plan.grad_group_size() > 1;
-  }
+  // SimGrid 3.32 has no such per-flow load, and it unlinks each finished flow from one list of all
+  // flows in flight by a linear scan. So a folded step's flows -- the cells' flows, the pipeline
+  // transfers, the live collectives -- move in the engine's fluid network (fluid_network.hpp):
+  // CM02's max-min sharing with CM02's weights, solved per component as SimGrid's selective update
+  // does, whose events a daemon actor handles at SimGrid's clock. The fold is exact wherever it
+  // applies (the step time is the unfolded one, simulated by SimGrid, up to floating-point
+  // rounding: test/unit/engine_fold.cpp). With a failure in the step, links and hosts go down
+  // under flows in flight, so nothing is folded and SimGrid moves every flow; slow NICs are links
+  // of other capacities, hence other shapes, and are simulated as they are.
+  bool folding() const { return folds(s, opt); }
 
   void fold_rings() {
-    std::vector<DpFlow> all;  // parallel to the set's flows
-    const RingFlowSet set = dp_flow_set(comm, s.plan, place, dp_buffers(p.steps), plat.capacities(),
-                                        simgrid::config::get_value<double>("network/TCP-gamma"), all, variants_);
-    const std::vector<int64_t> keep = fold_ring_flows(set);
+    fold_ = fold_dp_flows(s, comm, place, dp_buffers(p.steps), plat.capacities());
+    const FlowQuotient& q = fold_->quotient;
     folded_.assign(static_cast<size_t>(s.plan.pp), {});
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (keep[i] == 0) continue;
-      auto [a, b] = plat.endpoints(all[i].from, all[i].to);
-      folded_[static_cast<size_t>(set.flows[i].rank)][{all[i].group, all[i].variant}].push_back(
-          {a, b, keep[i], all[i].index});
+    for (size_t c = 0; c < q.cells.size(); ++c) {
+      const auto i = static_cast<size_t>(q.cells[c].flow);
+      const DpFlow& f = fold_->flows[i];
+      folded_[static_cast<size_t>(fold_->set.flows[i].rank)][{f.group, f.variant}].push_back(
+          {static_cast<int32_t>(c), f.index});
     }
+    cell_route_.assign(q.cells.size(), -1);
+    cell_link_.assign(q.link_capacity.size(), -1);
+  }
+
+  // The fluid network: a daemon actor handles its events as SimGrid's clock reaches them.
+  void start_fluid() {
+    fluid_ = std::make_unique<FluidNetwork>([this](int32_t group) {
+      if (auto it = fluid_waiting_.find(group); it != fluid_waiting_.end()) {
+        it->second->release();
+        fluid_waiting_.erase(it);
+      }
+    });
+    sg4::Actor::create("network", plat.control_host(), [this] {
+      for (;;) {
+        fluid_->advance(now());
+        fluid_wake_at_ = fluid_->next_event();
+        if (std::isinf(fluid_wake_at_))
+          fluid_wake_->acquire();
+        else
+          fluid_wake_->acquire_timeout(fluid_wake_at_ - now());
+      }
+    })->daemonize();
+  }
+
+  // Starts a flow of `bytes` from GPU a to GPU b in the fluid network, into `group`.
+  void fluid_flow(int64_t a, int64_t b, uint64_t bytes, int32_t group) {
+    auto [it, fresh] = fluid_route_.try_emplace(plat.fabric().ends(a, b), 0);
+    if (fresh) {
+      std::vector<int32_t> links;
+      double latency = 0;
+      plat.fabric().for_each_link(a, b, [&](uint64_t id, int64_t l) {
+        latency += plat.fabric().network().links()[static_cast<size_t>(l)].latency.value;
+        if (auto y = fold_->quotient.link_cell.find(id); y != fold_->quotient.link_cell.end()) {
+          if (y->second < 0) return;  // a link no allocation saturates (flow_quotient.hpp)
+          SIM_ASSERT(fold_->quotient.link_cell_size[static_cast<size_t>(y->second)] == 1,
+                     "a flow outside the fold crosses a link the fold took for a class of links");
+          links.push_back(cell_link(y->second));
+          return;
+        }
+        auto [k, added] = fluid_link_.try_emplace(id, 0);
+        if (added) k->second = fluid_->add_link(plat.capacities()[static_cast<size_t>(l)]);
+        links.push_back(k->second);
+      });
+      it->second = fluid_->add_route(std::move(links), latency);
+    }
+    fluid_->start(now(), static_cast<double>(bytes), it->second, group);
+    ++result.transfers;
+  }
+  // The fluid network's link for a link cell of the fold's quotient.
+  int32_t cell_link(int32_t y) {
+    int32_t& l = cell_link_[static_cast<size_t>(y)];
+    if (l < 0) l = fluid_->add_link(fold_->quotient.link_capacity[static_cast<size_t>(y)]);
+    return l;
+  }
+  // Starts cell c's flow of `bytes` (each of its flows') into `group`: it loads each link cell's
+  // link as its flows load each link of that cell.
+  void fluid_cell(int32_t c, uint64_t bytes, int32_t group) {
+    int32_t& route = cell_route_[static_cast<size_t>(c)];
+    if (route < 0) {
+      const auto& cell = fold_->quotient.cells[static_cast<size_t>(c)];
+      std::vector<int32_t> links;
+      std::vector<double> load;
+      for (const auto& [y, n] : cell.load) {
+        links.push_back(cell_link(y));
+        load.push_back(n);
+      }
+      const DpFlow& f = fold_->flows[static_cast<size_t>(cell.flow)];
+      route = fluid_->add_route(std::move(links), plat.fabric().route_latency(f.from, f.to).value, std::move(load));
+    }
+    fluid_->start(now(), static_cast<double>(bytes), route, group);
+    ++result.transfers;
+  }
+
+  // After starting flows: the daemon wakes earlier if one of them brings its next event forward.
+  void fluid_started() {
+    const double next = fluid_->next_event();
+    if (next < fluid_wake_at_) {
+      fluid_wake_at_ = next;
+      fluid_wake_->release();
+    }
+  }
+  void fluid_wait(int32_t group) {
+    fluid_->advance(now());
+    if (fluid_->pending(group) == 0) return;
+    auto wait = sg4::Semaphore::create(0);
+    fluid_waiting_[group] = wait;
+    wait->acquire();
   }
 
   // A bucket's latency terms: its shard groups' collectives run at once, and with hybrid sharding
@@ -330,19 +445,19 @@ struct Replay {
       const Bytes share = buffer * grad_group_share(s.plan, g);
       const CollectiveChoice choice = comm.choose(CollectiveKind::ALL_REDUCE, members, share);
       latency.add(s.plan, g, choice.latency);
-      const auto v = std::find(variants_.begin(), variants_.end(), DpVariant{choice.algo, choice.protocol});
-      SIM_ASSERT(v != variants_.end(), "a gradient reduction of a buffer the fold did not see");
-      const auto kept = rank.find({g, v - variants_.begin()});
+      const auto& variants = fold_->variants;
+      const auto v = std::find(variants.begin(), variants.end(), DpVariant{choice.algo, choice.protocol});
+      SIM_ASSERT(v != variants.end(), "a gradient reduction of a buffer the fold did not see");
+      const auto kept = rank.find({g, v - variants.begin()});
       if (kept == rank.end()) continue;  // all its flows folded into other groups'
       const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, share);
+      if (in_flight.fluid < 0) in_flight.fluid = fluid_->new_group();
       for (const auto& f : kept->second) {
-        const auto bytes =
-            static_cast<uint64_t>(op.flows[static_cast<size_t>(f.index)].bytes.value) * static_cast<uint64_t>(f.copies);
-        SIM_ASSERT(!watch.armed() || (f.src->is_on() && f.dst->is_on()), "a flow from or to a failed GPU was started");
-        in_flight.comms.push_back(sg4::Comm::sendto_async(f.src, f.dst, bytes));
-        ++result.transfers;
+        const auto bytes = static_cast<uint64_t>(op.flows[static_cast<size_t>(f.index)].bytes.value);
+        if (bytes > 0) fluid_cell(f.cell, bytes, in_flight.fluid);
       }
     }
+    fluid_started();
     in_flight.latency = std::max(in_flight.latency, latency.total());
   }
 
@@ -372,6 +487,7 @@ struct Replay {
     if (in_flight.broken) stall(actor);
     or_stall(actor, [&] { sg4::Comm::wait_all(in_flight.comms); });
     in_flight.comms.clear();
+    if (in_flight.fluid >= 0) fluid_wait(std::exchange(in_flight.fluid, -1));
     wait_for(actor, in_flight.latency);
     in_flight.latency = 0;
   }
@@ -436,13 +552,20 @@ struct Replay {
     double share = 1.0;
     bool out = !place.same_domain(src, dst);  // leaves NVLink, through the NICs
     if (out && !opt.full_fidelity) share = class_share(from_pp, me.pp) * nic_penalty(from_pp, me.pp);
-    const auto ends = plat.endpoints(src, dst);  // a pair, not a structured binding: lambdas capture it (C++17)
-    SIM_ASSERT(!watch.armed() || (ends.first->is_on() && ends.second->is_on()),
-               "a transfer from or to a failed GPU was started");  // SimGrid would abort
     if (out && reconfig > 0 && now() < pipeline_ready) sg4::this_actor::sleep_for(pipeline_ready - now());
     const auto flow = static_cast<uint64_t>(bytes.value * share);
-    or_stall(actor, [&] { sg4::Comm::sendto(ends.first, ends.second, flow); });
-    ++result.transfers;
+    if (fluid_) {
+      const int32_t group = fluid_->new_group();
+      fluid_flow(src, dst, flow, group);
+      fluid_started();
+      fluid_wait(group);
+    } else {
+      const auto ends = plat.endpoints(src, dst);  // a pair, not a structured binding: lambdas capture it (C++17)
+      SIM_ASSERT(!watch.armed() || (ends.first->is_on() && ends.second->is_on()),
+                 "a transfer from or to a failed GPU was started");  // SimGrid would abort
+      or_stall(actor, [&] { sg4::Comm::sendto(ends.first, ends.second, flow); });
+      ++result.transfers;
+    }
     if (out) crossed();
     wait_for(actor, comm.send_latency(src, dst).value);
     watch.unblock(actor);
@@ -478,12 +601,21 @@ struct Replay {
     const CommOp op = comm.collective(use.kind, members, use.bytes);
     if (!opt.full_fidelity || (tp ? me.tp : me.cp) == 0) {
       std::vector<sg4::CommPtr> comms;
+      const int32_t group = fluid_ ? fluid_->new_group() : -1;
       const auto& f = plat.fabric();
       for (const auto& x : op.flows) {
         double share = 1.0;
         if (!opt.full_fidelity && f.ends(x.from, x.to).first >= f.gpus())
           share = double(std::max(place.class_peers_on_nic(me.pp, x.from), place.class_peers_on_nic(me.pp, x.to)));
-        send_flow(x.from, x.to, static_cast<uint64_t>(x.bytes.value * share), comms);
+        const auto bytes = static_cast<uint64_t>(x.bytes.value * share);
+        if (!fluid_)
+          send_flow(x.from, x.to, bytes, comms);
+        else if (bytes > 0)
+          fluid_flow(x.from, x.to, bytes, group);
+      }
+      if (fluid_) {
+        fluid_started();
+        fluid_wait(group);
       }
       or_stall(actor, [&] { sg4::Comm::wait_all(comms); });
     }
@@ -571,7 +703,10 @@ struct Replay {
 
   void start() {
     probe_collectives();
-    if (folding()) fold_rings();
+    if (folding()) {
+      fold_rings();
+      start_fluid();
+    }
     t0 = sg4::Engine::get_clock();
     const auto& pl = s.plan;
     if (reconfig > 0) {

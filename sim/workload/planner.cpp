@@ -99,12 +99,14 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
   const bool bounded = budget.max_memory.value > 0 || budget.max_wall.value > 0;
   // The fold's shape is O(GPUs) work: a candidate is first priced without its ring flows, then
   // with them counted but none kept by the fold (lower bounds, the second one pass over the
-  // groups), and the fold is computed once, for the first candidate those bounds admit.
+  // groups); when those bounds admit several candidates, the fold of the largest buffers is
+  // computed once and prices each of them before its step program is built. A single candidate
+  // goes straight to the fold of its own buffers (below), which the engine then reuses.
   if (bounded) check_budget(s, platform_floor(s, budget.full_fidelity), budget);
   EngineShape bare;
   if (bounded) bare.hosts = platform_floor(s, budget.full_fidelity).size.hosts;
   bare.rank_flows.assign(static_cast<size_t>(s.plan.pp), 0.0);
-  std::optional<EngineShape> counted, shape;
+  std::optional<EngineShape> counted;
   const Schedule given = s.plan.schedule;
   // A candidate that fits in memory (or, when none does and over-memory plans run, the smallest) is
   // planned when it is within the task limit and, at a glance, the budget.
@@ -116,21 +118,16 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
       if (over_limit == 0 || c.tasks < over_limit) over_limit = c.tasks, over_m = m, over_v = v;
       return;
     }
-    if (bounded) {
-      for (const int flows : {0, 1, 2}) {  // none, counted, folded
+    if (bounded)
+      for (const int flows : {0, 1}) {  // none, counted
         if (flows == 1 && !counted) counted = counted_shape(s);
-        if (flows == 2 && !shape) shape = engine_shape(s);
-        const ResourceEstimate early = estimate_resources(c.trial,
-                                                          flows == 0   ? bare
-                                                          : flows == 1 ? *counted
-                                                                       : *shape,
-                                                          layouts[c.layout], m, budget.full_fidelity);
+        const ResourceEstimate early =
+            estimate_resources(c.trial, flows == 0 ? bare : *counted, layouts[c.layout], m, budget.full_fidelity);
         if (!within(early, budget)) {
           note_over_budget(early);
           return;
         }
       }
-    }
     planned_tasks += c.tasks;
     build.push_back(std::move(c));
   };
@@ -161,6 +158,20 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
   // over-memory plans are refused.
   const bool none_fits = any && !any_fits;
   if (none_fits && over_memory == OverMemory::RUN) admit(*smallest);
+  if (bounded && build.size() > 1) {  // folded, the largest buffers
+    const EngineShape shape = engine_shape(s);
+    std::vector<Candidate> admitted;
+    for (Candidate& c : build) {
+      const ResourceEstimate early = estimate_resources(c.trial, shape, layouts[c.layout], c.m, budget.full_fidelity);
+      if (within(early, budget)) {
+        admitted.push_back(std::move(c));
+        continue;
+      }
+      note_over_budget(early);
+      planned_tasks -= c.tasks;
+    }
+    build = std::move(admitted);
+  }
   if (planned_tasks > MAX_PLANNED_TASKS) {
     const bool mb_auto = s.training.micro_batch.is_auto();
     throw InputError(s.file, s.json_path(mb_auto ? "/training/micro_batch" : "/parallelism/virtual_stages"),

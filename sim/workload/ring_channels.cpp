@@ -1,6 +1,7 @@
 #include "sim/workload/ring_channels.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <tuple>
@@ -44,11 +45,16 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
     int64_t rank = 0, route = 0, tier = 0, copies = 0;
   };
   std::vector<Class> classes;
-  std::map<std::tuple<int64_t, int64_t, int64_t>, size_t> class_of;
+  int64_t ranks = 1, tiers = 1;
+  for (const auto& f : set.flows) ranks = std::max(ranks, f.rank + 1), tiers = std::max(tiers, f.tier + 1);
+  std::unordered_map<uint64_t, size_t> class_of;  // by (route, tier, rank) in one number
   std::vector<size_t> flow_class;
   flow_class.reserve(set.flows.size());
   for (const auto& f : set.flows) {
-    auto [it, fresh] = class_of.try_emplace({f.rank, f.route, f.tier}, classes.size());
+    const auto key = (static_cast<uint64_t>(f.route) * static_cast<uint64_t>(tiers) + static_cast<uint64_t>(f.tier)) *
+                         static_cast<uint64_t>(ranks) +
+                     static_cast<uint64_t>(f.rank);
+    auto [it, fresh] = class_of.try_emplace(key, classes.size());
     if (fresh) classes.push_back({f.rank, f.route, f.tier});
     ++classes[it->second].copies;
     flow_class.push_back(it->second);
@@ -85,8 +91,7 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
     const auto& route = set.routes[static_cast<size_t>(c.route)];
     auto& sig = signature[root];
     int64_t& next = numbered[root];
-    for (int64_t x : {c.rank, c.tier, route.shape, route.mergeable ? int64_t(1) : 0, int64_t(route.links.size())})
-      sig.push_back(static_cast<int32_t>(x));
+    for (int64_t x : {c.rank, c.tier, route.shape, int64_t(route.links.size())}) sig.push_back(static_cast<int32_t>(x));
     for (uint64_t l : route.links) {
       auto [it, fresh] = local.try_emplace(l, next);
       next += fresh ? 1 : 0;
@@ -95,8 +100,8 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
   }
   local.clear();
   numbered.clear();
-  // One component per signature is simulated. In it, when every class has a multiple of m copies
-  // and no route's per-flow bound can bind, m copies travel as one flow of m times the bytes.
+  // One component per signature is simulated. In it, when every class has a multiple of m copies,
+  // m copies travel as one flow of m times the bytes.
   struct Hash {  // a signature's hash: most components are twins, so lookups compare once
     size_t operator()(const std::vector<int32_t>& v) const {
       uint64_t h = 1469598103934665603ULL;  // FNV-1a's offset basis and prime
@@ -108,12 +113,8 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
   std::unordered_map<size_t, int64_t> merge;  // by root of a representative: m
   for (size_t root : roots)
     if (representative.try_emplace(std::move(signature[root]), root).first->second == root) merge[root] = 0;
-  for (size_t c = 0; c < classes.size(); ++c) {
-    auto it = merge.find(find(c));
-    if (it == merge.end()) continue;
-    const bool mergeable = set.routes[static_cast<size_t>(classes[c].route)].mergeable;
-    it->second = mergeable && it->second >= 0 ? std::gcd(it->second, classes[c].copies) : -1;
-  }
+  for (size_t c = 0; c < classes.size(); ++c)
+    if (auto it = merge.find(find(c)); it != merge.end()) it->second = std::gcd(it->second, classes[c].copies);
   std::vector<int64_t> out;
   out.reserve(set.flows.size());
   std::vector<int64_t> seen(classes.size(), 0);  // copies of the class met so far
@@ -179,32 +180,45 @@ std::vector<int64_t> model_group(const ParallelPlan& pl, const Placement& place,
 
 RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Placement& place,
                         const std::vector<std::vector<Bytes>>& buffers, const std::vector<double>& capacity,
-                        double tcp_gamma, std::vector<DpFlow>& flows, std::vector<DpVariant>& variants) {
+                        std::vector<DpFlow>& flows, std::vector<DpVariant>& variants) {
   const Fabric& fabric = comm.fabric();
   RingFlowSet set;
   flows.clear();
   variants.clear();
-  std::map<std::pair<int64_t, int64_t>, int64_t> route_of;  // by its ends
-  std::map<std::vector<std::pair<double, double>>, int64_t> shape_of;
+  std::unordered_map<uint64_t, int64_t> route_of;  // by its ends, in one number
+  struct ShapeHash {                               // FNV-1a over the doubles' bits
+    size_t operator()(const std::vector<std::pair<double, double>>& v) const {
+      uint64_t h = 1469598103934665603ULL;
+      for (const auto& [a, b] : v)
+        for (double x : {a, b}) {
+          uint64_t bits = 0;
+          std::memcpy(&bits, &x, sizeof bits);
+          h = (h ^ bits) * 1099511628211ULL;
+        }
+      return static_cast<size_t>(h);
+    }
+  };
+  std::unordered_map<std::vector<std::pair<double, double>>, int64_t, ShapeHash> shape_of;
   std::map<std::pair<size_t, double>, int64_t> tier_of;           // (variant, bytes per buffer byte)
   std::map<std::pair<int64_t, DpVariant>, Bytes> group_variants;  // (group, variant) -> a buffer it runs at
+  std::map<std::pair<int64_t, std::vector<std::pair<int, int>>>, int64_t> launches;  // DpFlow::launch
   const auto& links = fabric.network().links();
   const auto route = [&](int64_t a, int64_t b) {
-    auto [it, fresh] = route_of.try_emplace(fabric.ends(a, b), static_cast<int64_t>(set.routes.size()));
+    const auto [ea, eb] = fabric.ends(a, b);
+    const auto key = static_cast<uint64_t>(ea) * static_cast<uint64_t>(fabric.ends()) + static_cast<uint64_t>(eb);
+    auto [it, fresh] = route_of.try_emplace(key, static_cast<int64_t>(set.routes.size()));
     if (!fresh) return it->second;
     RingFlowSet::Route r;
     std::vector<std::pair<double, double>> shape;
-    double latency = 0, slowest = -1;
+    double latency = 0;
     fabric.for_each_link(a, b, [&](uint64_t id, int64_t l) {
       const double c = capacity[static_cast<size_t>(l)], lat = links[static_cast<size_t>(l)].latency.value;
       r.links.push_back(id);
       shape.emplace_back(c, lat);
       latency += lat;
-      slowest = slowest < 0 ? c : std::min(slowest, c);
     });
     shape.emplace_back(latency, 0);
     r.shape = shape_of.try_emplace(shape, static_cast<int64_t>(shape_of.size())).first->second;
-    r.mergeable = !(tcp_gamma > 0 && latency > 0) || tcp_gamma / (2 * latency) >= slowest;
     set.routes.push_back(std::move(r));
     return it->second;
   };
@@ -213,29 +227,47 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
       const auto members = dp_group(pl, place, r, g);
       group_variants.clear();
       const double share = grad_group_share(pl, g);
+      std::vector<std::pair<int, int>> picks;  // the variant at each buffer
       for (const Bytes& b : buffers[static_cast<size_t>(r)]) {
         const CollectiveChoice ch = comm.choose(CollectiveKind::ALL_REDUCE, members, b * share);
         group_variants.try_emplace({g, DpVariant{ch.algo, ch.protocol}}, b);
+        picks.emplace_back(static_cast<int>(ch.algo), static_cast<int>(ch.protocol));
       }
+      const int64_t launch = launches.try_emplace({r, picks}, static_cast<int64_t>(launches.size())).first->second;
       for (const auto& [key, buffer] : group_variants) {  // a tier's bytes are per byte of the bucket
         const auto v = static_cast<size_t>(std::find(variants.begin(), variants.end(), key.second) - variants.begin());
         if (v == variants.size()) variants.push_back(key.second);
         const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer * share);
+        std::pair<size_t, double> last{v, -1.0};
+        int64_t tier = -1;
         for (size_t k = 0; k < op.flows.size(); ++k) {
           const auto& f = op.flows[k];
-          const int64_t tier =
-              tier_of.try_emplace({v, f.bytes.value / buffer.value}, static_cast<int64_t>(tier_of.size()))
-                  .first->second;
+          if (const std::pair<size_t, double> t{v, f.bytes.value / buffer.value}; t != last || tier < 0) {
+            last = t;
+            tier = tier_of.try_emplace(t, static_cast<int64_t>(tier_of.size())).first->second;
+          }
           set.flows.push_back({r, route(f.from, f.to), tier});
-          flows.push_back({f.from, f.to, g, static_cast<int64_t>(v), static_cast<int64_t>(k)});
+          flows.push_back({f.from, f.to, g, static_cast<int64_t>(v), static_cast<int64_t>(k), launch});
         }
       }
     }
-  for (int64_t r1 = 0; r1 < pl.pp; ++r1)
-    for (int64_t r2 = 0; r2 < pl.pp; ++r2)
-      if (r1 != r2)
-        fabric.for_each_link(place.gpu({0, 0, r1, 0}), place.gpu({0, 0, r2, 0}),
-                             [&](uint64_t id, int64_t) { set.foreign_links.push_back(id); });
+  const auto foreign = [&](int64_t a, int64_t b) {
+    if (a == b) return;
+    set.foreign_routes.emplace_back();
+    fabric.for_each_link(a, b, [&](uint64_t id, int64_t) {
+      set.foreign_links.push_back(id);
+      set.foreign_routes.back().push_back(id);
+    });
+  };
+  for (int64_t r1 = 0; r1 < pl.pp; ++r1) {
+    for (int64_t r2 = 0; r2 < pl.pp; ++r2) foreign(place.gpu({0, 0, r1, 0}), place.gpu({0, 0, r2, 0}));
+    for (CommGroup g : {CommGroup::TP, CommGroup::CP}) {  // a group that leaves its domain may run live
+      const auto members = model_group(pl, place, g, {0, 0, r1, 0});
+      if (members_by_domain(place, members).size() < 2) continue;
+      for (int64_t a : members)
+        for (int64_t b : members) foreign(a, b);
+    }
+  }
   return set;
 }
 

@@ -39,11 +39,11 @@ struct RingFlowSet {
   struct Route {
     std::vector<uint64_t> links;  // the directed links it crosses
     int64_t shape = 0;            // equal when the links' capacities and latencies are, in order
-    bool mergeable = true;        // copies on it may travel as one flow (no per-flow rate bound binds)
   };
   std::vector<Flow> flows;  // in launch order
   std::vector<Route> routes;
-  std::vector<uint64_t> foreign_links;  // links any other traffic of the step crosses
+  std::vector<uint64_t> foreign_links;                // links any other traffic of the step crosses
+  std::vector<std::vector<uint64_t>> foreign_routes;  // that traffic's routes (their links in order)
 };
 
 // Per flow: 0 when it is not launched, else the number of flows' bytes it carries (1: itself).
@@ -60,10 +60,10 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
 // scale with the buffer), as the communication plan lays them out (comm_plan.hpp), on the
 // fabric's routes: one route per pair of route ends (links as Fabric's directed ids), shaped by
 // the links' capacities (`capacity`, per network link: the engine's, slow NICs included) and
-// latencies. A route is mergeable unless SimGrid's per-flow bound TCP-gamma / (2 x route
-// latency) is below its slowest link (`tcp_gamma` 0: no bound). A flow's tier is its variant and
-// its bytes (flows of one tier carry the same bytes at every buffer). The pipeline transfers
-// between the rank classes' representatives are the foreign links. `flows` receives, parallel to
+// latencies. A flow's tier is its variant and
+// its bytes (flows of one tier carry the same bytes at every buffer). The foreign links are those
+// of the pipeline transfers between the rank classes' representatives and of their tensor- and
+// context-parallel groups (whose collectives may run live, replay.cpp, run_live). `flows` receives, parallel to
 // the set's flows, what the engine needs to launch them; `variants` the (algorithm, protocol)
 // pairs their variant indices name.
 using DpVariant = std::pair<CollectiveAlgo, Protocol>;
@@ -72,6 +72,9 @@ struct DpFlow {
   int64_t group = 0;         // the rank's gradient-reduction group: its tp index (grad_group)
   int64_t variant = 0;       // index into the variants
   int64_t index = 0;         // among the flows of its group's all-reduce
+  // Equal for the groups of one rank that run the same variant at each of its buffers: their flows
+  // of one variant start together whenever any of them do.
+  int64_t launch = 0;
 };
 // The gradient-reduction groups of a pipeline rank, each an all-reduce of its share of a bucket
 // (grad_group_share): per tp index, the ParallelPlan::shard_group_size() GPUs of each replica
@@ -93,6 +96,6 @@ std::vector<int64_t> model_group(const ParallelPlan& plan, const Placement& plac
                                  const RankCoord& at = {});
 RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& plan, const Placement& place,
                         const std::vector<std::vector<Bytes>>& buffers, const std::vector<double>& capacity,
-                        double tcp_gamma, std::vector<DpFlow>& flows, std::vector<DpVariant>& variants);
+                        std::vector<DpFlow>& flows, std::vector<DpVariant>& variants);
 
 }  // namespace sim

@@ -13,11 +13,10 @@ using namespace sim;
 
 namespace {
 
-RingFlowSet::Route route(std::vector<uint64_t> links, int64_t shape = 0, bool mergeable = true) {
+RingFlowSet::Route route(std::vector<uint64_t> links, int64_t shape = 0) {
   RingFlowSet::Route r;
   r.links = std::move(links);
   r.shape = shape;
-  r.mergeable = mergeable;
   return r;
 }
 
@@ -46,13 +45,6 @@ TEST_CASE("groups of other ranks, tiers, sizes or shapes are not isomorphic", "[
   set.flows = {{0, 0, 1}, {1, 1, 1}, {0, 2, 3}, {0, 3, 1}, {0, 4, 1}, {0, 4, 1}, {0, 5, 1}};
   // Route 5 is route 0's twin (rank 0, tier 1, one flow, shape 0): left out. Route 4 has two copies.
   CHECK(fold_ring_flows(set) == std::vector<int64_t>{1, 1, 1, 1, 2, 0, 0});
-}
-
-TEST_CASE("copies on a route whose per-flow rate bound could bind are launched one by one", "[workload]") {
-  RingFlowSet set;
-  set.routes = {route({1, 2}, 0, false), route({3, 4}, 0, false)};
-  set.flows = {{0, 0, 1}, {0, 0, 1}, {0, 1, 1}, {0, 1, 1}};
-  CHECK(fold_ring_flows(set) == std::vector<int64_t>{1, 1, 0, 0});
 }
 
 TEST_CASE("components of flows sharing links: twins are simulated once, others kept", "[workload]") {

@@ -1,0 +1,95 @@
+"""scripts/bench's scale matrix, one place for every script and test that runs it.
+
+Each cell is GPT-3 175B (models/gpt3-175b.json) with TP 8, PP 8, one stage per rank, sequence
+parallelism and selective recompute, micro-batch 1 and 32 micro-batches per pipeline replica, on
+one cluster of topologies/ scaled to about a size, under one data-parallel sharding:
+
+  clusters  dgx-a100-superpod, dgx-h100-superpod, dgx-b200-superpod, gb200-nvl72 (72-GPU NVLink
+            racks), llama3-24k (3,072-GPU pods at 1:7 above them), tpu-v4-pod (4,096-chip tori)
+  sizes     1k, 16k, 65k, 131k: 1,024 * 2^k GPUs, or the nearest multiple of 64 GPUs (a pipeline
+            replica) and of the cluster's NVLink domain below it; on TPU v4 the 1k cell is one
+            8x8x16 torus (a slice of a pod), the others whole 16x16x16 pods
+  sharding  zero-1 (the optimizer state; the reduction after the backward), zero-2 (and the
+            gradients; overlapped reduction), zero-3 (and the weights: FSDP), hsdp (zero-3 in shard
+            groups of 8 data-parallel ranks, or fewer where 8 does not divide them, and their
+            replicas' all-reduce)
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+CLUSTERS = ["dgx-a100-superpod", "dgx-h100-superpod", "dgx-b200-superpod", "gb200-nvl72", "llama3-24k", "tpu-v4-pod"]
+DOMAIN = {"gb200-nvl72": 72}  # NVLink domain GPUs where it is not a node of 8
+SIZES = {"1k": 1024, "16k": 16384, "65k": 65536, "131k": 131072}
+SHARDING = ["zero-1", "zero-2", "zero-3", "hsdp"]
+MICROBATCHES = 32
+MODEL = "configs/gpt3-175b-1024xa100.json"  # the scenario the cells change
+
+
+def gpus(cluster, size):
+    unit = 64 * DOMAIN.get(cluster, 8) // math.gcd(64, DOMAIN.get(cluster, 8))
+    return max(unit, SIZES[size] // unit * unit)
+
+
+def args(cluster, size, sharding):
+    """trainsim run's arguments for one cell."""
+    g = gpus(cluster, size)
+    dp = g // 64
+    sets = {"cluster.from": cluster, "cluster.gpus": g, "parallelism.dp": dp,
+            "training.global_batch": dp * MICROBATCHES, "parallelism.virtual_stages": 1}
+    if cluster == "tpu-v4-pod" and g < 4096:
+        sets["cluster.scale_up.dims"] = "[8,8,16]"
+    if sharding == "zero-1":
+        sets.update({"parallelism.zero": 1, "parallelism.overlap_grad_reduce": "false"})
+    elif sharding == "zero-2":
+        sets.update({"parallelism.zero": 2, "parallelism.overlap_grad_reduce": "true"})
+    elif sharding == "zero-3":
+        sets.update({"parallelism.zero": 3})
+    else:
+        sets.update({"parallelism.zero": 3, "parallelism.dp_shard": math.gcd(dp, 8)})
+    out = [MODEL]
+    for k, v in sets.items():
+        out += ["--set", f"{k}={v}"]
+    return out
+
+
+def cells(sizes=tuple(SIZES)):
+    """(name, arguments) of every cell, cluster by cluster."""
+    for c in CLUSTERS:
+        for size in sizes:
+            for sh in SHARDING:
+                yield f"{c} {size} {sh}", args(c, size, sh)
+
+
+def main(argv):
+    """--list SIZES: one line per cell of those sizes (comma-separated), its name and its trainsim
+    run arguments, tab-separated (scripts/bench reads it). --ceilings TRAINSIM: prints
+    test/data/bench-matrix-transfers.json for the binary's counts (the cells test/cli/flow_counts.sh
+    runs: 1k and 16k)."""
+    if len(argv) == 2 and argv[0] == "--list":
+        sizes = [] if argv[1] == "none" else argv[1].split(",")
+        unknown = [x for x in sizes if x not in SIZES]
+        if unknown:
+            print(f"scripts/bench: error: --matrix: unknown size {unknown[0]!r} (expected some of {', '.join(SIZES)},"
+                  " comma-separated, or none)", file=sys.stderr)
+            sys.exit(2)
+        for name, args in cells(sizes):
+            print("\t".join([name, *args]))
+        return
+    if len(argv) != 2 or argv[0] != "--ceilings":
+        sys.exit("usage: python3 scripts/lib/bench_matrix.py --list SIZES | --ceilings TRAINSIM")
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    out = {}
+    with tempfile.TemporaryDirectory() as folder:
+        report = os.path.join(folder, "report.json")
+        for name, args in cells(("1k", "16k")):
+            subprocess.run([os.path.abspath(argv[1]), "run", *args, "-q", "-o", report], cwd=repo, check=True)
+            out[name] = json.load(open(report))["simulation"]["transfers"]
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

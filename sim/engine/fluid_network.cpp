@@ -1,0 +1,262 @@
+#include "sim/engine/fluid_network.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace sim {
+namespace {
+
+double tolerance(double t) { return FluidNetwork::kTimeTolerance * std::max(1.0, std::abs(t)); }
+
+}  // namespace
+
+int32_t FluidNetwork::add_link(double capacity) {
+  links_.push_back({});
+  links_.back().capacity = capacity;
+  return static_cast<int32_t>(links_.size() - 1);
+}
+
+int32_t FluidNetwork::add_route(std::vector<int32_t> links, double latency, std::vector<double> load) {
+  if (load.empty()) load.assign(links.size(), 1.0);
+  routes_.push_back({std::move(links), std::move(load), latency > 0 ? 1.0 / latency : 1.0, latency});
+  return static_cast<int32_t>(routes_.size() - 1);
+}
+
+int32_t FluidNetwork::new_group() {
+  groups_.push_back(0);
+  return static_cast<int32_t>(groups_.size() - 1);
+}
+
+void FluidNetwork::start(double now, double bytes, int32_t route, int32_t group) {
+  advance(now);
+  const auto f = static_cast<int32_t>(flows_.size());
+  const Route& r = routes_[static_cast<size_t>(route)];
+  flows_.push_back({});
+  Flow& x = flows_.back();
+  x.route = route;
+  x.slots = static_cast<uint32_t>(slots_.size());
+  slots_.resize(slots_.size() + r.links.size(), -1);
+  x.remaining = std::max(0.0, bytes);
+  x.since = now;
+  x.weight = r.weight;
+  x.group = group;
+  ++groups_[static_cast<size_t>(group)];
+  if (r.latency > 0)
+    schedule(f, now + r.latency);
+  else
+    activate(f, now);
+}
+
+bool FluidNetwork::before(int32_t a, int32_t b) const {
+  const double x = flows_[static_cast<size_t>(a)].at, y = flows_[static_cast<size_t>(b)].at;
+  return x != y ? x < y : a < b;
+}
+
+void FluidNetwork::place(size_t i) {
+  const auto set = [&](size_t at, int32_t f) {
+    events_[at] = f;
+    flows_[static_cast<size_t>(f)].queued = static_cast<int32_t>(at);
+  };
+  const int32_t f = events_[i];
+  while (i > 0 && before(f, events_[(i - 1) / 2])) {  // up
+    set(i, events_[(i - 1) / 2]);
+    i = (i - 1) / 2;
+  }
+  for (;;) {  // down
+    size_t c = 2 * i + 1;
+    if (c >= events_.size()) break;
+    if (c + 1 < events_.size() && before(events_[c + 1], events_[c])) ++c;
+    if (!before(events_[c], f)) break;
+    set(i, events_[c]);
+    i = c;
+  }
+  set(i, f);
+}
+
+void FluidNetwork::schedule(int32_t f, double at) {
+  Flow& x = flows_[static_cast<size_t>(f)];
+  x.at = at;
+  if (x.queued < 0) {
+    x.queued = static_cast<int32_t>(events_.size());
+    events_.push_back(f);
+  }
+  place(static_cast<size_t>(x.queued));
+}
+
+void FluidNetwork::unschedule(int32_t f) {
+  Flow& x = flows_[static_cast<size_t>(f)];
+  if (x.queued < 0) return;
+  const auto i = static_cast<size_t>(x.queued);
+  x.queued = -1;
+  const int32_t last = events_.back();
+  events_.pop_back();
+  if (last == f) return;
+  events_[i] = last;
+  place(i);
+}
+
+// The latency is paid: the flow starts sharing its links (one of no links or no bytes ends now).
+void FluidNetwork::activate(int32_t f, double t) {
+  Flow& x = flows_[static_cast<size_t>(f)];
+  x.phase = Phase::ACTIVE;
+  x.since = t;
+  const auto& route = links(x);
+  if (route.empty() || x.remaining <= 0) return finish(f);
+  if (touched_.empty()) touched_at_ = t;
+  for (size_t i = 0; i < route.size(); ++i) {
+    Link& l = links_[static_cast<size_t>(route[i])];
+    slots_[x.slots + i] = static_cast<int32_t>(l.active.size());
+    l.active.push_back(f);
+    touched_.push_back(route[i]);
+  }
+}
+
+void FluidNetwork::finish(int32_t f) {
+  Flow& x = flows_[static_cast<size_t>(f)];
+  const auto& route = links(x);
+  const bool sharing = x.phase == Phase::ACTIVE && !route.empty() && slots_[x.slots] >= 0;
+  x.phase = Phase::DONE;
+  x.remaining = 0;
+  x.rate = 0;
+  unschedule(f);
+  if (sharing) {
+    if (touched_.empty()) touched_at_ = x.since;
+    for (size_t i = 0; i < route.size(); ++i) {
+      Link& l = links_[static_cast<size_t>(route[i])];
+      const int32_t slot = slots_[x.slots + i];
+      const int32_t moved = l.active.back();
+      l.active[static_cast<size_t>(slot)] = moved;
+      l.active.pop_back();
+      if (moved != f) {  // the moved flow's slot on this link
+        const Flow& m = flows_[static_cast<size_t>(moved)];
+        const auto& theirs = links(m);
+        for (size_t j = 0; j < theirs.size(); ++j)
+          if (theirs[j] == route[i]) slots_[m.slots + j] = slot;
+      }
+      slots_[x.slots + i] = -1;
+      touched_.push_back(route[i]);
+    }
+  }
+  if (--groups_[static_cast<size_t>(x.group)] == 0) on_done_(x.group);
+}
+
+void FluidNetwork::advance(double now) {
+  if (!touched_.empty() && touched_at_ < now - tolerance(now)) solve(touched_at_);
+  const auto next = [&] { return flows_[static_cast<size_t>(events_.front())].at; };
+  while (!events_.empty() && next() <= now + tolerance(now)) {
+    const double t = next();
+    if (!touched_.empty()) solve(touched_at_);  // flows started before t share from then on
+    // Every event at t (within the tolerance) at once: symmetric flows end together.
+    while (!events_.empty() && next() <= t + tolerance(t)) {
+      const int32_t f = events_.front();
+      unschedule(f);
+      if (flows_[static_cast<size_t>(f)].phase == Phase::LATENCY)
+        activate(f, t);
+      else
+        finish(f);
+    }
+    if (!touched_.empty()) {
+      touched_at_ = t;
+      solve(t);
+    }
+  }
+}
+
+double FluidNetwork::next_event() {
+  if (!touched_.empty()) solve(touched_at_);
+  return events_.empty() ? std::numeric_limits<double>::infinity() : flows_[static_cast<size_t>(events_.front())].at;
+}
+
+void FluidNetwork::solve(double t) {
+  const uint64_t id = ++solves_;
+  // The component: links touched, their active flows, those flows' links, and so on.
+  auto& comp_links = component_links_;
+  auto& comp_flows = component_flows_;
+  comp_links.clear();
+  comp_flows.clear();
+  for (int32_t l : touched_)
+    if (links_[static_cast<size_t>(l)].seen != id) {
+      links_[static_cast<size_t>(l)].seen = id;
+      comp_links.push_back(l);
+    }
+  touched_.clear();
+  for (size_t i = 0; i < comp_links.size(); ++i)
+    for (int32_t f : links_[static_cast<size_t>(comp_links[i])].active) {
+      Flow& x = flows_[static_cast<size_t>(f)];
+      if (x.seen == id) continue;
+      x.seen = id;
+      comp_flows.push_back(f);
+      for (int32_t l : links(x))
+        if (links_[static_cast<size_t>(l)].seen != id) {
+          links_[static_cast<size_t>(l)].seen = id;
+          comp_links.push_back(l);
+        }
+    }
+  // Bytes moved at the old rates up to t.
+  for (int32_t f : comp_flows) {
+    Flow& x = flows_[static_cast<size_t>(f)];
+    x.remaining = std::max(0.0, x.remaining - x.rate * (t - x.since));
+    x.since = t;
+    x.old_rate = x.rate;
+  }
+  // Progressive filling: the link of the smallest fair share saturates first, fixing its flows.
+  // Fixing flows at the smallest share leaves every other link's share the same or larger, so a
+  // link's entry in the queue is a lower bound of its share: popped, it is either current (the
+  // smallest share) or goes back with its share now.
+  auto& queue = queue_;
+  queue.clear();
+  for (int32_t l : comp_links) {
+    Link& k = links_[static_cast<size_t>(l)];
+    k.left = k.capacity;
+    k.weight = 0;
+    k.unfixed = static_cast<int64_t>(k.active.size());
+  }
+  for (int32_t f : comp_flows) {
+    const Flow& x = flows_[static_cast<size_t>(f)];
+    const Route& r = routes_[static_cast<size_t>(x.route)];
+    for (size_t i = 0; i < r.links.size(); ++i) links_[static_cast<size_t>(r.links[i])].weight += r.load[i] * x.weight;
+  }
+  for (int32_t l : comp_links) {
+    const Link& k = links_[static_cast<size_t>(l)];
+    if (k.unfixed > 0) queue.push_back({k.left / k.weight, l});
+  }
+  const auto later = std::greater<Share>();
+  std::make_heap(queue.begin(), queue.end(), later);
+  while (!queue.empty()) {
+    std::pop_heap(queue.begin(), queue.end(), later);
+    const Share e = queue.back();
+    queue.pop_back();
+    Link& k = links_[static_cast<size_t>(e.link)];
+    if (k.unfixed == 0) continue;
+    const double share = std::max(0.0, k.left) / k.weight;
+    if (share > e.share) {
+      queue.push_back({share, e.link});
+      std::push_heap(queue.begin(), queue.end(), later);
+      continue;
+    }
+    for (int32_t f : k.active) {
+      Flow& x = flows_[static_cast<size_t>(f)];
+      if (x.fixed == id) continue;
+      x.fixed = id;
+      x.rate = x.weight * share;
+      const Route& r = routes_[static_cast<size_t>(x.route)];
+      for (size_t i = 0; i < r.links.size(); ++i) {
+        Link& o = links_[static_cast<size_t>(r.links[i])];
+        o.left -= r.load[i] * x.rate;
+        o.weight -= r.load[i] * x.weight;
+        --o.unfixed;
+      }
+    }
+  }
+  for (int32_t f : comp_flows) {
+    Flow& x = flows_[static_cast<size_t>(f)];
+    if (x.rate == x.old_rate && x.queued >= 0) continue;  // its end stands
+    if (x.rate > 0)
+      schedule(f, t + x.remaining / x.rate);
+    else
+      unschedule(f);  // no end until its rate changes
+  }
+}
+
+}  // namespace sim

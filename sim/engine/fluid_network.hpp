@@ -1,0 +1,123 @@
+// Engine-internal: the links' sharing among flows as SimGrid's CM02 model computes it (the
+// engine's network/model, replay.cpp), for the flows a folded step launches (replay.cpp,
+// "Folding"): the same max-min allocation with the same weights, kept by our own bookkeeping.
+//
+// Why not SimGrid's own flows: SimGrid 3.32 files every host-to-host flow in one list of all
+// flows in flight and unlinks each finished one by walking the whole list, so a step whose
+// gradient reduction runs trees over thousands of nodes spends its time in that walk (the square
+// of the flows in flight). Here a flow's start and end touch only the flows that share links with
+// it, transitively (its component), as SimGrid's selective update does.
+//
+// The model, as CM02 has it (SimGrid's src/surf/network_cm02.cpp, lmm/maxmin.cpp), with
+// network/crosstraffic off and no TCP window (replay.cpp sets both):
+// - a flow first waits out its route's latency, then shares its links' bandwidth;
+// - the rates are the weighted max-min fair allocation: every link carries at most its capacity,
+//   and a flow's rate is its weight times the fair share of its most loaded link (progressive
+//   filling); a flow's weight is 1 / its sharing penalty, which is its route's latency (1 for a
+//   route of no latency);
+// - the rates hold until a flow starts or ends; then its component is solved again.
+// Time is SimGrid's clock: the engine calls advance() whenever it interacts (starting flows,
+// waiting), and a daemon actor sleeps until next_event(). Flows whose events fall within
+// `kTimeTolerance` of each other are handled together, as SimGrid's surf precision does.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+namespace sim {
+
+class FluidNetwork {
+ public:
+  // Events closer than this (relative to the clock, at least 1 ns) are simultaneous; SimGrid's
+  // surf/precision default, 1e-9.
+  static constexpr double kTimeTolerance = 1e-9;
+
+  // Called when the last flow of a group has ended (from within advance()).
+  explicit FluidNetwork(std::function<void(int32_t group)> on_group_done) : on_done_(std::move(on_group_done)) {}
+
+  int32_t add_link(double capacity);
+  // A route: the links a flow crosses and its latency; `load`, when given, how many times its rate
+  // each link carries (1 for each when empty). A flow standing for a class of k flows that are the
+  // same system under a renaming of links (a cell of the fold's quotient) loads a link that stands
+  // for a class of links k x (its class's flows per link of that class) / (its flows) times.
+  int32_t add_route(std::vector<int32_t> links, double latency, std::vector<double> load = {});
+  // A set of flows waited for together; flows may be added to it until it is waited for.
+  int32_t new_group();
+  // Starts a flow of `bytes` on `route` at time `now` (no earlier than any call before), into
+  // `group`.
+  void start(double now, double bytes, int32_t route, int32_t group);
+  // Handles every event up to `now`.
+  void advance(double now);
+  // The time of the next event (a latency paid, a flow's end); infinity when nothing is in flight.
+  double next_event();
+  // Flows of the group not yet ended.
+  int64_t pending(int32_t group) const { return groups_[static_cast<size_t>(group)]; }
+  // Rates as last solved (bytes per second), for tests.
+  double rate(int64_t flow) const { return flows_[static_cast<size_t>(flow)].rate; }
+  int64_t flows() const { return static_cast<int64_t>(flows_.size()); }
+
+ private:
+  enum class Phase : uint8_t { LATENCY, ACTIVE, DONE };
+  struct Route {
+    std::vector<int32_t> links;
+    std::vector<double> load;  // per link
+    double weight = 1;         // CM02's: 1 / sharing penalty, the route's latency (1 for none)
+    double latency = 0;
+  };
+  struct Flow {
+    int32_t route = 0;
+    uint32_t slots = 0;    // where its slots start in slots_: its index in each link's list of active flows
+    double remaining = 0;  // bytes at `since`
+    double since = 0;
+    double rate = 0, old_rate = 0;
+    double weight = 1;
+    double at = 0;        // its next event (a latency paid, its end), when queued
+    int32_t queued = -1;  // its place in the event queue, -1 for none
+    Phase phase = Phase::LATENCY;
+    int32_t group = 0;
+    uint64_t seen = 0, fixed = 0;  // the solve that last reached it, that fixed its rate
+  };
+  struct Link {
+    double capacity = 0;
+    std::vector<int32_t> active;
+    // The solver's scratch: capacity left, weight and count of unfixed flows, the solve that last
+    // reached it.
+    double left = 0, weight = 0;
+    int64_t unfixed = 0;
+    uint64_t seen = 0;
+  };
+  // The event queue: a binary heap of flows by (event time, flow), each flow at most once.
+  bool before(int32_t a, int32_t b) const;
+  void place(size_t i);  // restores the heap around position i
+  void schedule(int32_t f, double at);
+  void unschedule(int32_t f);
+  void activate(int32_t f, double t);
+  void finish(int32_t f);
+  // Solves the component of the links touched since the last solve, at time t.
+  void solve(double t);
+
+  std::function<void(int32_t)> on_done_;
+  const std::vector<int32_t>& links(const Flow& x) const { return routes_[static_cast<size_t>(x.route)].links; }
+
+  std::vector<Flow> flows_;
+  std::vector<Route> routes_;
+  std::vector<Link> links_;
+  std::vector<int32_t> slots_;
+  std::vector<int64_t> groups_;
+  std::vector<int32_t> events_;
+  std::vector<int32_t> touched_;  // links whose flows changed since the last solve
+  double touched_at_ = 0;         // when they changed
+  uint64_t solves_ = 0;
+  // The solver's scratch.
+  std::vector<int32_t> component_links_, component_flows_;
+  struct Share {  // a link's fair share, as the progressive filling queues it
+    double share;
+    int32_t link;
+    bool operator>(const Share& o) const { return share != o.share ? share > o.share : link > o.link; }
+  };
+  std::vector<Share> queue_;
+};
+
+}  // namespace sim

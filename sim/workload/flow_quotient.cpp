@@ -1,0 +1,195 @@
+#include "sim/workload/flow_quotient.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <tuple>
+#include <unordered_set>
+
+#include "sim/core/error.hpp"
+
+namespace sim {
+namespace {
+
+struct SignatureHash {  // FNV-1a over the words
+  size_t operator()(const std::vector<int64_t>& v) const {
+    uint64_t h = 1469598103934665603ULL;
+    for (int64_t x : v) h = (h ^ static_cast<uint64_t>(x)) * 1099511628211ULL;
+    return static_cast<size_t>(h);
+  }
+};
+
+// Dense ids for signatures, in the order they are first met.
+class Ids {
+ public:
+  int64_t operator()(const std::vector<int64_t>& signature) {
+    return ids_.try_emplace(signature, static_cast<int64_t>(ids_.size())).first->second;
+  }
+  int64_t size() const { return static_cast<int64_t>(ids_.size()); }
+  void clear() { ids_.clear(); }
+
+ private:
+  std::unordered_map<std::vector<int64_t>, int64_t, SignatureHash> ids_;
+};
+
+int64_t bits(double x) {
+  int64_t b = 0;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// The links of the kept flows' routes that no allocation can saturate (flow_quotient.hpp).
+std::unordered_set<uint64_t> never_saturated(const RingFlowSet& set, const std::vector<size_t>& kept,
+                                             const std::vector<double>& capacity) {
+  // (link, first link of a route crossing it) and (link, last link), every route once.
+  std::vector<std::pair<uint64_t, uint64_t>> first, last;
+  std::vector<bool> seen_route(set.routes.size(), false);
+  const auto add = [&](const std::vector<uint64_t>& links) {
+    if (links.empty()) return;
+    for (uint64_t id : links) {
+      first.emplace_back(id, links.front());
+      last.emplace_back(id, links.back());
+    }
+  };
+  for (size_t i : kept) {
+    const auto r = static_cast<size_t>(set.flows[i].route);
+    if (!seen_route[r]) add(set.routes[r].links);
+    seen_route[r] = true;
+  }
+  for (const auto& links : set.foreign_routes) add(links);
+  // Per link, the capacity of the distinct ends feeding it.
+  const auto feed = [&](std::vector<std::pair<uint64_t, uint64_t>>& pairs) {
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    std::unordered_map<uint64_t, double> sum;
+    for (const auto& [link, end] : pairs) sum[link] += capacity[end / 2];
+    return sum;
+  };
+  const auto from = feed(first), to = feed(last);
+  std::unordered_set<uint64_t> idle;
+  for (const auto& [link, in] : from) {
+    const double bound = std::min(in, to.at(link));
+    const bool end = std::binary_search(first.begin(), first.end(), std::make_pair(link, link)) ||
+                     std::binary_search(last.begin(), last.end(), std::make_pair(link, link));
+    if (!end && capacity[link / 2] >= bound) idle.insert(link);
+  }
+  return idle;
+}
+
+}  // namespace
+
+FlowQuotient quotient_flows(const RingFlowSet& set, const std::vector<int64_t>& keep,
+                            const std::vector<int64_t>& launch, const std::vector<double>& capacity) {
+  FlowQuotient q;
+  q.cell.assign(set.flows.size(), -1);
+  // The kept flows (k) with their copies, and the links they cross (dense: l).
+  std::vector<size_t> kept;
+  for (size_t i = 0; i < set.flows.size(); ++i)
+    if (keep[i] > 0) kept.push_back(i);
+  const std::unordered_set<uint64_t> idle = never_saturated(set, kept, capacity);
+  for (uint64_t id : idle) q.link_cell.emplace(id, -1);
+  std::vector<uint64_t> link_id;
+  std::unordered_map<uint64_t, int64_t> dense;
+  std::vector<std::vector<int64_t>> route(kept.size());  // per k, its links (dense)
+  for (size_t k = 0; k < kept.size(); ++k)
+    for (uint64_t id : set.routes[static_cast<size_t>(set.flows[kept[k]].route)].links) {
+      if (idle.count(id)) continue;
+      auto [it, fresh] = dense.try_emplace(id, static_cast<int64_t>(link_id.size()));
+      if (fresh) link_id.push_back(id);
+      route[k].push_back(it->second);
+    }
+  const auto links = link_id.size();
+  std::vector<std::vector<int64_t>> on(links);  // per link, the kept flows crossing it (once per crossing)
+  for (size_t k = 0; k < kept.size(); ++k)
+    for (int64_t l : route[k]) on[static_cast<size_t>(l)].push_back(static_cast<int64_t>(k));
+
+  // Starting cells.
+  std::vector<int64_t> flow_colour(kept.size()), link_colour(links);
+  Ids ids;
+  for (size_t k = 0; k < kept.size(); ++k) {
+    const auto& f = set.flows[kept[k]];
+    flow_colour[k] = ids({launch[kept[k]], f.tier, set.routes[static_cast<size_t>(f.route)].shape});
+  }
+  int64_t flow_colours = ids.size();
+  ids.clear();
+  std::unordered_map<uint64_t, bool> foreign;
+  for (uint64_t id : set.foreign_links) foreign[id] = true;
+  for (size_t l = 0; l < links; ++l) {
+    const uint64_t id = link_id[l];
+    link_colour[l] = foreign.count(id) ? ids({1, static_cast<int64_t>(id)}) : ids({0, bits(capacity[id / 2])});
+  }
+  int64_t link_colours = ids.size();
+
+  // Refinement until nothing splits (a round only splits cells, so equal counts mean stable).
+  std::vector<int64_t> signature;
+  std::vector<std::pair<int64_t, int64_t>> seen;
+  for (;;) {
+    ids.clear();
+    std::vector<int64_t> next_link(links);
+    for (size_t l = 0; l < links; ++l) {
+      seen.clear();
+      for (int64_t k : on[l])
+        seen.emplace_back(flow_colour[static_cast<size_t>(k)], keep[kept[static_cast<size_t>(k)]]);
+      std::sort(seen.begin(), seen.end());
+      signature.assign(1, link_colour[l]);
+      for (size_t j = 0; j < seen.size(); ++j) {
+        if (j > 0 && seen[j].first == seen[j - 1].first) {
+          signature.back() += seen[j].second;
+          continue;
+        }
+        signature.push_back(seen[j].first);
+        signature.push_back(seen[j].second);
+      }
+      next_link[l] = ids(signature);
+    }
+    const int64_t next_link_colours = ids.size();
+    ids.clear();
+    std::vector<int64_t> next_flow(kept.size());
+    for (size_t k = 0; k < kept.size(); ++k) {
+      signature.assign(1, flow_colour[k]);
+      for (int64_t l : route[k]) signature.push_back(next_link[static_cast<size_t>(l)]);
+      std::sort(signature.begin() + 1, signature.end());
+      next_flow[k] = ids(signature);
+    }
+    const int64_t next_flow_colours = ids.size();
+    link_colour = std::move(next_link);
+    flow_colour = std::move(next_flow);
+    const bool stable = next_link_colours == link_colours && next_flow_colours == flow_colours;
+    link_colours = next_link_colours, flow_colours = next_flow_colours;
+    if (stable) break;
+  }
+
+  // The cells, numbered in the order of their first flow, and each one's load per link cell.
+  q.link_cell_size.assign(static_cast<size_t>(link_colours), 0);
+  q.link_capacity.assign(static_cast<size_t>(link_colours), 0.0);
+  for (size_t l = 0; l < links; ++l) {
+    const auto c = static_cast<size_t>(link_colour[l]);
+    q.link_cell.emplace(link_id[l], static_cast<int32_t>(c));
+    ++q.link_cell_size[c];
+    q.link_capacity[c] = capacity[link_id[l] / 2];
+  }
+  std::vector<int32_t> number(static_cast<size_t>(flow_colours), -1);
+  std::vector<std::map<int32_t, int64_t>> crossings;  // per cell, per link cell: flows x links crossed
+  for (size_t k = 0; k < kept.size(); ++k) {
+    int32_t& c = number[static_cast<size_t>(flow_colour[k])];
+    if (c < 0) {
+      c = static_cast<int32_t>(q.cells.size());
+      q.cells.push_back({static_cast<int64_t>(kept[k]), 0, {}});
+      crossings.emplace_back();
+    }
+    const int64_t copies = keep[kept[k]];
+    q.cell[kept[k]] = c;
+    q.cells[static_cast<size_t>(c)].members += copies;
+    for (int64_t l : route[k])
+      crossings[static_cast<size_t>(c)][static_cast<int32_t>(link_colour[static_cast<size_t>(l)])] += copies;
+  }
+  for (size_t c = 0; c < q.cells.size(); ++c)
+    for (const auto& [y, n] : crossings[c]) {
+      const int64_t size = q.link_cell_size[static_cast<size_t>(y)];
+      SIM_ASSERT(n % size == 0, "a cell's flows load the links of a link cell unequally");
+      q.cells[c].load.emplace_back(y, static_cast<int32_t>(n / size));
+    }
+  return q;
+}
+
+}  // namespace sim
