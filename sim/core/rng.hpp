@@ -6,6 +6,8 @@
 #include <random>
 #include <string_view>
 
+#include "sim/core/fnv_hash.hpp"
+
 namespace sim {
 
 inline uint64_t splitmix64(uint64_t x) {
@@ -16,8 +18,8 @@ inline uint64_t splitmix64(uint64_t x) {
 }
 
 inline std::mt19937_64 make_stream(uint64_t seed, std::string_view name) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  uint64_t h = FNV_OFFSET_BASIS;
+  for (char c : name) h = fnv1a(h, static_cast<unsigned char>(c));
   return std::mt19937_64(splitmix64(seed ^ splitmix64(h)));
 }
 

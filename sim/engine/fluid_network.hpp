@@ -56,7 +56,6 @@ class FluidNetwork {
   int64_t pending(int32_t group) const { return groups_[static_cast<size_t>(group)]; }
   // Rates as last solved (bytes per second), for tests.
   double rate(int64_t flow) const { return flows_[static_cast<size_t>(flow)].rate; }
-  int64_t flows() const { return static_cast<int64_t>(flows_.size()); }
 
  private:
   enum class Phase : uint8_t { LATENCY, ACTIVE, DONE };

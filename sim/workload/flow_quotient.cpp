@@ -1,23 +1,15 @@
 #include "sim/workload/flow_quotient.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <tuple>
 #include <unordered_set>
 
 #include "sim/core/error.hpp"
+#include "sim/core/fnv_hash.hpp"
 
 namespace sim {
 namespace {
-
-struct SignatureHash {  // FNV-1a over the words
-  size_t operator()(const std::vector<int64_t>& v) const {
-    uint64_t h = 1469598103934665603ULL;
-    for (int64_t x : v) h = (h ^ static_cast<uint64_t>(x)) * 1099511628211ULL;
-    return static_cast<size_t>(h);
-  }
-};
 
 // Dense ids for signatures, in the order they are first met.
 class Ids {
@@ -29,14 +21,8 @@ class Ids {
   void clear() { ids_.clear(); }
 
  private:
-  std::unordered_map<std::vector<int64_t>, int64_t, SignatureHash> ids_;
+  std::unordered_map<std::vector<int64_t>, int64_t, FnvHash> ids_;
 };
-
-int64_t bits(double x) {
-  int64_t b = 0;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
 
 // The links of the kept flows' routes that no allocation can saturate (flow_quotient.hpp).
 std::unordered_set<uint64_t> never_saturated(const RingFlowSet& set, const std::vector<size_t>& kept,
@@ -112,11 +98,12 @@ FlowQuotient quotient_flows(const RingFlowSet& set, const std::vector<int64_t>& 
   }
   int64_t flow_colours = ids.size();
   ids.clear();
-  std::unordered_map<uint64_t, bool> foreign;
-  for (uint64_t id : set.foreign_links) foreign[id] = true;
+  std::unordered_set<uint64_t> foreign;
+  for (const auto& route : set.foreign_routes) foreign.insert(route.begin(), route.end());
   for (size_t l = 0; l < links; ++l) {
     const uint64_t id = link_id[l];
-    link_colour[l] = foreign.count(id) ? ids({1, static_cast<int64_t>(id)}) : ids({0, bits(capacity[id / 2])});
+    link_colour[l] = foreign.count(id) ? ids({1, static_cast<int64_t>(id)})
+                                       : ids({0, static_cast<int64_t>(word_of(capacity[id / 2]))});
   }
   int64_t link_colours = ids.size();
 

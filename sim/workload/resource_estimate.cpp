@@ -389,17 +389,24 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
   // A100 nodes and 7.51e8 on H100 nodes, against 3.2e7 and 7.9e8 here.) A launch's flows are in
   // flight from its start until the closed-form timeline's channel has carried it (estimate.hpp,
   // dp_launches); at full fidelity the launch is every actor's of the rank.
-  std::vector<std::pair<double, double>> ends;  // (time, +flows at a start / -flows at an end)
-  for (size_t r = 0; r < timeline.dp_launches.size(); ++r) {
-    const double per_launch = launch_flows(s, c, static_cast<int64_t>(r), full_fidelity);
-    for (const auto& l : timeline.dp_launches[r]) {
-      ends.emplace_back(l.start.value, per_launch * double(l.buffers));
-      ends.emplace_back(l.end.value, -per_launch * double(l.buffers));
+  // (time, +flows at a start / -flows at an end) of rank r's launches, or every rank's (r < 0), in
+  // time order, starts first.
+  const auto launch_events = [&](int64_t only) {
+    std::vector<std::pair<double, double>> events;
+    for (size_t r = 0; r < timeline.dp_launches.size(); ++r) {
+      if (only >= 0 && static_cast<int64_t>(r) != only) continue;
+      const double per_launch = launch_flows(s, c, static_cast<int64_t>(r), full_fidelity);
+      for (const auto& l : timeline.dp_launches[r]) {
+        events.emplace_back(l.start.value, per_launch * double(l.buffers));
+        events.emplace_back(l.end.value, -per_launch * double(l.buffers));
+      }
     }
-  }
-  std::sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
-    return a.first < b.first || (a.first == b.first && a.second > b.second);  // starts first
-  });
+    std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
+      return a.first < b.first || (a.first == b.first && a.second > b.second);
+    });
+    return events;
+  };
+  const auto ends = launch_events(-1);
   double in_flight = 0;
   for (const auto& [time, delta] : ends) {
     if (delta < 0 && !n.fluid) n.in_flight_scans += -delta * in_flight;
@@ -408,36 +415,22 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
   // The fluid network solves a component again at each of its events, over the flows in flight in
   // it: a launch's starts and ends (its flows' latencies paid, its flows ended) each meet the
   // flows in flight then, every rank's where the fold's components join ranks (a shared pod
-  // uplink), else the rank's own.
-  if (n.fluid) {
-    for (size_t r = 0; r < timeline.dp_launches.size(); ++r) {
-      std::vector<std::pair<double, double>> mine;
-      for (const auto& e : ends)
-        if (c.coupled) mine.push_back(e);
-      if (!c.coupled) {
-        const double per_launch = launch_flows(s, c, static_cast<int64_t>(r), full_fidelity);
-        for (const auto& l : timeline.dp_launches[r]) {
-          mine.emplace_back(l.start.value, per_launch * double(l.buffers));
-          mine.emplace_back(l.end.value, -per_launch * double(l.buffers));
-        }
-        std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) {
-          return a.first < b.first || (a.first == b.first && a.second > b.second);
-        });
-      }
-      double active = 0, area = 0, last = 0;
-      for (const auto& [time, delta] : mine) {
-        area += active * (time - last);
-        last = time;
-        active += delta;
-        n.fluid_scans += std::max(active, -delta);
-      }
-      // A pipeline transfer's start and end meet the flows in flight then: on average the area
-      // over the step.
-      const double transfers = data_edges / double(c.coupled ? 1 : p.ranks.size());
-      if (timeline.step.value > 0) n.fluid_scans += 2 * transfers * area / timeline.step.value;
-      if (c.coupled) break;  // every rank's events, counted once
+  // uplink), else the rank's own; a pipeline transfer's start and end meet the flows in flight
+  // then, on average the area under them over the step.
+  const auto fluid_scans = [&](const std::vector<std::pair<double, double>>& events, double transfers) {
+    double active = 0, area = 0, last = 0;
+    for (const auto& [time, delta] : events) {
+      area += active * (time - last);
+      last = time;
+      active += delta;
+      n.fluid_scans += std::max(active, -delta);
     }
-  }
+    if (timeline.step.value > 0) n.fluid_scans += 2 * transfers * area / timeline.step.value;
+  };
+  if (n.fluid && c.coupled) fluid_scans(ends, data_edges);
+  if (n.fluid && !c.coupled)
+    for (size_t r = 0; r < timeline.dp_launches.size(); ++r)
+      fluid_scans(launch_events(static_cast<int64_t>(r)), data_edges / double(p.ranks.size()));
   // Each rank's ring flows are in flight from its first launch (at the latest, when the task
   // before the launching one ends) until its reduction task ends.
   std::vector<std::pair<double, double>> events;  // (time, +flows at a launch / -flows at the end)

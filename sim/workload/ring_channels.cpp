@@ -1,13 +1,13 @@
 #include "sim/workload/ring_channels.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <numeric>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 
+#include "sim/core/fnv_hash.hpp"
 #include "sim/cost/collective_flows.hpp"
 #include "sim/scenario/plan.hpp"
 #include "sim/topology/fabric.hpp"
@@ -73,8 +73,9 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
       if (!fresh) parent[find(c)] = find(it->second);
     }
   std::vector<bool> dirty(classes.size(), false);  // by root: crosses a link of other traffic
-  for (uint64_t l : set.foreign_links)
-    if (auto it = user.find(l); it != user.end()) dirty[find(it->second)] = true;
+  for (const auto& foreign : set.foreign_routes)
+    for (uint64_t l : foreign)
+      if (auto it = user.find(l); it != user.end()) dirty[find(it->second)] = true;
   // A clean component's signature: its flows in launch order, each as (rank, tier, route shape,
   // mergeable, its links numbered in the order the component first crosses them). Equal
   // signatures give the bijection of links and flows that makes two components the same system.
@@ -102,14 +103,8 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
   numbered.clear();
   // One component per signature is simulated. In it, when every class has a multiple of m copies,
   // m copies travel as one flow of m times the bytes.
-  struct Hash {  // a signature's hash: most components are twins, so lookups compare once
-    size_t operator()(const std::vector<int32_t>& v) const {
-      uint64_t h = 1469598103934665603ULL;  // FNV-1a's offset basis and prime
-      for (int32_t x : v) h = (h ^ static_cast<uint32_t>(x)) * 1099511628211ULL;
-      return static_cast<size_t>(h);
-    }
-  };
-  std::unordered_map<std::vector<int32_t>, size_t, Hash> representative;
+  // Most components are twins, so a lookup by the signature's hash compares once.
+  std::unordered_map<std::vector<int32_t>, size_t, FnvHash> representative;
   std::unordered_map<size_t, int64_t> merge;  // by root of a representative: m
   for (size_t root : roots)
     if (representative.try_emplace(std::move(signature[root]), root).first->second == root) merge[root] = 0;
@@ -185,22 +180,10 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
   RingFlowSet set;
   flows.clear();
   variants.clear();
-  std::unordered_map<uint64_t, int64_t> route_of;  // by its ends, in one number
-  struct ShapeHash {                               // FNV-1a over the doubles' bits
-    size_t operator()(const std::vector<std::pair<double, double>>& v) const {
-      uint64_t h = 1469598103934665603ULL;
-      for (const auto& [a, b] : v)
-        for (double x : {a, b}) {
-          uint64_t bits = 0;
-          std::memcpy(&bits, &x, sizeof bits);
-          h = (h ^ bits) * 1099511628211ULL;
-        }
-      return static_cast<size_t>(h);
-    }
-  };
-  std::unordered_map<std::vector<std::pair<double, double>>, int64_t, ShapeHash> shape_of;
-  std::map<std::pair<size_t, double>, int64_t> tier_of;           // (variant, bytes per buffer byte)
-  std::map<std::pair<int64_t, DpVariant>, Bytes> group_variants;  // (group, variant) -> a buffer it runs at
+  std::unordered_map<uint64_t, int64_t> route_of;                        // by its ends, in one number
+  std::unordered_map<std::vector<uint64_t>, int64_t, FnvHash> shape_of;  // capacities and latencies' words
+  std::map<std::pair<size_t, double>, int64_t> tier_of;                  // (variant, bytes per buffer byte)
+  std::map<std::pair<int64_t, DpVariant>, Bytes> group_variants;         // (group, variant) -> a buffer it runs at
   std::map<std::pair<int64_t, std::vector<std::pair<int, int>>>, int64_t> launches;  // DpFlow::launch
   const auto& links = fabric.network().links();
   const auto route = [&](int64_t a, int64_t b) {
@@ -209,15 +192,16 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
     auto [it, fresh] = route_of.try_emplace(key, static_cast<int64_t>(set.routes.size()));
     if (!fresh) return it->second;
     RingFlowSet::Route r;
-    std::vector<std::pair<double, double>> shape;
+    std::vector<uint64_t> shape;
     double latency = 0;
     fabric.for_each_link(a, b, [&](uint64_t id, int64_t l) {
       const double c = capacity[static_cast<size_t>(l)], lat = links[static_cast<size_t>(l)].latency.value;
       r.links.push_back(id);
-      shape.emplace_back(c, lat);
+      shape.push_back(word_of(c));
+      shape.push_back(word_of(lat));
       latency += lat;
     });
-    shape.emplace_back(latency, 0);
+    shape.push_back(word_of(latency));
     r.shape = shape_of.try_emplace(shape, static_cast<int64_t>(shape_of.size())).first->second;
     set.routes.push_back(std::move(r));
     return it->second;
@@ -254,10 +238,7 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
   const auto foreign = [&](int64_t a, int64_t b) {
     if (a == b) return;
     set.foreign_routes.emplace_back();
-    fabric.for_each_link(a, b, [&](uint64_t id, int64_t) {
-      set.foreign_links.push_back(id);
-      set.foreign_routes.back().push_back(id);
-    });
+    fabric.for_each_link(a, b, [&](uint64_t id, int64_t) { set.foreign_routes.back().push_back(id); });
   };
   for (int64_t r1 = 0; r1 < pl.pp; ++r1) {
     for (int64_t r2 = 0; r2 < pl.pp; ++r2) foreign(place.gpu({0, 0, r1, 0}), place.gpu({0, 0, r2, 0}));

@@ -42,8 +42,7 @@ struct RingFlowSet {
   };
   std::vector<Flow> flows;  // in launch order
   std::vector<Route> routes;
-  std::vector<uint64_t> foreign_links;                // links any other traffic of the step crosses
-  std::vector<std::vector<uint64_t>> foreign_routes;  // that traffic's routes (their links in order)
+  std::vector<std::vector<uint64_t>> foreign_routes;  // any other traffic's of the step (links in order)
 };
 
 // Per flow: 0 when it is not launched, else the number of flows' bytes it carries (1: itself).

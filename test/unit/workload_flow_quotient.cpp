@@ -53,7 +53,7 @@ TEST_CASE("flows alike but for their private links are one cell that loads a sha
 
 TEST_CASE("a link other traffic crosses sets its flow apart", "[workload]") {
   RingFlowSet set = rails();
-  set.foreign_links = {up(0)};  // a pipeline transfer on NIC 0
+  set.foreign_routes = {{up(0)}};  // a pipeline transfer on NIC 0
   const FlowQuotient q = quotient_flows(set, {1, 1, 1, 1}, {0, 0, 0, 0}, capacities(20e9));
   CHECK(q.cells.size() == 2);
   CHECK(q.cell[0] != q.cell[1]);

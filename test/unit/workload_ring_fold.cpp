@@ -35,7 +35,7 @@ TEST_CASE("flows sharing a link with another group, or with other traffic, are k
   // Two copies on route 0 share link 2 with route 1: merging them would give them 1/2 of it
   // instead of 2/3. Route 2's link 4 is crossed by a pipeline transfer.
   set.flows = {{0, 0, 1}, {0, 0, 1}, {0, 1, 1}, {0, 2, 1}, {0, 3, 1}};
-  set.foreign_links = {4};
+  set.foreign_routes = {{4}};
   CHECK(fold_ring_flows(set) == std::vector<int64_t>{1, 1, 1, 1, 1});
 }
 
@@ -84,7 +84,7 @@ TEST_CASE("a component touching other traffic is launched whole, however far the
   RingFlowSet set;
   set.routes = {route({1, 2}), route({2, 4}), route({4, 5}), route({11, 12}), route({12, 14})};
   set.flows = {{0, 0, 1}, {0, 0, 1}, {0, 1, 1}, {0, 2, 1}, {0, 3, 1}, {0, 4, 1}};
-  set.foreign_links = {5};
+  set.foreign_routes = {{5}};
   CHECK(fold_ring_flows(set) == std::vector<int64_t>{1, 1, 1, 1, 1, 1});
 }
 
