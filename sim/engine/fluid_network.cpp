@@ -23,6 +23,44 @@ int32_t FluidNetwork::add_route(std::vector<int32_t> links, double latency, std:
   return static_cast<int32_t>(routes_.size() - 1);
 }
 
+int32_t FluidNetwork::add_shared_link(double capacity) {
+  shared_.push_back({capacity, 0, {}});
+  return static_cast<int32_t>(shared_.size() - 1);
+}
+
+void FluidNetwork::add_share(int32_t shared, int32_t link, double weight, bool own) {
+  Link& l = links_[static_cast<size_t>(link)];
+  l.stands.emplace_back(shared, weight);
+  if (!l.active.empty()) shared_[static_cast<size_t>(shared)].in_use += weight;
+  if (own && l.shared < 0) {  // (a link standing for a cell of representatives is each one's)
+    l.shared = shared;
+    l.share = weight;
+    shared_[static_cast<size_t>(shared)].members.push_back(link);
+  }
+  for (int32_t m : shared_[static_cast<size_t>(shared)].members) set_share(m);
+}
+
+// A group's link: the shared link's capacity times its weight over those in use (its own counted).
+void FluidNetwork::set_share(int32_t l) {
+  Link& k = links_[static_cast<size_t>(l)];
+  const Shared& x = shared_[static_cast<size_t>(k.shared)];
+  double in_use = x.in_use;
+  if (k.active.empty())
+    for (const auto& [y, w] : k.stands) in_use += y == k.shared ? w : 0.0;
+  k.capacity = in_use > 0 ? x.capacity * k.share / in_use : x.capacity;
+}
+
+void FluidNetwork::use(int32_t l, bool on) {
+  for (const auto& [y, w] : links_[static_cast<size_t>(l)].stands) {
+    Shared& x = shared_[static_cast<size_t>(y)];
+    x.in_use += on ? w : -w;
+    for (int32_t m : x.members) {
+      set_share(m);
+      if (m != l && !links_[static_cast<size_t>(m)].active.empty()) touched_.push_back(m);
+    }
+  }
+}
+
 int32_t FluidNetwork::new_group() {
   groups_.push_back(0);
   return static_cast<int32_t>(groups_.size() - 1);
@@ -109,6 +147,7 @@ void FluidNetwork::activate(int32_t f, double t) {
     slots_[x.slots + i] = static_cast<int32_t>(l.active.size());
     l.active.push_back(f);
     touched_.push_back(route[i]);
+    if (l.active.size() == 1 && !l.stands.empty()) use(route[i], true);
   }
 }
 
@@ -136,6 +175,7 @@ void FluidNetwork::finish(int32_t f) {
       }
       slots_[x.slots + i] = -1;
       touched_.push_back(route[i]);
+      if (l.active.empty() && !l.stands.empty()) use(route[i], false);
     }
   }
   if (--groups_[static_cast<size_t>(x.group)] == 0) on_done_(x.group);

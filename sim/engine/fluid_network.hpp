@@ -43,6 +43,14 @@ class FluidNetwork {
   // same system under a renaming of links (a cell of the fold's quotient) loads a link that stands
   // for a class of links k x (its class's flows per link of that class) / (its flows) times.
   int32_t add_route(std::vector<int32_t> links, double latency, std::vector<double> load = {});
+  // A link that groups of flows share, simulated as one link per group (the fold's split,
+  // sim/workload/shared_links.hpp): each group's link has the shared link's capacity times the
+  // group's weight over the weights of the groups in use, a group being in use while its link
+  // carries a flow; when a group starts or stops using it, the others' capacities change.
+  int32_t add_shared_link(double capacity);
+  // `link` stands for a group of `weight` on shared link `shared`: its own (`own`: its capacity
+  // follows its share) or a group simulated by it (a twin's, in use whenever it is).
+  void add_share(int32_t shared, int32_t link, double weight, bool own);
   // A set of flows waited for together; flows may be added to it until it is waited for.
   int32_t new_group();
   // Starts a flow of `bytes` on `route` at time `now` (no earlier than any call before), into
@@ -86,6 +94,16 @@ class FluidNetwork {
     double left = 0, weight = 0;
     int64_t unfixed = 0;
     uint64_t seen = 0;
+    // The shared links it stands for groups of, with their weights; the one it is a group's own
+    // link of (-1 for none).
+    std::vector<std::pair<int32_t, double>> stands;
+    int32_t shared = -1;
+    double share = 0;  // its group's weight there
+  };
+  struct Shared {
+    double capacity = 0;
+    double in_use = 0;             // the weights of the groups in use
+    std::vector<int32_t> members;  // the groups' own links
   };
   // The event queue: a binary heap of flows by (event time, flow), each flow at most once.
   bool before(int32_t a, int32_t b) const;
@@ -94,6 +112,9 @@ class FluidNetwork {
   void unschedule(int32_t f);
   void activate(int32_t f, double t);
   void finish(int32_t f);
+  // Link l has started (or stopped) carrying flows: the shares of the shared links it stands for change.
+  void use(int32_t l, bool on);
+  void set_share(int32_t l);
   // Solves the component of the links touched since the last solve, at time t.
   void solve(double t);
 
@@ -103,6 +124,7 @@ class FluidNetwork {
   std::vector<Flow> flows_;
   std::vector<Route> routes_;
   std::vector<Link> links_;
+  std::vector<Shared> shared_;
   std::vector<int32_t> slots_;
   std::vector<int64_t> groups_;
   std::vector<int32_t> events_;

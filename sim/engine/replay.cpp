@@ -289,6 +289,11 @@ struct Replay {
   // O(GPUs) flows in flight. Most of them are copies of each other, and under CM02's max-min
   // sharing a copy need not be simulated:
   //
+  // - First, links that no allocation saturates are left out of the flows' routes, and a link
+  //   that several groups share and can saturate (an oversubscribed pod uplink) is split into one
+  //   per group, of its capacity times the group's weight over the weights of the groups using it
+  //   (shared_links.hpp, the one approximation: exact for alike groups launched together, as a
+  //   rank's rails are, and for groups using the link at different times).
   // - A *class* is a rank's flows of one tier on one route (same endpoints, hence the same links;
   //   same start, the rank's launches; same bytes per launch: same algorithm, protocol and share of
   //   the buffer). Classes that share a link form a *component*, closed under sharing: no flow
@@ -310,19 +315,19 @@ struct Replay {
   //   the constraints sum m x_f <= C), so m copies may travel as one flow of m times the bytes.
   // - What is simulated -- the clean representatives and every component that touches other
   //   traffic -- is reduced once more by its quotient (flow_quotient.hpp): flows that the sharing
-  //   always treats alike (the rails of a rank's groups across a shared pod uplink, links no
-  //   allocation can saturate left out) are one cell, simulated as one flow that loads each link
-  //   as its cell's flows load each link of that link's cell.
+  //   always treats alike are one cell, simulated as one flow that loads each link as its cell's
+  //   flows load each link of that link's cell.
   //
   // SimGrid 3.32 has no such per-flow load, and it unlinks each finished flow from one list of all
   // flows in flight by a linear scan. So a folded step's flows -- the cells' flows, the pipeline
   // transfers, the live collectives -- move in the engine's fluid network (fluid_network.hpp):
   // CM02's max-min sharing with CM02's weights, solved per component as SimGrid's selective update
   // does, whose events a daemon actor handles at SimGrid's clock. The fold is exact wherever it
-  // applies (the step time is the unfolded one, simulated by SimGrid, up to floating-point
-  // rounding: test/unit/engine_fold.cpp). With a failure in the step, links and hosts go down
-  // under flows in flight, so nothing is folded and SimGrid moves every flow; slow NICs are links
-  // of other capacities, hence other shapes, and are simulated as they are.
+  // applies but where groups that differ overlap on a split link (the step time is the unfolded
+  // one, simulated by SimGrid, up to floating-point rounding: test/unit/engine_fold.cpp, which
+  // also holds the split's approximation to its bound; docs/speed.md). With a failure in the step, links and hosts go
+  // down under flows in flight, so nothing is folded and SimGrid moves every flow; slow NICs are links of other
+  // capacities, hence other shapes, and are simulated as they are.
   bool folding() const { return folds(s, opt); }
 
   void fold_rings() {
@@ -347,6 +352,11 @@ struct Replay {
         fluid_waiting_.erase(it);
       }
     });
+    for (const FoldedSharedLink& l : fold_->shared) {  // the shared links' shares (dp_fold.hpp)
+      const int32_t y = fluid_->add_shared_link(l.capacity);
+      for (const FoldedShare& share : l.shares)
+        fluid_->add_share(y, cell_link(fold_->quotient.link_cell.at(share.link)), share.weight, share.own);
+    }
     sg4::Actor::create("network", plat.control_host(), [this] {
       for (;;) {
         fluid_->advance(now());

@@ -14,13 +14,15 @@ namespace sim {
 
 struct Scenario;
 
-// A step's data-parallel flows (dp_flow_set) and their fold (fold_ring_flows).
+// A step's data-parallel flows (dp_flow_set), their shared links split (split_shared_links) and
+// their fold (fold_ring_flows).
 struct DpFold {
   RingFlowSet set;
   std::vector<DpFlow> flows;  // parallel to set.flows
   std::vector<DpVariant> variants;
   std::vector<int64_t> keep, component;  // per flow
-  FlowQuotient quotient;                 // of the kept flows
+  std::vector<FoldedSharedLink> shared;
+  FlowQuotient quotient;  // of the kept flows
 };
 // The fold of scenario `s`'s flows, kept for the last inputs (one at a time: at 131,072 GPUs it
 // holds about 100 MB): the planner's resource estimate folds a plan's flows before the engine runs

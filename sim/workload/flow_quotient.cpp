@@ -1,12 +1,14 @@
 #include "sim/workload/flow_quotient.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 #include <unordered_set>
 
 #include "sim/core/error.hpp"
 #include "sim/core/fnv_hash.hpp"
+#include "sim/workload/shared_links.hpp"
 
 namespace sim {
 namespace {
@@ -24,55 +26,20 @@ class Ids {
   std::unordered_map<std::vector<int64_t>, int64_t, FnvHash> ids_;
 };
 
-// The links of the kept flows' routes that no allocation can saturate (flow_quotient.hpp).
-std::unordered_set<uint64_t> never_saturated(const RingFlowSet& set, const std::vector<size_t>& kept,
-                                             const std::vector<double>& capacity) {
-  // (link, first link of a route crossing it) and (link, last link), every route once.
-  std::vector<std::pair<uint64_t, uint64_t>> first, last;
-  std::vector<bool> seen_route(set.routes.size(), false);
-  const auto add = [&](const std::vector<uint64_t>& links) {
-    if (links.empty()) return;
-    for (uint64_t id : links) {
-      first.emplace_back(id, links.front());
-      last.emplace_back(id, links.back());
-    }
-  };
-  for (size_t i : kept) {
-    const auto r = static_cast<size_t>(set.flows[i].route);
-    if (!seen_route[r]) add(set.routes[r].links);
-    seen_route[r] = true;
-  }
-  for (const auto& links : set.foreign_routes) add(links);
-  // Per link, the capacity of the distinct ends feeding it.
-  const auto feed = [&](std::vector<std::pair<uint64_t, uint64_t>>& pairs) {
-    std::sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-    std::unordered_map<uint64_t, double> sum;
-    for (const auto& [link, end] : pairs) sum[link] += capacity[end / 2];
-    return sum;
-  };
-  const auto from = feed(first), to = feed(last);
-  std::unordered_set<uint64_t> idle;
-  for (const auto& [link, in] : from) {
-    const double bound = std::min(in, to.at(link));
-    const bool end = std::binary_search(first.begin(), first.end(), std::make_pair(link, link)) ||
-                     std::binary_search(last.begin(), last.end(), std::make_pair(link, link));
-    if (!end && capacity[link / 2] >= bound) idle.insert(link);
-  }
-  return idle;
-}
-
 }  // namespace
 
 FlowQuotient quotient_flows(const RingFlowSet& set, const std::vector<int64_t>& keep,
-                            const std::vector<int64_t>& launch, const std::vector<double>& capacity) {
+                            const std::vector<int64_t>& launch, const std::vector<double>& capacity,
+                            const std::vector<FoldedSharedLink>& shared) {
   FlowQuotient q;
   q.cell.assign(set.flows.size(), -1);
   // The kept flows (k) with their copies, and the links they cross (dense: l).
   std::vector<size_t> kept;
   for (size_t i = 0; i < set.flows.size(); ++i)
     if (keep[i] > 0) kept.push_back(i);
-  const std::unordered_set<uint64_t> idle = never_saturated(set, kept, capacity);
+  std::unordered_set<uint64_t> idle = never_saturated(set, kept, capacity);
+  for (const FoldedSharedLink& x : shared)
+    for (const FoldedShare& share : x.shares) idle.erase(share.link);
   for (uint64_t id : idle) q.link_cell.emplace(id, -1);
   std::vector<uint64_t> link_id;
   std::unordered_map<uint64_t, int64_t> dense;
@@ -106,10 +73,25 @@ FlowQuotient quotient_flows(const RingFlowSet& set, const std::vector<int64_t>& 
                                        : ids({0, static_cast<int64_t>(word_of(capacity[id / 2]))});
   }
   int64_t link_colours = ids.size();
+  // The shared links, vertices of the graph too: each joined to the representatives standing for
+  // its groups' (a term: the representative, the group's weight, whether it is the group's own).
+  std::vector<std::vector<std::array<int64_t, 3>>> terms_of(shared.size()), terms_on(links);
+  std::vector<int64_t> shared_colour(shared.size());
+  ids.clear();
+  for (size_t x = 0; x < shared.size(); ++x) {
+    shared_colour[x] = ids({static_cast<int64_t>(word_of(shared[x].capacity))});
+    for (const FoldedShare& share : shared[x].shares) {
+      const int64_t l = dense.at(share.link), w = static_cast<int64_t>(word_of(share.weight)), own = share.own;
+      terms_of[x].push_back({l, w, own});
+      terms_on[static_cast<size_t>(l)].push_back({static_cast<int64_t>(x), w, own});
+    }
+  }
+  int64_t shared_colours = ids.size();
 
   // Refinement until nothing splits (a round only splits cells, so equal counts mean stable).
   std::vector<int64_t> signature;
   std::vector<std::pair<int64_t, int64_t>> seen;
+  std::vector<std::array<int64_t, 3>> terms;
   for (;;) {
     ids.clear();
     std::vector<int64_t> next_link(links);
@@ -127,9 +109,25 @@ FlowQuotient quotient_flows(const RingFlowSet& set, const std::vector<int64_t>& 
         signature.push_back(seen[j].first);
         signature.push_back(seen[j].second);
       }
+      terms.clear();
+      for (const auto& [x, w, own] : terms_on[l]) terms.push_back({shared_colour[static_cast<size_t>(x)], w, own});
+      std::sort(terms.begin(), terms.end());
+      signature.push_back(-1);
+      for (const auto& t : terms) signature.insert(signature.end(), t.begin(), t.end());
       next_link[l] = ids(signature);
     }
     const int64_t next_link_colours = ids.size();
+    ids.clear();
+    std::vector<int64_t> next_shared(shared.size());
+    for (size_t x = 0; x < shared.size(); ++x) {
+      terms.clear();
+      for (const auto& [l, w, own] : terms_of[x]) terms.push_back({link_colour[static_cast<size_t>(l)], w, own});
+      std::sort(terms.begin(), terms.end());
+      signature.assign(1, shared_colour[x]);
+      for (const auto& t : terms) signature.insert(signature.end(), t.begin(), t.end());
+      next_shared[x] = ids(signature);
+    }
+    const int64_t next_shared_colours = ids.size();
     ids.clear();
     std::vector<int64_t> next_flow(kept.size());
     for (size_t k = 0; k < kept.size(); ++k) {
@@ -141,8 +139,10 @@ FlowQuotient quotient_flows(const RingFlowSet& set, const std::vector<int64_t>& 
     const int64_t next_flow_colours = ids.size();
     link_colour = std::move(next_link);
     flow_colour = std::move(next_flow);
-    const bool stable = next_link_colours == link_colours && next_flow_colours == flow_colours;
-    link_colours = next_link_colours, flow_colours = next_flow_colours;
+    shared_colour = std::move(next_shared);
+    const bool stable =
+        next_link_colours == link_colours && next_flow_colours == flow_colours && next_shared_colours == shared_colours;
+    link_colours = next_link_colours, flow_colours = next_flow_colours, shared_colours = next_shared_colours;
     if (stable) break;
   }
 

@@ -14,13 +14,13 @@
 // a cell carries the same number of flows of each flow cell, and every flow of a cell crosses the
 // same number of links of each link cell.
 //
-// Before that, links no allocation can saturate are left out: a link whose capacity is at least
-// the sum of the capacities of the distinct first links of the routes that cross it (kept flows'
-// and other traffic's), or of their distinct last links. The rates through it are bounded by those
-// links' capacities, so its constraint is implied by theirs and the max-min allocation is the same
-// without it -- a leaf's uplink in a full-bisection fat tree, which carries the sum of its NICs,
-// is one. (Left in, such links tell apart flows that the sharing treats alike: which tree edges
-// leave a leaf depends on where its ranks sit.)
+// Before that, links no allocation can saturate are left out (never_saturated, shared_links.hpp).
+// (Left in, such links tell apart flows that the sharing treats alike: which tree edges leave a
+// leaf depends on where its ranks sit.) The split links of shared_links.hpp are vertices too,
+// joined to the representatives that stand for their groups' shares: a split link's cell is
+// refined by the cells of those representatives, a representative's by the cells of the split
+// links it stands in, so that the representatives of a cell are always in use alike and their
+// capacities (their weight over the weights in use) agree.
 //
 // Why the partition is exact: CM02's progressive filling (fluid_network.hpp) keeps such a partition. With
 // every flow of a cell in the same state (bytes left, rate), each link of a cell has the same fair
@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "sim/workload/ring_channels.hpp"
+#include "sim/workload/shared_links.hpp"
 
 namespace sim {
 
@@ -58,8 +59,12 @@ struct FlowQuotient {
 
 // `keep` as fold_ring_flows gives it (a kept flow with m copies counts m flows); `launch` per flow
 // of the set (DpFlow::launch: a cell's flows start together at every launch); `capacity`
-// per network link (a directed id's link is id / 2, Fabric::up and down).
+// per network link (a directed id's link is id / 2, Fabric::up and down); `shared`, the split
+// links (shared_links.hpp) with the kept representatives standing for their groups' shares: those
+// are never left out (the engine changes their capacity), and the split links are vertices of the
+// refinement, joined to them, so that a cell holds representatives whose capacities always agree.
 FlowQuotient quotient_flows(const RingFlowSet& set, const std::vector<int64_t>& keep,
-                            const std::vector<int64_t>& launch, const std::vector<double>& capacity);
+                            const std::vector<int64_t>& launch, const std::vector<double>& capacity,
+                            const std::vector<FoldedSharedLink>& shared = {});
 
 }  // namespace sim

@@ -116,7 +116,8 @@ namespace {
 //                    90 s, 146 s and 371 s measured against 28 to 60 s estimated for ZeRO-3 at
 //                    65,536 and HSDP at 65,536 and 131,072 GPUs. (The fourth run left out is the
 //                    in-memory checkpoint study, whose estimate prices the step, not its plans
-//                    after failures.)
+//                    after failures.) Those were measured before the fold split shared uplinks
+//                    (shared_links.hpp, after d70b4aa); since, these components fold (below).
 //   S_PER_COUPLED_PAIR  (41 ns, ring flows in flight not priced by their square:
 //                    the 178.8 s run below less its other terms over its 4.16e9 pairs) components that do not fold
 //                    (resource_estimate.hpp, "coupled pairs"): llama3-405b on llama3-24k's 16,384 H100 (pods of 3,072
@@ -130,7 +131,10 @@ namespace {
 //                    That is with glibc's malloc. With jemalloc 3.5 ns: the tp 1, cp 8 run took 17.2 s of CPU
 //                    on the idle machine, less 2.7 s of its other terms, over its 4.16e9 pairs; tp 8, pp 16,
 //                    dp 128, v 4, ZeRO-2 with overlapped buckets (4.23e9 pairs, 3.7e9 in-flight scans) is
-//                    then estimated at 29.6 s and took 23.4 s.
+//                    then estimated at 29.6 s and took 23.4 s. (All measured at d70b4aa; since, the fold
+//                    splits the uplinks per group and these runs fold: 37,584 transfers, 1.0 s for tp 4,
+//                    cp 8. Coupled pairs remain where groups share a link they cannot split: a route's
+//                    first or last link, e.g. a NIC two groups cross.)
 // Against all 31 runs of the set (class and full fidelity, 16 to 65,536 GPUs, pp 1 to 36, 10 to
 // 10^6 tasks; 0.01 s to 127 s, 35 MB to 781 MB): memory estimates are 1.0 to 1.7 times the
 // measured peak (the most over on small runs, whose child process has not touched the parent's
@@ -194,7 +198,7 @@ void fold_shape(const Scenario& s, const Placement& place, const Fabric& fabric,
     capacity.push_back(fabric.capacity(l));
   const CommPlan comm(s, place, fabric);
   const auto fold = fold_dp_flows(s, comm, place, buffers, capacity);
-  const auto& [set, flows, variants, keep, component, quotient] = *fold;
+  const auto& [set, flows, variants, keep, component, shared, quotient] = *fold;
   std::map<int64_t, double> kept;                                  // cells per component
   std::map<std::tuple<int64_t, int64_t, int64_t>, double> of_run;  // cells per (rank, group, variant)
   std::map<int64_t, int64_t> rank_of;                              // per component, a rank of its cells

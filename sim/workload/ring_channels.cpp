@@ -39,7 +39,8 @@ int64_t ring_channels(const Placement& place, const std::vector<int64_t>& member
   return leaves ? nccl_channels(first) : 1;
 }
 
-std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t>* component) {
+std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t>* component,
+                                     std::vector<int64_t>* simulated_by) {
   // A class: a rank's flows of one tier on one route, started together at every launch (copies).
   struct Class {
     int64_t rank = 0, route = 0, tier = 0, copies = 0;
@@ -105,9 +106,15 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
   // m copies travel as one flow of m times the bytes.
   // Most components are twins, so a lookup by the signature's hash compares once.
   std::unordered_map<std::vector<int32_t>, size_t, FnvHash> representative;
-  std::unordered_map<size_t, int64_t> merge;  // by root of a representative: m
-  for (size_t root : roots)
-    if (representative.try_emplace(std::move(signature[root]), root).first->second == root) merge[root] = 0;
+  std::unordered_map<size_t, int64_t> merge;   // by root of a representative: m
+  std::unordered_map<size_t, size_t> twin_of;  // by root of a twin: its representative's
+  for (size_t root : roots) {
+    const size_t rep = representative.try_emplace(std::move(signature[root]), root).first->second;
+    if (rep == root)
+      merge[root] = 0;
+    else
+      twin_of[root] = rep;
+  }
   for (size_t c = 0; c < classes.size(); ++c)
     if (auto it = merge.find(find(c)); it != merge.end()) it->second = std::gcd(it->second, classes[c].copies);
   std::vector<int64_t> out;
@@ -126,6 +133,27 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
     }
     const int64_t m = std::max<int64_t>(it->second, 1);
     out.push_back(seen[flow_class[i]]++ % m == 0 ? m : 0);
+  }
+  if (simulated_by) {
+    // A kept flow simulates itself and the copies of its class merged into it; the k-th flow of a
+    // twin (in launch order) is the k-th of its representative's (the signatures' bijection).
+    simulated_by->assign(set.flows.size(), -1);
+    std::unordered_map<size_t, std::vector<size_t>> flows_of;  // by clean root, in launch order
+    std::vector<int64_t> last(classes.size(), -1);             // per class, its last kept flow
+    for (size_t i = 0; i < set.flows.size(); ++i) {
+      const size_t root = find(flow_class[i]);
+      if (dirty[root]) {
+        (*simulated_by)[i] = static_cast<int64_t>(i);
+        continue;
+      }
+      flows_of[root].push_back(i);
+      if (out[i] > 0) last[flow_class[i]] = static_cast<int64_t>(i);
+      if (!twin_of.count(root)) (*simulated_by)[i] = last[flow_class[i]];
+    }
+    for (const auto& [root, rep] : twin_of) {
+      const auto &mine = flows_of.at(root), &theirs = flows_of.at(rep);
+      for (size_t k = 0; k < mine.size(); ++k) (*simulated_by)[mine[k]] = (*simulated_by)[theirs[k]];
+    }
   }
   if (component) {
     component->clear();

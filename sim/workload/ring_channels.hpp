@@ -50,8 +50,11 @@ struct RingFlowSet {
 // ones with equal signatures the first in launch order is kept, its copies merged by the largest
 // count that divides every class's (sim/engine/replay.cpp, "Folding").
 // `component` (if given) receives, per flow, the component it belongs to (an id shared by the
-// flows of one component).
-std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t>* component = nullptr);
+// flows of one component); `simulated_by` (if given), per flow, the kept flow that stands for it
+// (itself, the one its copies are merged into, or its counterpart in the twin that is simulated),
+// whose route's links correspond to its own, position by position.
+std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t>* component = nullptr,
+                                     std::vector<int64_t>* simulated_by = nullptr);
 
 // The gradient-reduction flows of a step, every one a rank class launches: per pipeline rank,
 // the data-parallel all-reduce of each tp and cp index, once for each algorithm and protocol

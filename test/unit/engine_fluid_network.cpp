@@ -102,3 +102,62 @@ TEST_CASE("a flow of no bytes ends when its latency is paid", "[engine]") {
   CHECK(n.drain() == Approx(5e-6));
   CHECK(n.done == std::vector<int32_t>{g});
 }
+
+namespace {
+
+// A shared link of capacity c split between groups A and B (add_shared_link): A's link a, B's link
+// b, each the group's own at weight 1; A's link also stands for a twin of A at weight `twin`.
+struct Split {
+  Net n;
+  int32_t a, b, ga, gb;
+  Split(double c, double twin = 0) {
+    a = n.net.add_link(c);
+    b = n.net.add_link(c);
+    const int32_t s = n.net.add_shared_link(c);
+    n.net.add_share(s, a, 1, true);
+    n.net.add_share(s, b, 1, true);
+    if (twin > 0) n.net.add_share(s, a, twin, false);
+    ga = n.net.new_group();
+    gb = n.net.new_group();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("groups on a split link share it while both use it and take it whole alone", "[engine]") {
+  // One link of 10 GB/s, flows of 10 GB (A) and 30 GB (B) from t = 0: 5 GB/s each until A ends at
+  // 2 s, then B alone moves its 20 GB left at 10 GB/s: it ends at 4 s -- as on the unsplit link.
+  Split x(10e9);
+  x.n.net.start(0, 10e9, x.n.net.add_route({x.a}, 0), x.ga);
+  x.n.net.start(0, 30e9, x.n.net.add_route({x.b}, 0), x.gb);
+  x.n.net.next_event();  // solves
+  CHECK(x.n.net.rate(0) == Approx(5e9));
+  CHECK(x.n.drain() == Approx(4.0).epsilon(1e-12));
+  CHECK(x.n.done == std::vector<int32_t>{x.ga, x.gb});
+}
+
+TEST_CASE("a group arriving on a split link takes its share from then on", "[engine]") {
+  // A (10 GB) alone for 0.5 s at 10 GB/s moves 5 GB; B (5 GB) arrives: 5 GB/s each, both end at 1.5 s.
+  Split x(10e9);
+  x.n.net.start(0, 10e9, x.n.net.add_route({x.a}, 0), x.ga);
+  x.n.net.advance(0.5);
+  CHECK(x.n.net.rate(0) == Approx(10e9));
+  x.n.net.start(0.5, 5e9, x.n.net.add_route({x.b}, 0), x.gb);
+  x.n.net.next_event();
+  CHECK(x.n.net.rate(0) == Approx(5e9));
+  CHECK(x.n.net.rate(1) == Approx(5e9));
+  CHECK(x.n.drain() == Approx(1.5).epsilon(1e-12));
+}
+
+TEST_CASE("a link standing for a twin's share counts the twin in use whenever it is", "[engine]") {
+  // 9 GB/s shared by A, A's twin (not simulated) and B: 3 GB/s each while all are in use. A (3 GB)
+  // and its twin end at 1 s; B (6 GB) then has the link alone for its 3 GB left: 1 + 1/3 s. Unsplit,
+  // the three flows on one link give the same.
+  Split x(9e9, 1);
+  x.n.net.start(0, 3e9, x.n.net.add_route({x.a}, 0), x.ga);
+  x.n.net.start(0, 6e9, x.n.net.add_route({x.b}, 0), x.gb);
+  x.n.net.next_event();
+  CHECK(x.n.net.rate(0) == Approx(3e9));
+  CHECK(x.n.net.rate(1) == Approx(3e9));
+  CHECK(x.n.drain() == Approx(1.0 + 1.0 / 3.0).epsilon(1e-12));
+}

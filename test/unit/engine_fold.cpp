@@ -113,18 +113,32 @@ TEST_CASE("folding double binary trees keeps the step and launches fewer flows",
 }
 
 TEST_CASE("folding double binary trees across an oversubscribed pod uplink keeps the step", "[engine]") {
-  // Pods of two nodes at 4:1 above them: every group's trees cross the pod uplinks, so the rank
-  // class's groups are one component with the representative's (nothing is a clean twin); the
-  // quotient (flow_quotient.hpp) still takes the rails that the sharing treats alike as one.
-  for (bool overlap : {false, true}) {
-    Setup u;
-    u.tp = 8, u.pp = 2, u.dp = 8, u.overlap = overlap, u.all_reduce = CollectiveAlgo::TREE;
-    u.pod_gpus = 16, u.oversubscription = 4;
-    INFO("overlap " << overlap);
-    const Pair r = both(u);
-    check_same_step(r);
-    CHECK(r.folded.transfers < r.all.transfers);
-  }
+  // Pods of two nodes at 4:1 above them: every group's trees cross the pod uplinks, which are split
+  // among the groups (shared_links.hpp), so each rank's rails are twins again and one is simulated
+  // beside the representative's. The groups of a rank launch together and are alike: at every
+  // instant each carries 1/8 of what the uplink carries, and its 1/8 of the uplink is exact. Both
+  // ranks' pods share uplinks too: with the reduction after the backward, their launches do not
+  // overlap, and a rank alone takes the whole uplink -- exact again.
+  Setup u;
+  u.tp = 8, u.pp = 2, u.dp = 8, u.all_reduce = CollectiveAlgo::TREE;
+  u.pod_gpus = 16, u.oversubscription = 4;
+  const Pair r = both(u);
+  check_same_step(r);
+  CHECK(r.folded.transfers < r.all.transfers);
+}
+
+TEST_CASE("folding overlapped trees across a pod uplink that ranks share stays within its bound", "[engine]") {
+  // With the reduction overlapped with the backward, the two ranks' launches overlap in part on the
+  // uplinks they share: each rank's share is its groups' weight over those in use, changed only
+  // when a rank's groups start or stop using the link, not as each flow ends -- the approximation
+  // of shared_links.hpp. docs/speed.md states the bound this test holds it to (measured: 1.1e-4).
+  Setup u;
+  u.tp = 8, u.pp = 2, u.dp = 8, u.overlap = true, u.all_reduce = CollectiveAlgo::TREE;
+  u.pod_gpus = 16, u.oversubscription = 4;
+  const Pair r = both(u);
+  INFO(std::setprecision(17) << "folded " << r.folded.step.value << " s, unfolded " << r.all.step.value << " s");
+  CHECK(r.folded.step.value == Approx(r.all.step.value).epsilon(1e-3));
+  CHECK(r.folded.transfers < r.all.transfers);
 }
 
 TEST_CASE("folding a forced hierarchical all-reduce keeps the step", "[engine]") {

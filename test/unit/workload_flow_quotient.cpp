@@ -4,19 +4,13 @@
 #include <vector>
 
 #include "sim/workload/flow_quotient.hpp"
+#include "test/unit/ring_flow_set.hpp"
 
 using namespace sim;
+using ring_flow_set::route;
+using ring_flow_set::up;
 
 namespace {
-
-// Directed ids are 2 x link + 1 going up (Fabric::up): capacity[id / 2] is the link's.
-uint64_t up(int64_t link) { return static_cast<uint64_t>(link) * 2 + 1; }
-
-RingFlowSet::Route route(std::vector<uint64_t> links) {
-  RingFlowSet::Route r;
-  r.links = std::move(links);
-  return r;
-}
 
 // Four flows of one launch, each from its own NIC (links 0-3, 10 GB/s) through one shared uplink
 // (link 4, `uplink` GB/s) to its own NIC (links 5-8).

@@ -1,0 +1,135 @@
+#include "sim/workload/shared_links.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "sim/core/fnv_hash.hpp"
+
+namespace sim {
+namespace {
+
+// Each route's first and last links (of the flows' routes and the foreign ones).
+template <class F>
+void for_each_route(const RingFlowSet& set, const std::vector<size_t>& flows, F f) {
+  std::vector<bool> seen(set.routes.size(), false);
+  for (size_t i : flows) {
+    const auto r = static_cast<size_t>(set.flows[i].route);
+    if (!seen[r] && !set.routes[r].links.empty()) f(set.routes[r].links);
+    seen[r] = true;
+  }
+  for (const auto& links : set.foreign_routes)
+    if (!links.empty()) f(links);
+}
+
+}  // namespace
+
+std::unordered_set<uint64_t> never_saturated(const RingFlowSet& set, const std::vector<size_t>& flows,
+                                             const std::vector<double>& capacity) {
+  // (link, first link of a route crossing it) and (link, last link), every route once.
+  std::vector<std::pair<uint64_t, uint64_t>> first, last;
+  for_each_route(set, flows, [&](const std::vector<uint64_t>& links) {
+    for (uint64_t id : links) {
+      first.emplace_back(id, links.front());
+      last.emplace_back(id, links.back());
+    }
+  });
+  // Per link, the capacity of the distinct ends feeding it.
+  const auto feed = [&](std::vector<std::pair<uint64_t, uint64_t>>& pairs) {
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    std::unordered_map<uint64_t, double> sum;
+    for (const auto& [link, end] : pairs) sum[link] += capacity[end / 2];
+    return sum;
+  };
+  const auto from = feed(first), to = feed(last);
+  std::unordered_set<uint64_t> idle;
+  for (const auto& [link, in] : from) {
+    const double bound = std::min(in, to.at(link));
+    const bool end = std::binary_search(first.begin(), first.end(), std::make_pair(link, link)) ||
+                     std::binary_search(last.begin(), last.end(), std::make_pair(link, link));
+    if (!end && capacity[link / 2] >= bound) idle.insert(link);
+  }
+  return idle;
+}
+
+LinkSplit split_shared_links(RingFlowSet& set, const std::vector<int64_t>& group, const std::vector<int64_t>& variant,
+                             const std::vector<double>& capacity) {
+  LinkSplit split{capacity, {}};
+  std::vector<double>& out = split.capacity;
+  std::vector<size_t> all(set.flows.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const std::unordered_set<uint64_t> idle = never_saturated(set, all, capacity);
+  std::unordered_set<uint64_t> ends;
+  for_each_route(set, all, [&](const std::vector<uint64_t>& links) {
+    ends.insert(links.front());
+    ends.insert(links.back());
+  });
+  // The links more than one group crosses: per link, its one group, or -1 for several.
+  std::unordered_map<uint64_t, int64_t> user;
+  for (size_t i = 0; i < set.flows.size(); ++i)
+    for (uint64_t id : set.routes[static_cast<size_t>(set.flows[i].route)].links) {
+      auto [it, fresh] = user.try_emplace(id, group[i]);
+      if (!fresh && it->second != group[i]) it->second = -1;
+    }
+  std::unordered_set<uint64_t> shared;
+  for (const auto& [id, g] : user)
+    if (g < 0 && !idle.count(id) && !ends.count(id)) shared.insert(id);
+  // Links no allocation saturates constrain nothing: left out, they join no groups.
+  for (auto& r : set.routes)
+    r.links.erase(std::remove_if(r.links.begin(), r.links.end(), [&](uint64_t id) { return idle.count(id) > 0; }),
+                  r.links.end());
+  if (shared.empty()) return split;
+  // Per shared link, group and variant: flows crossing it.
+  std::map<std::tuple<uint64_t, int64_t, int64_t>, int64_t> crossing;
+  for (size_t i = 0; i < set.flows.size(); ++i)
+    for (uint64_t id : set.routes[static_cast<size_t>(set.flows[i].route)].links)
+      if (shared.count(id)) ++crossing[{id, group[i], variant[i]}];
+  // A group's share of a link: its flows over all groups' (each the most of one variant's).
+  std::map<std::pair<uint64_t, int64_t>, int64_t> flows_of;  // (link, group) -> flows
+  std::unordered_map<uint64_t, int64_t> total;
+  for (const auto& [key, n] : crossing) {
+    int64_t& m = flows_of[{std::get<0>(key), std::get<1>(key)}];
+    total[std::get<0>(key)] += std::max<int64_t>(0, n - m);
+    m = std::max(m, n);
+  }
+  std::map<std::pair<uint64_t, int64_t>, uint64_t> copy;  // (link, group) -> its representative's id
+  std::unordered_map<uint64_t, size_t> shared_at;         // link -> its index in split.shared
+  for (const auto& [key, n] : flows_of) {
+    const uint64_t id = key.first;
+    const uint64_t rep = 2 * out.size() + (id & 1);
+    copy[key] = rep;
+    out.push_back(capacity[id / 2] * static_cast<double>(n) / static_cast<double>(total.at(id)));
+    auto [it, fresh] = shared_at.try_emplace(id, split.shared.size());
+    if (fresh) split.shared.push_back({capacity[id / 2], {}});
+    split.shared[it->second].shares.emplace_back(rep, static_cast<double>(n));
+  }
+  // Rewrite the routes the groups' flows take across shared links: one per (route, group).
+  int64_t shapes = 0;
+  for (const auto& r : set.routes) shapes = std::max(shapes, r.shape + 1);
+  std::unordered_map<std::vector<uint64_t>, int64_t, FnvHash> shape_of;  // old shape, new capacities' words
+  std::map<std::pair<int64_t, int64_t>, int64_t> route_of;               // (route, group) -> new route
+  for (size_t i = 0; i < set.flows.size(); ++i) {
+    const int64_t r = set.flows[i].route;
+    const auto& links = set.routes[static_cast<size_t>(r)].links;
+    if (std::none_of(links.begin(), links.end(), [&](uint64_t id) { return shared.count(id) > 0; })) continue;
+    auto [it, fresh] = route_of.try_emplace({r, group[i]}, static_cast<int64_t>(set.routes.size()));
+    if (fresh) {
+      RingFlowSet::Route nr{links, 0};
+      std::vector<uint64_t> shape{static_cast<uint64_t>(set.routes[static_cast<size_t>(r)].shape)};
+      for (uint64_t& id : nr.links)
+        if (shared.count(id)) {
+          id = copy.at({id, group[i]});
+          shape.push_back(word_of(out[id / 2]));
+        }
+      nr.shape = shapes + shape_of.try_emplace(shape, static_cast<int64_t>(shape_of.size())).first->second;
+      set.routes.push_back(std::move(nr));
+    }
+    set.flows[i].route = it->second;
+  }
+  return split;
+}
+
+}  // namespace sim
