@@ -147,7 +147,8 @@ struct Replay {
   // actor steps with SimGrid's clock ("Folding", below).
   std::unique_ptr<FluidNetwork> fluid_;
   std::unordered_map<uint64_t, int32_t> fluid_link_;              // by the fabric's directed link id
-  std::map<std::pair<int64_t, int64_t>, int32_t> fluid_route_;    // by route ends
+  std::map<std::pair<int64_t, int64_t>, int32_t> fluid_route_;    // by its GPUs (from, to)
+  std::map<std::pair<int64_t, int64_t>, int64_t> foreign_of_;     // a foreign route's index by its GPUs
   std::unordered_map<int32_t, sg4::SemaphorePtr> fluid_waiting_;  // by group
   sg4::SemaphorePtr fluid_wake_ = sg4::Semaphore::create(0);
   double fluid_wake_at_ = 0;  // when the daemon wakes next
@@ -369,26 +370,36 @@ struct Replay {
     })->daemonize();
   }
 
-  // Starts a flow of `bytes` from GPU a to GPU b in the fluid network, into `group`.
+  // Starts a flow of `bytes` from GPU a to GPU b in the fluid network, into `group`. On a link of
+  // the fold's quotient it stands for itself and its images in the other data-parallel replicas
+  // on each link of the link's cell (FlowQuotient::foreign_load).
   void fluid_flow(int64_t a, int64_t b, uint64_t bytes, int32_t group) {
-    auto [it, fresh] = fluid_route_.try_emplace(plat.fabric().ends(a, b), 0);
+    auto [it, fresh] = fluid_route_.try_emplace({a, b}, 0);
     if (fresh) {
+      if (foreign_of_.empty())
+        for (size_t i = 0; i < fold_->set.foreign_ends.size(); ++i)
+          foreign_of_.try_emplace(fold_->set.foreign_ends[i], static_cast<int64_t>(i));
+      const auto foreign = foreign_of_.find({a, b});
       std::vector<int32_t> links;
+      std::vector<double> load;
       double latency = 0;
       plat.fabric().for_each_link(a, b, [&](uint64_t id, int64_t l) {
         latency += plat.fabric().network().links()[static_cast<size_t>(l)].latency.value;
         if (auto y = fold_->quotient.link_cell.find(id); y != fold_->quotient.link_cell.end()) {
           if (y->second < 0) return;  // a link no allocation saturates (flow_quotient.hpp)
-          SIM_ASSERT(fold_->quotient.link_cell_size[static_cast<size_t>(y->second)] == 1,
-                     "a flow outside the fold crosses a link the fold took for a class of links");
+          SIM_ASSERT(
+              foreign != foreign_of_.end() || fold_->quotient.link_cell_size[static_cast<size_t>(y->second)] == 1,
+              "a flow outside the fold's foreign routes crosses a link the fold took for a class of links");
           links.push_back(cell_link(y->second));
+          load.push_back(foreign == foreign_of_.end() ? 1.0 : fold_->quotient.foreign_load.at({foreign->second, id}));
           return;
         }
         auto [k, added] = fluid_link_.try_emplace(id, 0);
         if (added) k->second = fluid_->add_link(plat.capacities()[static_cast<size_t>(l)]);
         links.push_back(k->second);
+        load.push_back(1.0);
       });
-      it->second = fluid_->add_route(std::move(links), latency);
+      it->second = fluid_->add_route(std::move(links), latency, std::move(load));
     }
     fluid_->start(now(), static_cast<double>(bytes), it->second, group);
     ++result.transfers;

@@ -65,12 +65,38 @@ FlowQuotient quotient_flows(const RingFlowSet& set, const std::vector<int64_t>& 
   }
   int64_t flow_colours = ids.size();
   ids.clear();
-  std::unordered_set<uint64_t> foreign;
-  for (const auto& route : set.foreign_routes) foreign.insert(route.begin(), route.end());
+  // A link other traffic of the step crosses starts in a cell per capacity and that traffic: how
+  // many times each foreign route crosses it, the simulated replica's and its images alike (which
+  // run together). A cell's links then carry the same foreign flows, and the simulated replica's
+  // flow stands for them all (FlowQuotient::foreign_load).
+  std::unordered_map<uint64_t, std::map<int64_t, int32_t>> marks;  // per link, crossings per foreign route
+  for (size_t i = 0; i < set.foreign_routes.size(); ++i)
+    for (uint64_t l : set.foreign_routes[i]) ++marks[l][static_cast<int64_t>(i)];
+  // Images count only on links joined by the kept flows to a link of the simulated replica's
+  // foreign traffic: elsewhere no foreign flow is simulated, and they would only split cells.
+  std::vector<size_t> parent(links);
+  for (size_t l = 0; l < links; ++l) parent[l] = l;
+  const auto find = [&](size_t l) {
+    while (parent[l] != l) l = parent[l] = parent[parent[l]];
+    return l;
+  };
+  for (const auto& r : route)
+    for (size_t j = 1; j < r.size(); ++j) parent[find(static_cast<size_t>(r[j]))] = find(static_cast<size_t>(r[0]));
+  std::vector<bool> touched(links, false);  // by root
+  for (const auto& [id, m] : marks)
+    if (auto it = dense.find(id); it != dense.end()) touched[find(static_cast<size_t>(it->second))] = true;
+  for (const auto& [i, r] : set.foreign_images)
+    for (uint64_t l : r)
+      if (auto it = dense.find(l); it != dense.end() && touched[find(static_cast<size_t>(it->second))]) ++marks[l][i];
   for (size_t l = 0; l < links; ++l) {
     const uint64_t id = link_id[l];
-    link_colour[l] = foreign.count(id) ? ids({1, static_cast<int64_t>(id)})
-                                       : ids({0, static_cast<int64_t>(word_of(capacity[id / 2]))});
+    std::vector<int64_t> c{0, static_cast<int64_t>(word_of(capacity[id / 2]))};
+    if (auto it = marks.find(id); it != marks.end())
+      for (const auto& [i, n] : it->second) {
+        c.push_back(i);
+        c.push_back(n);
+      }
+    link_colour[l] = ids(c);
   }
   int64_t link_colours = ids.size();
   // The shared links, vertices of the graph too: each joined to the representatives standing for
@@ -155,6 +181,10 @@ FlowQuotient quotient_flows(const RingFlowSet& set, const std::vector<int64_t>& 
     ++q.link_cell_size[c];
     q.link_capacity[c] = capacity[link_id[l] / 2];
   }
+  for (size_t i = 0; i < set.foreign_routes.size(); ++i)
+    for (uint64_t id : set.foreign_routes[i])
+      if (auto y = q.link_cell.find(id); y != q.link_cell.end() && y->second >= 0)
+        q.foreign_load[{static_cast<int64_t>(i), id}] = marks.at(id).at(static_cast<int64_t>(i));
   std::vector<int32_t> number(static_cast<size_t>(flow_colours), -1);
   std::vector<std::map<int32_t, int64_t>> crossings;  // per cell, per link cell: flows x links crossed
   for (size_t k = 0; k < kept.size(); ++k) {

@@ -7,9 +7,12 @@
 // The partition is the coarsest equitable one (colour refinement, as in graph isomorphism
 // testing), of the bipartite graph of flows and the links they cross: flows start in one cell per
 // (launch, tier, route shape) -- launched together, with the same bytes, weight and
-// capacities along their routes -- and links in one cell per capacity, except that a link other
-// traffic of the step crosses (a pipeline transfer, a live tensor-parallel collective) is a cell of
-// its own; then, until nothing splits, a link's cell is refined by how many flows of each flow cell
+// capacities along their routes -- and links in one cell per capacity and the other traffic of
+// the step that crosses them (a pipeline transfer, a live tensor-parallel collective: how many
+// times each such route of the simulated data-parallel replica, or its image in another replica,
+// crosses the link; the replicas run it together, so a cell's links carry the same of it and the
+// simulated replica's flow stands for all of it, foreign_load); then, until nothing splits, a
+// link's cell is refined by how many flows of each flow cell
 // cross it, and a flow's by how many links of each link cell it crosses. In the end every link of
 // a cell carries the same number of flows of each flow cell, and every flow of a cell crosses the
 // same number of links of each link cell.
@@ -34,6 +37,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -55,6 +59,9 @@ struct FlowQuotient {
   std::unordered_map<uint64_t, int32_t> link_cell;  // per link the kept flows cross (directed id); -1: left out
   std::vector<int64_t> link_cell_size;              // links per link cell
   std::vector<double> link_capacity;                // per link cell: each of its links'
+  // Per foreign route (RingFlowSet::foreign_routes) and link of it in a link cell: how many times
+  // the route and its images cross each link of that cell, the load its flow puts on the cell's link.
+  std::map<std::pair<int64_t, uint64_t>, int32_t> foreign_load;
 };
 
 // `keep` as fold_ring_flows gives it (a kept flow with m copies counts m flows); `launch` per flow

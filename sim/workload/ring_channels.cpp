@@ -263,10 +263,18 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
         }
       }
     }
+  // The traffic between GPUs a and b of data-parallel replica 0, and its images in the others.
   const auto foreign = [&](int64_t a, int64_t b) {
     if (a == b) return;
-    set.foreign_routes.emplace_back();
-    fabric.for_each_link(a, b, [&](uint64_t id, int64_t) { set.foreign_routes.back().push_back(id); });
+    const auto i = static_cast<int64_t>(set.foreign_routes.size());
+    set.foreign_ends.emplace_back(a, b);
+    RankCoord ca = place.coord(a), cb = place.coord(b);
+    for (int64_t d = 0; d < pl.dp; ++d) {
+      ca.dp = cb.dp = d;
+      auto& links = d == 0 ? set.foreign_routes.emplace_back()
+                           : set.foreign_images.emplace_back(i, std::vector<uint64_t>{}).second;
+      fabric.for_each_link(place.gpu(ca), place.gpu(cb), [&](uint64_t id, int64_t) { links.push_back(id); });
+    }
   };
   for (int64_t r1 = 0; r1 < pl.pp; ++r1) {
     for (int64_t r2 = 0; r2 < pl.pp; ++r2) foreign(place.gpu({0, 0, r1, 0}), place.gpu({0, 0, r2, 0}));

@@ -42,7 +42,11 @@ struct RingFlowSet {
   };
   std::vector<Flow> flows;  // in launch order
   std::vector<Route> routes;
-  std::vector<std::vector<uint64_t>> foreign_routes;  // any other traffic's of the step (links in order)
+  std::vector<std::vector<uint64_t>> foreign_routes;      // any other traffic's of the step (links in order)
+  std::vector<std::pair<int64_t, int64_t>> foreign_ends;  // per foreign route, its GPUs (from, to); may be empty
+  // The same traffic of the other data-parallel replicas, which at class fidelity run what the
+  // simulated one does when it does: per image, the index of its route in foreign_routes and its links.
+  std::vector<std::pair<int64_t, std::vector<uint64_t>>> foreign_images;
 };
 
 // Per flow: 0 when it is not launched, else the number of flows' bytes it carries (1: itself).

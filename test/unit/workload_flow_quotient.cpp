@@ -55,6 +55,33 @@ TEST_CASE("a link other traffic crosses sets its flow apart", "[workload]") {
   CHECK(q.cell[2] == q.cell[3]);
 }
 
+TEST_CASE("other traffic that every replica runs keeps its flows alike, and loads its cell as its images do",
+          "[workload]") {
+  // The pipeline transfer on NIC 0 is replica 0's; replicas 1-3 run the same on NICs 1-3 (its
+  // images), at the same time: the four flows stay alike, and the transfer stands for one on each
+  // of the four NICs, loading their cell's link once.
+  RingFlowSet set = rails();
+  set.foreign_routes = {{up(0)}};
+  set.foreign_images = {{0, {up(1)}}, {0, {up(2)}}, {0, {up(3)}}};
+  const FlowQuotient q = quotient_flows(set, {1, 1, 1, 1}, {0, 0, 0, 0}, capacities(20e9));
+  CHECK(q.cells.size() == 1);
+  const int32_t nic = q.link_cell.at(up(0));
+  CHECK(q.link_cell_size[static_cast<size_t>(nic)] == 4);  // the sending NICs, apart from the receiving ones
+  CHECK(q.link_cell.at(up(5)) != nic);
+  CHECK(q.foreign_load.at({0, up(0)}) == 1);
+  // Images that meet on one link: it carries two of the transfers, so the transfer loads it twice,
+  // and its flow is set apart from those whose NIC carries one.
+  set.foreign_images = {{0, {up(0)}}, {0, {up(2)}}, {0, {up(3)}}};
+  const FlowQuotient twice = quotient_flows(set, {1, 1, 1, 1}, {0, 0, 0, 0}, capacities(20e9));
+  CHECK(twice.foreign_load.at({0, up(0)}) == 2);
+  CHECK(twice.cell[0] != twice.cell[2]);
+  CHECK(twice.cell[2] == twice.cell[3]);
+  // Images where no simulated foreign flow reaches (a component of its own) change nothing.
+  set.foreign_routes = {{up(100)}};
+  set.foreign_images = {{0, {up(1)}}};
+  CHECK(quotient_flows(set, {1, 1, 1, 1}, {0, 0, 0, 0}, capacities(20e9)).cells.size() == 1);
+}
+
 TEST_CASE("flows of different launches or tiers are never one cell", "[workload]") {
   RingFlowSet set = rails();
   set.flows[3].tier = 1;
