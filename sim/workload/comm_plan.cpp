@@ -98,8 +98,14 @@ GroupShape CommPlan::shape(const std::vector<int64_t>& members, std::vector<std:
 }
 
 CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const {
-  bool even = true;
-  const GroupShape g = shape(members, nullptr, even);
+  if (last_members_.empty() || members != last_members_) {
+    bool even_now = true;
+    last_shape_.first = shape(members, nullptr, even_now);
+    last_shape_.second = even_now;
+    last_members_ = members;
+  }
+  const GroupShape& g = last_shape_.first;
+  const bool even = last_shape_.second;
   const auto key = std::make_tuple(static_cast<int>(kind), g.ranks, g.nodes, even, buffer.value, g.torus_dims,
                                    g.ring_strides.empty());
   auto it = choices_.find(key);

@@ -106,6 +106,9 @@ class CommPlan {
   mutable std::map<std::tuple<int, int64_t, int64_t, bool, double, std::vector<int64_t>, bool>, CollectiveChoice>
       choices_;
   mutable std::vector<double> load_;  // transfer_time's per directed link, kept zeroed
+  // choose's last group and its shape: a group is chosen for at each of its buffers in turn.
+  mutable std::vector<int64_t> last_members_;
+  mutable std::pair<GroupShape, bool> last_shape_;
 };
 
 }  // namespace sim

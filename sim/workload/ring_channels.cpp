@@ -67,41 +67,50 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
     while (parent[c] != c) c = parent[c] = parent[parent[c]];
     return c;
   };
-  std::unordered_map<uint64_t, size_t> user;  // a class crossing the link
+  // Per directed link id (dense: the network's, then the split's representatives), a class
+  // crossing it.
+  uint64_t ids = 0;
+  for (const auto& r : set.routes)
+    for (uint64_t l : r.links) ids = std::max(ids, l + 1);
+  constexpr size_t kNone = ~size_t(0);
+  std::vector<size_t> user(ids, kNone);
   for (size_t c = 0; c < classes.size(); ++c)
     for (uint64_t l : set.routes[static_cast<size_t>(classes[c].route)].links) {
-      auto [it, fresh] = user.try_emplace(l, c);
-      if (!fresh) parent[find(c)] = find(it->second);
+      if (user[l] == kNone)
+        user[l] = c;
+      else
+        parent[find(c)] = find(user[l]);
     }
   std::vector<bool> dirty(classes.size(), false);  // by root: crosses a link of other traffic
   for (const auto& foreign : set.foreign_routes)
     for (uint64_t l : foreign)
-      if (auto it = user.find(l); it != user.end()) dirty[find(it->second)] = true;
+      if (l < ids && user[l] != kNone) dirty[find(user[l])] = true;
+  user = {};
   // A clean component's signature: its flows in launch order, each as (rank, tier, route shape,
   // mergeable, its links numbered in the order the component first crosses them). Equal
   // signatures give the bijection of links and flows that makes two components the same system.
-  std::unordered_map<size_t, std::vector<int32_t>> signature;  // by root (every entry fits)
+  std::vector<std::vector<int32_t>> signature(classes.size());  // by root
   // A link belongs to one component: its number there, and each component's next number.
-  std::unordered_map<uint64_t, int64_t> local;
-  std::unordered_map<size_t, int64_t> numbered;
+  std::vector<int32_t> local(ids, -1);
+  std::vector<int32_t> numbered(classes.size(), 0);
+  std::vector<bool> begun(classes.size(), false);
   std::vector<size_t> roots;  // clean components, by their first flow
   for (size_t i = 0; i < set.flows.size(); ++i) {
     const Class& c = classes[flow_class[i]];
     const size_t root = find(flow_class[i]);
     if (dirty[root]) continue;
-    if (!signature.count(root)) roots.push_back(root);
+    if (!begun[root]) roots.push_back(root), begun[root] = true;
     const auto& route = set.routes[static_cast<size_t>(c.route)];
     auto& sig = signature[root];
-    int64_t& next = numbered[root];
+    int32_t& next = numbered[root];
     for (int64_t x : {c.rank, c.tier, route.shape, int64_t(route.links.size())}) sig.push_back(static_cast<int32_t>(x));
     for (uint64_t l : route.links) {
-      auto [it, fresh] = local.try_emplace(l, next);
-      next += fresh ? 1 : 0;
-      sig.push_back(static_cast<int32_t>(it->second));
+      if (local[l] < 0) local[l] = next++;
+      sig.push_back(local[l]);
     }
   }
-  local.clear();
-  numbered.clear();
+  local = {};
+  numbered = {};
   // One component per signature is simulated. In it, when every class has a multiple of m copies,
   // m copies travel as one flow of m times the bytes.
   // Most components are twins, so a lookup by the signature's hash compares once.

@@ -61,46 +61,55 @@ LinkSplit split_shared_links(RingFlowSet& set, const std::vector<int64_t>& group
   std::vector<double>& out = split.capacity;
   std::vector<size_t> all(set.flows.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const std::unordered_set<uint64_t> idle = never_saturated(set, all, capacity);
-  std::unordered_set<uint64_t> ends;
+  // Per directed link id (the network's: 2 x its links), as a bit: left out, a route's end, shared.
+  const size_t ids = 2 * capacity.size();
+  std::vector<bool> idle(ids, false), ends(ids, false), shared(ids, false);
+  for (uint64_t id : never_saturated(set, all, capacity)) idle[id] = true;
   for_each_route(set, all, [&](const std::vector<uint64_t>& links) {
-    ends.insert(links.front());
-    ends.insert(links.back());
+    ends[links.front()] = true;
+    ends[links.back()] = true;
   });
-  // The links more than one group crosses: per link, its one group, or -1 for several.
-  std::unordered_map<uint64_t, int64_t> user;
-  for (size_t i = 0; i < set.flows.size(); ++i)
-    for (uint64_t id : set.routes[static_cast<size_t>(set.flows[i].route)].links) {
-      auto [it, fresh] = user.try_emplace(id, group[i]);
-      if (!fresh && it->second != group[i]) it->second = -1;
-    }
-  std::unordered_set<uint64_t> shared;
-  for (const auto& [id, g] : user)
-    if (g < 0 && !idle.count(id) && !ends.count(id)) shared.insert(id);
-  // Links no allocation saturates constrain nothing: left out, they join no groups.
-  for (auto& r : set.routes)
-    r.links.erase(std::remove_if(r.links.begin(), r.links.end(), [&](uint64_t id) { return idle.count(id) > 0; }),
-                  r.links.end());
-  if (shared.empty()) return split;
-  // Per shared link, group and variant: flows crossing it.
-  std::map<std::tuple<uint64_t, int64_t, int64_t>, int64_t> crossing;
+  // The links more than one group crosses: per link, its one group, or -1 for several (-2: none).
+  std::vector<int64_t> user(ids, -2);
   for (size_t i = 0; i < set.flows.size(); ++i)
     for (uint64_t id : set.routes[static_cast<size_t>(set.flows[i].route)].links)
-      if (shared.count(id)) ++crossing[{id, group[i], variant[i]}];
+      user[id] = user[id] == -2 || user[id] == group[i] ? group[i] : -1;
+  bool any = false;
+  for (size_t id = 0; id < ids; ++id) {
+    shared[id] = user[id] == -1 && !idle[id] && !ends[id];
+    any = any || shared[id];
+  }
+  // Links no allocation saturates constrain nothing: left out, they join no groups.
+  for (auto& r : set.routes)
+    r.links.erase(std::remove_if(r.links.begin(), r.links.end(), [&](uint64_t id) { return idle[id]; }), r.links.end());
+  if (!any) return split;
+  // Per shared link, group and variant: flows crossing it (the crossings sorted, counted by run).
+  std::vector<std::tuple<uint64_t, int64_t, int64_t>> crossings;
+  for (size_t i = 0; i < set.flows.size(); ++i)
+    for (uint64_t id : set.routes[static_cast<size_t>(set.flows[i].route)].links)
+      if (shared[id]) crossings.emplace_back(id, group[i], variant[i]);
+  std::sort(crossings.begin(), crossings.end());
   // A group's share of a link: its flows over all groups' (each the most of one variant's).
   std::map<std::pair<uint64_t, int64_t>, int64_t> flows_of;  // (link, group) -> flows
   std::unordered_map<uint64_t, int64_t> total;
-  for (const auto& [key, n] : crossing) {
-    int64_t& m = flows_of[{std::get<0>(key), std::get<1>(key)}];
-    total[std::get<0>(key)] += std::max<int64_t>(0, n - m);
+  for (size_t j = 0; j < crossings.size();) {
+    size_t k = j;
+    while (k < crossings.size() && crossings[k] == crossings[j]) ++k;
+    const auto n = static_cast<int64_t>(k - j);
+    int64_t& m = flows_of[{std::get<0>(crossings[j]), std::get<1>(crossings[j])}];
+    total[std::get<0>(crossings[j])] += std::max<int64_t>(0, n - m);
     m = std::max(m, n);
+    j = k;
   }
-  std::map<std::pair<uint64_t, int64_t>, uint64_t> copy;  // (link, group) -> its representative's id
-  std::unordered_map<uint64_t, size_t> shared_at;         // link -> its index in split.shared
+  int64_t groups = 1;
+  for (int64_t g : group) groups = std::max(groups, g + 1);
+  const auto at = [&](uint64_t id, int64_t g) { return id * static_cast<uint64_t>(groups) + static_cast<uint64_t>(g); };
+  std::unordered_map<uint64_t, uint64_t> copy;     // (link, group), in one number -> its representative's id
+  std::unordered_map<uint64_t, size_t> shared_at;  // link -> its index in split.shared
   for (const auto& [key, n] : flows_of) {
     const uint64_t id = key.first;
     const uint64_t rep = 2 * out.size() + (id & 1);
-    copy[key] = rep;
+    copy[at(id, key.second)] = rep;
     out.push_back(capacity[id / 2] * static_cast<double>(n) / static_cast<double>(total.at(id)));
     auto [it, fresh] = shared_at.try_emplace(id, split.shared.size());
     if (fresh) split.shared.push_back({capacity[id / 2], {}});
@@ -110,18 +119,22 @@ LinkSplit split_shared_links(RingFlowSet& set, const std::vector<int64_t>& group
   int64_t shapes = 0;
   for (const auto& r : set.routes) shapes = std::max(shapes, r.shape + 1);
   std::unordered_map<std::vector<uint64_t>, int64_t, FnvHash> shape_of;  // old shape, new capacities' words
-  std::map<std::pair<int64_t, int64_t>, int64_t> route_of;               // (route, group) -> new route
+  // Per route, the new one of each group whose flows take it (a route's groups are few).
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> route_of(set.routes.size());
   for (size_t i = 0; i < set.flows.size(); ++i) {
     const int64_t r = set.flows[i].route;
     const auto& links = set.routes[static_cast<size_t>(r)].links;
-    if (std::none_of(links.begin(), links.end(), [&](uint64_t id) { return shared.count(id) > 0; })) continue;
-    auto [it, fresh] = route_of.try_emplace({r, group[i]}, static_cast<int64_t>(set.routes.size()));
+    if (std::none_of(links.begin(), links.end(), [&](uint64_t id) { return id < ids && shared[id]; })) continue;
+    auto& mine = route_of[static_cast<size_t>(r)];
+    auto it = std::find_if(mine.begin(), mine.end(), [&](const auto& x) { return x.first == group[i]; });
+    const bool fresh = it == mine.end();
+    if (fresh) it = mine.insert(mine.end(), {group[i], static_cast<int64_t>(set.routes.size())});
     if (fresh) {
       RingFlowSet::Route nr{links, 0};
       std::vector<uint64_t> shape{static_cast<uint64_t>(set.routes[static_cast<size_t>(r)].shape)};
       for (uint64_t& id : nr.links)
-        if (shared.count(id)) {
-          id = copy.at({id, group[i]});
+        if (id < ids && shared[id]) {
+          id = copy.at(at(id, group[i]));
           shape.push_back(word_of(out[id / 2]));
         }
       nr.shape = shapes + shape_of.try_emplace(shape, static_cast<int64_t>(shape_of.size())).first->second;
