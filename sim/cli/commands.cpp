@@ -20,6 +20,7 @@
 #include "sim/reliability/strategies.hpp"
 #include "sim/report/json_report.hpp"
 #include "sim/run/run.hpp"
+#include "sim/scenario/schedules.hpp"
 #include "sim/workload/memory_budget.hpp"
 
 namespace sim::cli {
@@ -73,15 +74,13 @@ int list() {
     std::printf("%s:\n", what);
     for (const auto& n : names) std::printf("  %s\n", escape_for_terminal(n).c_str());
   };
-  print("schedules",
-        {"gpipe        all forwards, then all backwards", "1f1b         one-forward-one-backward (PipeDream-Flush)",
-         "interleaved  1F1B over virtual stages (Narayanan et al. 2021)"});
   // A registry's entries, each as its name and description.
   const auto described = [](const auto& entries) {
     std::vector<std::string> out;
     for (const auto& e : entries) out.push_back(fmt::format("{:<12} {}", e.name, e.description));
     return out;
   };
+  print("schedules", described(pipeline_schedules()));
   print("collectives", described(collective_algorithms()));
   print("attention", described(attention_kernels()));
   print("elementwise (and loss, the cross entropy apart)", described(elementwise_modes()));

@@ -8,7 +8,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/text_escape.hpp"
-#include "sim/workload/resource_estimate.hpp"
+#include "sim/plan/resource_estimate.hpp"
 
 namespace sim::cli {
 

@@ -29,9 +29,9 @@
 #include "sim/core/output_file.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/plan/plan_space.hpp"
+#include "sim/plan/resource_estimate.hpp"
 #include "sim/run/run.hpp"
-#include "sim/workload/plan_space.hpp"
-#include "sim/workload/resource_estimate.hpp"
 
 namespace sim::cli {
 namespace {

@@ -9,9 +9,9 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/plan/planner.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/ops.hpp"
-#include "sim/workload/planner.hpp"
 
 namespace sim::cli {
 

@@ -1,5 +1,5 @@
 // FNV-1a over 64-bit words (Fowler, Noll, Vo): the hash of the fold's signatures and shapes
-// (sim/workload/ring_channels.cpp, flow_quotient.cpp) and of random streams' names (rng.hpp).
+// (sim/comm/ring_channels.cpp, flow_quotient.cpp) and of random streams' names (rng.hpp).
 #pragma once
 
 #include <cstddef>

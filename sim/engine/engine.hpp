@@ -6,7 +6,7 @@
 // tier of switch where it can meet another NIC, routed over its port and the uplinks on the way
 // (those that can bind: an oversubscribed pod's uplink). Links carry line rate x the device's
 // achieved fraction (busbw / line rate). Every transfer is the communication plan's
-// (sim/workload/comm_plan.hpp): NCCL's algorithm and protocol for the collective's size and
+// (sim/comm/comm_plan.hpp): NCCL's algorithm and protocol for the collective's size and
 // group, its flows, and its latency terms, added after the flows end.
 //
 // Replay: one actor per rank class (pipeline rank) -- or per GPU with full fidelity -- walks its

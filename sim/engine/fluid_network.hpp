@@ -44,7 +44,7 @@ class FluidNetwork {
   // for a class of links k x (its class's flows per link of that class) / (its flows) times.
   int32_t add_route(std::vector<int32_t> links, double latency, std::vector<double> load = {});
   // A link that groups of flows share, simulated as one link per group (the fold's split,
-  // sim/workload/shared_links.hpp): each group's link has the shared link's capacity times the
+  // sim/comm/shared_links.hpp): each group's link has the shared link's capacity times the
   // group's weight over the weights of the groups in use, a group being in use while its link
   // carries a flow; when a group starts or stops using it, the others' capacities change.
   int32_t add_shared_link(double capacity);

@@ -17,6 +17,9 @@
 #include <utility>
 #include <xbt/config.hpp>
 
+#include "sim/comm/comm_plan.hpp"
+#include "sim/comm/dp_fold.hpp"
+#include "sim/comm/ring_channels.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/sanitizer.hpp"
 #include "sim/engine/engine.hpp"
@@ -27,10 +30,7 @@
 #include "sim/engine/platform.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/fabric.hpp"
-#include "sim/workload/comm_plan.hpp"
-#include "sim/workload/dp_fold.hpp"
 #include "sim/workload/pipeline.hpp"
-#include "sim/workload/ring_channels.hpp"
 
 namespace sg4 = simgrid::s4u;
 

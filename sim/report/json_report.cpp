@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "sim/comm/comm_costs.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run.hpp"
 #include "sim/scenario/circuits.hpp"
-#include "sim/workload/comm_costs.hpp"
 #include "sim/workload/memory_budget.hpp"
 
 namespace sim {

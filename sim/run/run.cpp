@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <utility>
 
+#include "sim/comm/comm_costs.hpp"
 #include "sim/core/error.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/plan/estimate.hpp"
+#include "sim/plan/resource_estimate.hpp"
 #include "sim/scenario/costs.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
-#include "sim/workload/comm_costs.hpp"
-#include "sim/workload/estimate.hpp"
-#include "sim/workload/resource_estimate.hpp"
 
 namespace sim {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "sim/engine/engine.hpp"
+#include "sim/plan/planner.hpp"
 #include "sim/run/job_reliability.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/network_cost.hpp"
-#include "sim/workload/planner.hpp"
 
 namespace sim {
 
@@ -74,7 +74,7 @@ ResolvedPlan check_run(Scenario& s, const EngineOptions& opt = {});
 
 // What a run's simulation may use: --max-memory, and sim_wall_limit_s of estimated time when set,
 // else DEFAULT_WALL_LIMIT_S or the
-// --max-wall time left when that is longer (sim/workload/resource_estimate.hpp).
+// --max-wall time left when that is longer (sim/plan/resource_estimate.hpp).
 SimulationBudget simulation_budget(const EngineOptions& opt);
 
 }  // namespace sim

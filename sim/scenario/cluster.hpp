@@ -80,7 +80,7 @@ struct ScaleOut {
   Seconds latency;       // per hop
   // kind "ocs": an optical circuit switch of `ports` ports (at least one per NIC) joining the NICs
   // by circuits, set per phase of the step, each change leaving them dark for `reconfiguration`
-  // (sim/workload/comm_plan.hpp, CommPlan::reconfiguration).
+  // (sim/comm/comm_plan.hpp, CommPlan::reconfiguration).
   int64_t ports = 0;
   Seconds reconfiguration;
   // kind "direct": no switch; each node's nics_per_node ports (at least two) carry circuits to
@@ -89,7 +89,7 @@ struct ScaleOut {
   // through the nodes between (host forwarding). `circuits` lists them as node pairs, one entry
   // per circuit. Given `strides` (the user's), node i's circuits go to i + s and i - s mod nodes
   // for each stride s (TopoOpt's TotientPerms rings over all nodes, two ports per stride);
-  // without, they are designed for the job's plan (sim/workload/circuit_design.hpp) when it is
+  // without, they are designed for the job's plan (sim/plan/circuit_design.hpp) when it is
   // planned. `ring_strides`: the strides the design's rings take over each all-reduce group's
   // nodes, in the group's order (the collectives' channels run one stride each, both ways).
   std::vector<int64_t> strides{};

@@ -8,6 +8,7 @@
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
 #include "sim/scenario/defaults.hpp"
+#include "sim/scenario/schedules.hpp"
 #include "sim/scenario/schema.hpp"
 
 namespace sim {
@@ -24,14 +25,7 @@ const char* to_string(ParallelDim d) {
 
 bool ParallelPlan::default_placement() const { return gpu_of_rank.empty() && order == ParallelPlan{}.order; }
 
-const char* to_string(Schedule s) {
-  switch (s) {
-    case Schedule::GPIPE: return "gpipe";
-    case Schedule::ONE_F_ONE_B: return "1f1b";
-    case Schedule::INTERLEAVED: return "interleaved";
-  }
-  return "?";
-}
+const char* to_string(Schedule s) { return registry_entry(pipeline_schedules(), s).name; }
 
 const char* to_string(Recompute r) {
   switch (r) {
@@ -150,8 +144,7 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   p.virtual_stages =
       auto_count(*schema_value(r, "/parallelism/virtual_stages"), key_spec("/parallelism/virtual_stages").max);
   if (r.has("schedule")) {
-    std::string s = schema_choice(r, "/parallelism/schedule");
-    p.schedule = s == "gpipe" ? Schedule::GPIPE : s == "1f1b" ? Schedule::ONE_F_ONE_B : Schedule::INTERLEAVED;
+    p.schedule = registry_choice(r.at("schedule"), pipeline_schedules());
     p.schedule_given = true;
   }
   p.zero = schema_count(r, "/parallelism/zero");

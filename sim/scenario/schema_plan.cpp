@@ -2,6 +2,7 @@
 #include "sim/scenario/defaults.hpp"
 #include "sim/scenario/model.hpp"
 #include "sim/scenario/plan.hpp"
+#include "sim/scenario/schedules.hpp"
 #include "sim/scenario/schema_sections.hpp"
 
 namespace sim {
@@ -22,7 +23,7 @@ std::vector<KeySpec> schema_plan_keys() {
       {"/parallelism/virtual_stages", "count or \"auto\"", "", "1", "", "1..4096 or \"auto\"",
        "model chunks per pipeline rank (interleaved schedule)", 1, 1 << 12},
       {"/parallelism/schedule", "choice", "", "", "= interleaved with virtual_stages > 1, else 1f1b",
-       "gpipe, 1f1b, interleaved", "pipeline schedule", 0, 0},
+       registry_names(pipeline_schedules()), "pipeline schedule", 0, 0},
       {"/parallelism/zero", "count", "", "0", "", "", "ZeRO stage: 1 optimizer state, 2 + gradients, 3 + weights", 0,
        3},
       {"/parallelism/overlap_grad_reduce", "bool", "", "true", MEGATRON_BRIDGE_RECIPES, "",

@@ -1,6 +1,6 @@
 // The routes transfers take between GPUs and the capacity of each link they cross: what the
 // engine simulates (sim/engine/platform.cpp builds its SimGrid platform from this) and what the
-// estimates price (sim/workload/comm_costs.cpp, resource_estimate.cpp). One place decides them.
+// estimates price (sim/comm/comm_costs.cpp, resource_estimate.cpp). One place decides them.
 //
 // A route runs between two *ends*. Ends [0, gpus) are the GPUs' NVLink ports: a transfer between
 // two GPUs of one scale-up domain goes up the sender's port and down the receiver's. The other

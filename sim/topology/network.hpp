@@ -4,7 +4,7 @@
 // route between two endpoints (its links), and what a cut between two groups can carry (bisection).
 //
 // The engine builds its SimGrid platform from this graph (sim/engine/platform.cpp) and the
-// closed-form estimate prices flows on the same routes (sim/workload/comm_costs.cpp).
+// closed-form estimate prices flows on the same routes (sim/comm/comm_costs.cpp).
 //
 // Routes between GPUs of a tree-shaped fabric (every switch and NIC with at most one link to a
 // higher tier: what the builders lay out) are found by climbing to the lowest common switch, in

@@ -7,6 +7,7 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/memory_budget.hpp"
 #include "sim/workload/ops.hpp"
+#include "sim/workload/schedule.hpp"
 #include "sim/workload/stage_layout.hpp"
 
 namespace sim {
@@ -69,32 +70,6 @@ double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
 double rank_linear_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
   return static_cast<double>(layout.layers_on_rank(rank)) * s.model.linear_params() / static_cast<double>(s.plan.tp);
 }
-
-namespace {
-
-// Microbatches whose activations pipeline rank `rank` holds at its peak, in units of "all of the
-// rank's layers for one microbatch".
-double in_flight_microbatches(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t m) {
-  const int64_t pp = layout.pp;
-  const int64_t v = layout.virtual_stages;
-  switch (s.plan.schedule) {
-    case Schedule::GPIPE: return static_cast<double>(m);
-    case Schedule::INTERLEAVED:
-      if (v > 1) {
-        // Megatron's interleaved schedule runs 2*(pp-rank-1) + (v-1)*pp warm-up chunk forwards,
-        // then one more before the first backward. For rank 0 with m >= pp this is
-        // pp * (1 + (pp-1)/(pp*v)) microbatches (Korthikanti §4.2.3); the other ranks follow the
-        // same count rather than scaling 1F1B's, since the last rank holds nearly pp, not ~1.
-        const int64_t chunks = std::min(2 * (pp - rank - 1) + (v - 1) * pp + 1, m * v);
-        return static_cast<double>(chunks) / static_cast<double>(v);
-      }
-      [[fallthrough]];
-    case Schedule::ONE_F_ONE_B: return static_cast<double>(std::min(pp - rank, m));
-  }
-  return static_cast<double>(m);
-}
-
-}  // namespace
 
 namespace {
 
@@ -196,7 +171,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
   out.capacity = s.cluster.device.hbm_capacity;
   for (int64_t r = 0; r < layout.pp; ++r) {
     const double params = rank_params(s, layout, r);
-    const double in_flight = in_flight_microbatches(s, layout, r, m);
+    const double in_flight = pipeline_schedule(s.plan.schedule).in_flight(layout.pp, layout.virtual_stages, m, r);
     StageMemory st;
     st.rank = r;
     st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? shards : 1.0) +

@@ -34,7 +34,7 @@ constexpr double NCCL_CONNECTION_BYTES = NCCL_LL_BYTES + NCCL_LL128_BYTES + NCCL
 // show "32 coll channels"): 16 keeps the estimate a lower bound.
 constexpr double NCCL_CHANNELS = 16.0;
 
-// Measured by test/unit/workload_memory_budget.cpp over the published peaks of
+// Measured by test/unit/plan_memory_budget.cpp over the published peaks of
 // validation/published-h100.json (memory_budget.hpp, memory_model_error), rounded to 0.1%.
 constexpr MemoryModelError MEASURED_ERROR{0.063, 0.103, 9};
 

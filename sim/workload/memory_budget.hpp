@@ -45,7 +45,7 @@ MemoryBudget memory_budget(const Scenario& s);
 // The memory model's measured error: the predicted reserved peak against every published peak of
 // validation/published-h100.json (its rows' extra.published_peak_memory_gib, torchtitan's logged
 // max-reserved memory), as relative errors |predicted / published - 1|. A test recomputes them
-// from the table (test/unit/workload_memory_budget.cpp).
+// from the table (test/unit/plan_memory_budget.cpp).
 struct MemoryModelError {
   double mean = 0;   // mean of the absolute relative errors
   double worst = 0;  // the largest

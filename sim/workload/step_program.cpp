@@ -6,45 +6,11 @@
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/grad_sync.hpp"
+#include "sim/workload/schedule.hpp"
 #include "sim/workload/stage_layout.hpp"
 #include "sim/workload/task_pricer.hpp"
 
 namespace sim {
-namespace {
-
-struct Unit {
-  bool forward;
-  int64_t chunk, microbatch;
-};
-
-// Megatron-LM's schedules (megatron/core/pipeline_parallel/schedules.py), in the order rank r
-// issues its forward (F) and backward (B) units.
-std::vector<Unit> schedule_units(Schedule sched, int64_t pp, int64_t v, int64_t m, int64_t r) {
-  std::vector<Unit> out;
-  if (sched == Schedule::GPIPE) {
-    for (int64_t i = 0; i < m; ++i) out.push_back({true, 0, i});
-    for (int64_t i = m - 1; i >= 0; --i) out.push_back({false, 0, i});
-    return out;
-  }
-  const int64_t total = m * v;
-  // The k-th forward (backward) unit; with one chunk, simply microbatch k.
-  auto unit = [&](int64_t k, bool fwd) {
-    int64_t group = k / (pp * v), in_group = k % (pp * v);
-    int64_t chunk = in_group / pp;
-    if (!fwd) chunk = v - 1 - chunk;
-    return Unit{fwd, chunk, group * pp + in_group % pp};
-  };
-  int64_t warmup = v == 1 ? std::min(pp - r - 1, m) : std::min((pp - r - 1) * 2 + (v - 1) * pp, total);
-  for (int64_t k = 0; k < warmup; ++k) out.push_back(unit(k, true));
-  for (int64_t i = 0; i < total - warmup; ++i) {
-    out.push_back(unit(warmup + i, true));
-    out.push_back(unit(i, false));
-  }
-  for (int64_t k = total - warmup; k < total; ++k) out.push_back(unit(k, false));
-  return out;
-}
-
-}  // namespace
 
 int64_t StepProgram::slots() const {
   int64_t n = 0;
@@ -74,9 +40,9 @@ StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int
   std::vector<int64_t> slot_of(static_cast<size_t>(2 * pp * v * m), -1);
   for (int64_t r = 0; r < pp; ++r) {
     auto& program = p.ranks[static_cast<size_t>(r)];
-    const std::vector<Unit> units = schedule_units(s.plan.schedule, pp, v, m, r);
+    const std::vector<ScheduleUnit> units = pipeline_schedule(s.plan.schedule).units(pp, v, m, r);
     program.reserve(units.size() + 3);
-    for (const Unit& u : units) {
+    for (const ScheduleUnit& u : units) {
       auto [it, added] = priced.try_emplace({r, u.chunk, u.forward}, static_cast<int64_t>(p.tasks.size()));
       if (added) p.tasks.push_back(price.task(r, u.chunk, u.forward));
       int64_t& slot = slot_of[p.unit_key(u.forward, u.chunk * pp + r, u.microbatch)];

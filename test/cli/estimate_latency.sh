@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The closed-form step estimate (sim/workload/estimate.cpp) prices the links' latencies as the
+# The closed-form step estimate (sim/plan/estimate.cpp) prices the links' latencies as the
 # engine does: each flow pays its route's latency once (Fabric::route_latency, the sum SimGrid
 # charges over the same links). With a scale-out latency of 1 s on GPT-3 175B on 1,024 A100s
 # (gpt3-175b-1024xa100.json) every pipeline transfer between nodes pays 2 s (the sender's NIC

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sizes that would exhaust the machine are refused before the simulation starts
-# (sim/workload/resource_estimate.hpp): one line "trainsim: error: FILE: /cluster/gpus: simulating
+# (sim/plan/resource_estimate.hpp): one line "trainsim: error: FILE: /cluster/gpus: simulating
 # this plan would need ... more than --max-memory M" or "... would take ... more than the limit of
 # T", exit code 2, within seconds -- for run and search (validate reports it as the row's failure,
 # exit 1, and runs the next row), whatever field multiplies the
@@ -164,7 +164,7 @@ else
 fi
 
 # Gradient reductions whose trees cross an oversubscribed pod uplink fold too: the fold splits each
-# shared uplink into one link per group of flows (sim/workload/shared_links.hpp), so the groups are
+# shared uplink into one link per group of flows (sim/comm/shared_links.hpp), so the groups are
 # alike again and one is simulated. Llama 3 405B on 16,384 H100 with tp 4, cp 8, pp 32, dp 16 in fp8
 # reduces over NVLS trees whose 64,512 flows share the 1:7 uplinks: unsplit, one component of
 # 4.16e9 pairs of flows (14.6 s at jemalloc's 3.5 ns a pair, 170 s at glibc's 41 ns:

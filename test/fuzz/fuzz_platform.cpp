@@ -34,16 +34,16 @@
 #include <utility>
 #include <vector>
 
+#include "sim/comm/comm_costs.hpp"
 #include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/plan/estimate.hpp"
+#include "sim/plan/planner.hpp"
 #include "sim/scenario/cluster.hpp"
 #include "sim/scenario/device.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/workload/comm_costs.hpp"
-#include "sim/workload/estimate.hpp"
-#include "sim/workload/planner.hpp"
 #include "sim/workload/step_program.hpp"
 #include "test/fuzz/fuzz_check.hpp"
 #include "test/fuzz/fuzz_draw.hpp"

@@ -32,16 +32,17 @@
 #include <utility>
 #include <vector>
 
+#include "sim/comm/comm_costs.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/plan/estimate.hpp"
+#include "sim/plan/plan_space.hpp"
+#include "sim/plan/planner.hpp"
+#include "sim/plan/resource_estimate.hpp"
+#include "sim/plan/step_bound.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/workload/comm_costs.hpp"
-#include "sim/workload/estimate.hpp"
 #include "sim/workload/memory.hpp"
-#include "sim/workload/plan_space.hpp"
-#include "sim/workload/planner.hpp"
-#include "sim/workload/resource_estimate.hpp"
 #include "test/fuzz/fuzz_check.hpp"
 #include "test/fuzz/fuzz_draw.hpp"
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "sim/comm/comm_costs.hpp"
+#include "sim/comm/comm_plan.hpp"
 #include "sim/core/params.hpp"
 #include "sim/engine/engine.hpp"
-#include "sim/workload/comm_costs.hpp"
-#include "sim/workload/comm_plan.hpp"
-#include "sim/workload/estimate.hpp"
+#include "sim/plan/estimate.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "test/unit/engine_scenario.hpp"
 

@@ -1,5 +1,5 @@
 // The SimGrid replay of a step (sim/engine/engine.hpp) against closed forms and against the fast
-// estimate (sim/workload/estimate.hpp), and folded (one actor per rank class) against full
+// estimate (sim/plan/estimate.hpp), and folded (one actor per rank class) against full
 // fidelity (one actor per GPU). Each TEST_CASE runs in its own process (ctest); the engine forks
 // a child per simulate_step call.
 #include <catch2/catch.hpp>
@@ -9,16 +9,16 @@
 #include <tuple>
 #include <utility>
 
+#include "sim/comm/comm_costs.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/collective.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/plan/estimate.hpp"
+#include "sim/plan/planner.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/workload/comm_costs.hpp"
-#include "sim/workload/estimate.hpp"
 #include "sim/workload/ops.hpp"
 #include "sim/workload/pipeline.hpp"
-#include "sim/workload/planner.hpp"
 #include "sim/workload/stage_layout.hpp"
 #include "test/unit/engine_scenario.hpp"
 #include "test/unit/input_error_of.hpp"

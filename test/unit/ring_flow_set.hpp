@@ -1,12 +1,12 @@
-// Building RingFlowSets by hand for the fold's unit tests (workload_flow_quotient.cpp,
-// workload_shared_links.cpp).
+// Building RingFlowSets by hand for the fold's unit tests (comm_flow_quotient.cpp,
+// comm_shared_links.cpp).
 #pragma once
 
 #include <cstdint>
 #include <utility>
 #include <vector>
 
-#include "sim/workload/ring_channels.hpp"
+#include "sim/comm/ring_channels.hpp"
 
 namespace ring_flow_set {
 

@@ -1,4 +1,4 @@
-// Hybrid sharding (parallelism.dp_shard, ZeRO-3 only; sim/workload/ring_channels.hpp,
+// Hybrid sharding (parallelism.dp_shard, ZeRO-3 only; sim/comm/ring_channels.hpp,
 // grad_groups): the state is sharded over groups of dp_shard consecutive data-parallel ranks and
 // replicated over dp / dp_shard of them. Per layer a shard group gathers the weights (twice when
 // resharded after the forward) and reduce-scatters the gradients, and then each shard's replicas
@@ -8,16 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "sim/comm/comm_costs.hpp"
+#include "sim/comm/comm_plan.hpp"
+#include "sim/comm/ring_channels.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/params.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
-#include "sim/workload/comm_costs.hpp"
-#include "sim/workload/comm_plan.hpp"
 #include "sim/workload/grad_sync.hpp"
 #include "sim/workload/memory.hpp"
-#include "sim/workload/ring_channels.hpp"
 #include "sim/workload/stage_layout.hpp"
 #include "test/unit/input_error_of.hpp"
 #include "test/unit/text_fill.hpp"

@@ -267,7 +267,7 @@ TEST_CASE("untied embeddings give a single-stage model its own output layer", "[
 
 TEST_CASE("peak is the largest stage and fits flips when capacity shrinks below it", "[workload]") {
   // The verdict's own rule (reserved peak against the HBM less the CUDA context and NCCL's
-  // buffers) is tested in workload_memory_budget.cpp.
+  // buffers) is tested in plan_memory_budget.cpp.
   Scenario sc = gpt3_175b(8, 8, 1, 16);
   sc.plan.sequence_parallel = true;
   sc.training.recompute = Recompute::SELECTIVE;

@@ -9,11 +9,11 @@
 #include <map>
 #include <string>
 
+#include "sim/comm/comm_costs.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/plan/estimate.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/workload/comm_costs.hpp"
-#include "sim/workload/estimate.hpp"
 #include "sim/workload/ops.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/stage_layout.hpp"

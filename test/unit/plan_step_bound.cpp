@@ -1,4 +1,4 @@
-// The step-time lower bound (pipeline.hpp, step_lower_bound) and the planner's use of it.
+// The step-time lower bound (sim/plan/step_bound.hpp, step_lower_bound) and the planner's use of it.
 //
 // The bound must never pass the closed-form estimate of the graph build_pipeline builds, and must
 // be at least what a rank's own tasks take (read here from the graph, task by task). With one
@@ -12,13 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "sim/comm/comm_costs.hpp"
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/plan/estimate.hpp"
+#include "sim/plan/planner.hpp"
+#include "sim/plan/step_bound.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/workload/comm_costs.hpp"
-#include "sim/workload/estimate.hpp"
 #include "sim/workload/pipeline.hpp"
-#include "sim/workload/planner.hpp"
 #include "sim/workload/stage_layout.hpp"
 #include "test/unit/text_fill.hpp"
 
@@ -55,7 +56,7 @@ Scenario scenario(const Plan& p) {
                                  {"batch", std::to_string(p.batch)},
                                  {"mb", std::to_string(p.micro_batch)},
                                  {"recompute", p.recompute}});
-  return parse_scenario(ParamReader::from_text(text, "workload_step_bound.cpp"), TRAINSIM_SOURCE_DIR);
+  return parse_scenario(ParamReader::from_text(text, "plan_step_bound.cpp"), TRAINSIM_SOURCE_DIR);
 }
 
 struct Bounded {
@@ -80,7 +81,7 @@ Bounded bound_and_estimate(const Scenario& s) {
 
 }  // namespace
 
-TEST_CASE("the step lower bound lies between a rank's own work and the estimate, across plans", "[workload]") {
+TEST_CASE("the step lower bound lies between a rank's own work and the estimate, across plans", "[plan]") {
   std::vector<Plan> plans;
   for (const char* schedule : {"1f1b", "gpipe"})
     for (int64_t pp : {1, 2, 4})
@@ -111,7 +112,7 @@ TEST_CASE("the step lower bound lies between a rank's own work and the estimate,
   }
 }
 
-TEST_CASE("with one pipeline rank and no communication the bound is that rank's work", "[workload]") {
+TEST_CASE("with one pipeline rank and no communication the bound is that rank's work", "[plan]") {
   // tp = pp = dp = 1 on one GPU: nothing to wait for, nothing to send. The rank runs m forwards and
   // m backwards: the bound is exactly their compute, read from the graph.
   Plan p;
@@ -121,7 +122,7 @@ TEST_CASE("with one pipeline rank and no communication the bound is that rank's 
   CHECK(b.estimate > b.bound);  // the optimizer step comes after
 }
 
-TEST_CASE("the planner's choice is the brute-force minimum over its candidates", "[workload]") {
+TEST_CASE("the planner's choice is the brute-force minimum over its candidates", "[plan]") {
   // pp 4 of 30 layers, dp 2, global batch 32: micro_batch divides 16 (1, 2, 4, 8, 16); virtual
   // stages 1, or v whose 4 v stages fall at most 2 layers short of splitting 30 evenly (v = 2: 30
   // = 8 x 4 - 2; v = 4: 30 = 16 x 2 - 2; v = 3, 5, 6, 7 fall 6, 10, 18, 26 short), with m = 16 / b

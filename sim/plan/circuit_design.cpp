@@ -1,4 +1,4 @@
-#include "sim/workload/circuit_design.hpp"
+#include "sim/plan/circuit_design.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
+#include "sim/comm/ring_channels.hpp"
 #include "sim/scenario/circuits.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/placement.hpp"
-#include "sim/workload/ring_channels.hpp"
 
 namespace sim {
 namespace {

@@ -7,10 +7,10 @@
 
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/plan/planner.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/memory_budget.hpp"
-#include "sim/workload/planner.hpp"
 #include "sim/workload/stage_layout.hpp"
 
 using namespace sim;
@@ -45,7 +45,7 @@ MemoryEstimate estimate(const Scenario& s) {
 
 }  // namespace
 
-TEST_CASE("usable memory is the HBM less the CUDA context and one NCCL ring per parallel group", "[workload]") {
+TEST_CASE("usable memory is the HBM less the CUDA context and one NCCL ring per parallel group", "[plan]") {
   // tp 8, pp 8, dp 2: three parallel groups of more than one GPU.
   const Scenario s = gpt3_175b(8, 8, 2);
   const MemoryBudget b = memory_budget(s);
@@ -61,8 +61,7 @@ TEST_CASE("usable memory is the HBM less the CUDA context and one NCCL ring per 
   CHECK(memory_budget(tpu).usable.value == 80 * GIB);
 }
 
-TEST_CASE("the verdict compares the reserved peak with the usable memory and says by how much it is over",
-          "[workload]") {
+TEST_CASE("the verdict compares the reserved peak with the usable memory and says by how much it is over", "[plan]") {
   Scenario s = gpt3_175b(8, 8, 1);
   const MemoryEstimate base = estimate(s);
   const double overhead = CUDA_CONTEXT + 2 * NCCL_PER_COMMUNICATOR;  // tp and pp groups
@@ -85,8 +84,7 @@ TEST_CASE("the verdict compares the reserved peak with the usable memory and say
         "over by 1.50 GiB (model error \u00b15.0% mean, 10.0% worst)");
 }
 
-TEST_CASE("a plan that fits nowhere runs as its smallest candidate unless over-memory plans are refused",
-          "[workload]") {
+TEST_CASE("a plan that fits nowhere runs as its smallest candidate unless over-memory plans are refused", "[plan]") {
   Scenario s = gpt3_175b(8, 1, 1);  // GPT-3 175B on 8 GPUs: 175e9 x 18 B / 8, far over 80 GiB
   s.training.micro_batch.value = 1;
   const ComputeModel cm(s.cluster.device, s.training.precision);
@@ -101,7 +99,7 @@ TEST_CASE("a plan that fits nowhere runs as its smallest candidate unless over-m
 // The constant the reports carry (memory_model_error) is the model's error over the published
 // peaks of validation/published-h100.json: torchtitan's logged max-reserved memory per GPU
 // (extra.published_peak_memory_gib), against the reserved peak of each row's plan.
-TEST_CASE("the memory model's stated error is its error over the H100 table's published peaks", "[workload]") {
+TEST_CASE("the memory model's stated error is its error over the H100 table's published peaks", "[plan]") {
   const ParamReader table = ParamReader::load_file(TRAINSIM_SOURCE_DIR "/validation/published-h100.json");
   const ParamReader runs = table.at("runs");
   double sum = 0, worst = 0;

@@ -1,4 +1,4 @@
-#include "sim/workload/flow_quotient.hpp"
+#include "sim/comm/flow_quotient.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,9 +6,9 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "sim/comm/shared_links.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/fnv_hash.hpp"
-#include "sim/workload/shared_links.hpp"
 
 namespace sim {
 namespace {

@@ -1,9 +1,9 @@
-// quotient_flows (sim/workload/flow_quotient.hpp): the cells of flows the max-min sharing always
+// quotient_flows (sim/comm/flow_quotient.hpp): the cells of flows the max-min sharing always
 // treats alike, their loads on link cells, and the links no allocation can saturate.
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "sim/workload/flow_quotient.hpp"
+#include "sim/comm/flow_quotient.hpp"
 #include "test/unit/ring_flow_set.hpp"
 
 using namespace sim;
@@ -31,7 +31,7 @@ std::vector<double> capacities(double uplink) {
 
 }  // namespace
 
-TEST_CASE("flows alike but for their private links are one cell that loads a shared link once each", "[workload]") {
+TEST_CASE("flows alike but for their private links are one cell that loads a shared link once each", "[comm]") {
   const RingFlowSet set = rails();
   const FlowQuotient q = quotient_flows(set, {1, 1, 1, 1}, {0, 0, 0, 0}, capacities(20e9));
   REQUIRE(q.cells.size() == 1);
@@ -45,7 +45,7 @@ TEST_CASE("flows alike but for their private links are one cell that loads a sha
   CHECK(q.cells[0].load.size() == 2);
 }
 
-TEST_CASE("a link other traffic crosses sets its flow apart", "[workload]") {
+TEST_CASE("a link other traffic crosses sets its flow apart", "[comm]") {
   RingFlowSet set = rails();
   set.foreign_routes = {{up(0)}};  // a pipeline transfer on NIC 0
   const FlowQuotient q = quotient_flows(set, {1, 1, 1, 1}, {0, 0, 0, 0}, capacities(20e9));
@@ -56,7 +56,7 @@ TEST_CASE("a link other traffic crosses sets its flow apart", "[workload]") {
 }
 
 TEST_CASE("other traffic that every replica runs keeps its flows alike, and loads its cell as its images do",
-          "[workload]") {
+          "[comm]") {
   // The pipeline transfer on NIC 0 is replica 0's; replicas 1-3 run the same on NICs 1-3 (its
   // images), at the same time: the four flows stay alike, and the transfer stands for one on each
   // of the four NICs, loading their cell's link once.
@@ -82,7 +82,7 @@ TEST_CASE("other traffic that every replica runs keeps its flows alike, and load
   CHECK(quotient_flows(set, {1, 1, 1, 1}, {0, 0, 0, 0}, capacities(20e9)).cells.size() == 1);
 }
 
-TEST_CASE("flows of different launches or tiers are never one cell", "[workload]") {
+TEST_CASE("flows of different launches or tiers are never one cell", "[comm]") {
   RingFlowSet set = rails();
   set.flows[3].tier = 1;
   const FlowQuotient q = quotient_flows(set, {1, 1, 1, 1}, {0, 0, 1, 0}, capacities(20e9));
@@ -91,14 +91,14 @@ TEST_CASE("flows of different launches or tiers are never one cell", "[workload]
   CHECK(q.cell[0] == q.cell[1]);
 }
 
-TEST_CASE("a link at least as wide as the first links feeding it is left out", "[workload]") {
+TEST_CASE("a link at least as wide as the first links feeding it is left out", "[comm]") {
   // The 4 NICs feed the uplink 40 GB/s at most: at 40 GB/s it can never bind; at 39 GB/s it can.
   const RingFlowSet set = rails();
   CHECK(quotient_flows(set, {1, 1, 1, 1}, {0, 0, 0, 0}, capacities(40e9)).link_cell.at(up(4)) == -1);
   CHECK(quotient_flows(set, {1, 1, 1, 1}, {0, 0, 0, 0}, capacities(39e9)).link_cell.at(up(4)) >= 0);
 }
 
-TEST_CASE("merged copies count as flows of their cell", "[workload]") {
+TEST_CASE("merged copies count as flows of their cell", "[comm]") {
   // Flow 0 carries 3 merged copies (fold_ring_flows' keep), flow 1 is left out. Flow 0's NICs carry
   // 3 flows each, flows 2 and 3's one: two cells, of 3 and 2 flows, that load the uplink 3 and 2
   // times.

@@ -1,10 +1,10 @@
-#include "sim/workload/estimate.hpp"
+#include "sim/plan/estimate.hpp"
 
 #include <algorithm>
 #include <utility>
 
+#include "sim/comm/comm_costs.hpp"
 #include "sim/core/error.hpp"
-#include "sim/workload/comm_costs.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/step_program.hpp"
 

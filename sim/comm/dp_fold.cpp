@@ -1,4 +1,4 @@
-#include "sim/workload/dp_fold.hpp"
+#include "sim/comm/dp_fold.hpp"
 
 #include <mutex>
 #include <optional>
@@ -6,10 +6,10 @@
 #include <unordered_map>
 #include <utility>
 
+#include "sim/comm/comm_plan.hpp"
+#include "sim/comm/shared_links.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/fabric.hpp"
-#include "sim/workload/comm_plan.hpp"
-#include "sim/workload/shared_links.hpp"
 
 namespace sim {
 

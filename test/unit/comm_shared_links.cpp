@@ -1,10 +1,10 @@
-// split_shared_links and never_saturated (sim/workload/shared_links.hpp): which links of the
+// split_shared_links and never_saturated (sim/comm/shared_links.hpp): which links of the
 // data-parallel flows are split among the groups that share them, with what shares, and which are
 // left out as constraining nothing.
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "sim/workload/shared_links.hpp"
+#include "sim/comm/shared_links.hpp"
 #include "test/unit/ring_flow_set.hpp"
 
 using namespace sim;
@@ -33,7 +33,7 @@ struct Rails {
 
 }  // namespace
 
-TEST_CASE("a saturable link two groups cross is split by their flows across it", "[workload]") {
+TEST_CASE("a saturable link two groups cross is split by their flows across it", "[comm]") {
   Rails r(20e9, true);
   r.set.foreign_routes = {{up(0), up(4), up(8)}};  // a pipeline transfer across the uplink keeps it
   const LinkSplit split = split_shared_links(r.set, r.group, r.variant, r.capacity);
@@ -61,7 +61,7 @@ TEST_CASE("a saturable link two groups cross is split by their flows across it",
         r.set.routes[static_cast<size_t>(r.set.flows[3].route)].shape);
 }
 
-TEST_CASE("a link one group crosses, a NIC, and a link no allocation saturates are not split", "[workload]") {
+TEST_CASE("a link one group crosses, a NIC, and a link no allocation saturates are not split", "[comm]") {
   {  // One group: nothing to split.
     Rails r(20e9);
     r.group.assign(4, 0);
@@ -89,7 +89,7 @@ TEST_CASE("a link one group crosses, a NIC, and a link no allocation saturates a
   }
 }
 
-TEST_CASE("a group's share counts the flows of its largest variant, one launch's", "[workload]") {
+TEST_CASE("a group's share counts the flows of its largest variant, one launch's", "[comm]") {
   // Group 0's flows 0 and 1 are two variants (one launch runs one): its weight is 1, group 1's 2.
   Rails r(20e9);
   r.variant = {0, 1, 0, 0};

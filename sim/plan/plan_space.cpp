@@ -1,4 +1,4 @@
-#include "sim/workload/plan_space.hpp"
+#include "sim/plan/plan_space.hpp"
 
 #include "sim/scenario/scenario.hpp"
 

@@ -1,17 +1,18 @@
-// The communication plan (sim/workload/comm_plan.hpp) and the estimate's pricing of its flows on
+// The communication plan (sim/comm/comm_plan.hpp) and the estimate's pricing of its flows on
 // the fabric (comm_costs.hpp), against the link budget written out here: a ring all-reduce across
 // oversubscribed pods is bound by the pod uplink, inside full bisection by the NIC or NVLink
 // port; a pipeline send shares a NIC among the GPUs behind it.
+#include "sim/comm/comm_plan.hpp"
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "sim/comm/comm_costs.hpp"
+#include "sim/comm/ring_channels.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
-#include "sim/workload/comm_costs.hpp"
-#include "sim/workload/comm_plan.hpp"
-#include "sim/workload/ring_channels.hpp"
 #include "test/unit/engine_scenario.hpp"
 
 using namespace sim;
@@ -50,7 +51,7 @@ Priced dp_all_reduce_on_4_nodes(double over, CollectiveAlgo algo, Bytes S) {
 
 }  // namespace
 
-TEST_CASE("a ring all-reduce over 4 nodes: pod uplink at 4:1, else the NIC or NVLink port", "[workload]") {
+TEST_CASE("a ring all-reduce over 4 nodes: pod uplink at 4:1, else the NIC or NVLink port", "[comm]") {
   // dp 32 on 4 DGX A100 nodes, forced to the ring. 8 channels (one per member of a node), each
   // hop carrying per_rank / 8, per_rank = 2 (31/32) S. A channel's ring runs node 0, 1, 2, 3 and
   // back: 4 hops between nodes, each leaving through one NIC; in pods of 2 nodes, the hops 1 -> 2
@@ -77,7 +78,7 @@ TEST_CASE("a ring all-reduce over 4 nodes: pod uplink at 4:1, else the NIC or NV
 }
 
 TEST_CASE("a forced hierarchical all-reduce over 4 nodes: rails cross the pod uplink, NVLink rings stay home",
-          "[workload]") {
+          "[comm]") {
   // dp 32 on 4 DGX A100 nodes. Inside each node a ring whose hops carry 2 (7/8) S (reduce-scatter
   // and all-gather); on each of the 8 rails a ring over the 4 nodes whose hops carry 2 (3/4) S/8.
   // In pods of 2 nodes, rail hops 1 -> 2 and 3 -> 0 cross pods: each pod sends 8 rails x 2 (3/4) S/8
@@ -102,7 +103,7 @@ TEST_CASE("a forced hierarchical all-reduce over 4 nodes: rails cross the pod up
   }
 }
 
-TEST_CASE("a pipeline send: the GPUs behind one NIC share it", "[workload]") {
+TEST_CASE("a pipeline send: the GPUs behind one NIC share it", "[comm]") {
   // tp 8, pp 2: stage 0 on node 0, stage 1 on node 1. With 4 NICs per node two GPUs send through
   // each, so the class's 8 sends of B bytes take 2B / (25 GB/s x eff) after NCCL's one step and
   // the route's latency (the scenario's scale_out 1 us on the sender's NIC link and on the
@@ -123,7 +124,7 @@ TEST_CASE("a pipeline send: the GPUs behind one NIC share it", "[workload]") {
   }
 }
 
-TEST_CASE("a group spread unevenly over nodes runs the ring, and a forced tree is refused", "[workload]") {
+TEST_CASE("a group spread unevenly over nodes runs the ring, and a forced tree is refused", "[comm]") {
   // tp 1, pp 6, dp 8 on 6 nodes of 8: pipeline rank 0's data-parallel group is GPUs 0, 6, 12, ...,
   // 42, two on nodes 0 and 3 and one on the others. NCCL's tree and NVLS-tree need as many ranks
   // on every node; the plan prices the ring (fuzz_scenario found a tree priced on it).
@@ -147,7 +148,7 @@ TEST_CASE("a group spread unevenly over nodes runs the ring, and a forced tree i
 }
 
 TEST_CASE("GB200 NVL72: a rack is one NCCL node - NVLink carries TP across trays and the NICs carry DP across racks",
-          "[workload]") {
+          "[comm]") {
   // Racks of 72 GPUs in trays of 4 (topologies/gb200-nvl72.json), 2 racks. NCCL treats a
   // multi-node NVLink domain as one node: a TP group of 16 on trays 0-3 of rack 0 has one node,
   // so NVLS (one node only, and B200 has NVLink SHARP) may run it, and all of its flows stay on
@@ -220,7 +221,7 @@ Scenario dp16_on_two_a100_nodes() {
 
 }  // namespace
 
-TEST_CASE("a forced algorithm is refused even after the same plan was priced without it", "[workload]") {
+TEST_CASE("a forced algorithm is refused even after the same plan was priced without it", "[comm]") {
   // The estimate's per-plan memo (comm_costs.cpp) is shared by every CommCosts of one plan shape;
   // forcing an algorithm changes the plan, so a choice memoised without it must not answer. NVLS
   // cannot run across nodes (nor on A100s).
@@ -231,7 +232,7 @@ TEST_CASE("a forced algorithm is refused even after the same plan was priced wit
   CHECK_THROWS_AS(CommCosts(s).dp_latency(0, S), InputError);
 }
 
-TEST_CASE("two profiles of one name but other collective costs do not share the memo", "[workload]") {
+TEST_CASE("two profiles of one name but other collective costs do not share the memo", "[comm]") {
   // The memo is keyed by the plan's shape and the device: a copy of a profile with other NCCL
   // latencies under the same name (fuzz_platform found it) is priced as it is under a name of its
   // own, which no memo knows: a base latency 100 times the profile's.
@@ -245,7 +246,7 @@ TEST_CASE("two profiles of one name but other collective costs do not share the 
   CHECK(same_name > before);
 }
 
-TEST_CASE("a refused forced algorithm leaves nothing in the memo for the next plan of the same shape", "[workload]") {
+TEST_CASE("a refused forced algorithm leaves nothing in the memo for the next plan of the same shape", "[comm]") {
   // tp 2, dp 6 on three 4-GPU nodes, placed so that tp index 0's gradient group is even (GPUs
   // 0, 1, 2 | 4, 5, 6: three per node) and tp index 1's is not (3 | 7 | 8, 9, 10, 11). Forcing the
   // hierarchical all-reduce is refused -- by group 1, after group 0's choice was made -- and must
@@ -266,7 +267,7 @@ TEST_CASE("a refused forced algorithm leaves nothing in the memo for the next pl
   }
 }
 
-TEST_CASE("inside a torus the data-parallel all-reduce runs the torus algorithm at its bandwidth bound", "[workload]") {
+TEST_CASE("inside a torus the data-parallel all-reduce runs the torus algorithm at its bandwidth bound", "[comm]") {
   // dp 64 on one 4 x 4 x 4 torus of 50 GB/s ICI links: the group is the whole torus, so the torus
   // algorithm runs it; on the idle network it takes 2 (63/64) S / (2 x 3 x B x eff) (every chip's
   // six links busy, torus_collective.hpp), and its latency is base + 2 x (3 + 3 + 3) steps.
@@ -286,7 +287,7 @@ TEST_CASE("inside a torus the data-parallel all-reduce runs the torus algorithm 
   for (const GpuFlow& f : op.flows) CHECK(fabric->hops(f.from, f.to).size() == 1);
 }
 
-TEST_CASE("over two tori the all-reduce reduces in each over its ICI and across them over the NICs", "[workload]") {
+TEST_CASE("over two tori the all-reduce reduces in each over its ICI and across them over the NICs", "[comm]") {
   // dp 128 on two 4 x 4 x 4 tori (TPU multislice), hosts of 4 chips with one NIC of N. In each
   // torus the torus algorithm's flows take 2 (63/64) S / (6 B eff_up); across the two, each of the
   // 64 positions rings its 1/64 share: ring_cost gives 2 (1/2) S / 64 per member, and the 4 chips

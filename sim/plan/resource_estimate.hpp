@@ -17,8 +17,10 @@
 //   peak flows  ring flows launched and not yet waited for at the busiest moment: a rank launches
 //               all of its rings (or buckets) before it waits for them
 //
-//   folded ring flows  every ring flow of one launch per rank, when the engine folds them: it
-//               routes and groups each once before the step
+//   folded ring flows  every ring flow of one launch per rank, when the engine folds them: their
+//               routes and groups, held through the step
+//   fold links  the links of those flows' routes: the planner folds them once, whatever the
+//               fidelity (EngineShape::fold_links)
 //   coupled pairs  of the flows the fold keeps (one per cell of its quotient), those that share
 //               links are one component: the sum over components of their flows squared
 //
@@ -37,9 +39,9 @@
 //
 //   wall   = per host x hosts + per transfer x flows (pipeline, ring and probe; live flows at their
 //            own price) + per scan x in-flight scans + per actor run x actors x task runs
-//            + per folded ring flow x folded ring flows + per coupled pair x coupled pairs,
+//            + per fold link x fold links + per coupled pair x coupled pairs,
 //            when the step does not fold; when it does, per fabric end x hosts + per transfer x
-//            pipeline transfers + per flow x ring flows + per folded ring flow x folded ring flows
+//            pipeline transfers + per flow x ring flows + per fold link x fold links
 //            + per fluid scan x fluid scans + the actor and live terms
 //
 // Every flow the engine starts is priced once, whatever its kind; where flows share links the
@@ -47,9 +49,9 @@
 // flight, with the square of its backlog (in-flight scans). Every coefficient was measured on the
 // 2-core development machine (resource_estimate.cpp lists the runs and the fit; scripts/estimate-check
 // measures them again): wall estimates are within a factor of three of the CPU time of every shipped
-// config, validation row and bench case but four (resource_estimate.cpp names them: trees across
-// 1:7 pod uplinks under ZeRO-3 or HSDP at 65,536 GPUs and more, whose solves the fluid scans
-// undercount, and a reliability study whose plans after failures the step's estimate leaves out).
+// config, validation row and bench case but two (resource_estimate.cpp names them: HSDP on the
+// Llama 3 cluster at 131,072 GPUs, whose rails' components the fluid scans undercount, and a
+// reliability study whose plans after failures the step's estimate leaves out).
 // A faster or idle machine finishes sooner, a loaded one later; memory is the same.
 //
 // A run is refused (InputError, one line, exit code 2) when its memory estimate passes --max-memory
@@ -80,6 +82,7 @@ struct SimulationSize {
   double folded_ring_flows = 0;  // ring flows the engine folds (one launch per rank): its workspace
   double live_flows = 0;         // of live tensor- and context-parallel collectives (also in flows)
   double coupled_pairs = 0;      // the fold's simulated components: the sum of their flows squared
+  double fold_links = 0;         // the fold's work (EngineShape::fold_links)
   double in_flight_scans = 0;    // over the ring flows' ends, every rank's flows in flight then
   bool fluid = false;            // the engine folds: its step's flows move in its fluid network
   double fluid_scans = 0;        // over the launches' starts and ends, the flows in flight in their component
@@ -110,6 +113,10 @@ struct EngineShape {
   std::vector<double> folded_rank_flows;
   double coupled_pairs = 0;  // over the components the fold simulates, the square of their flows
   bool coupled = false;      // a component holds flows of several pipeline ranks
+  // The fold's work, done whatever the fidelity (the planner folds before it knows whether the
+  // engine will): over every gradient-reduction flow of one launch per rank, the links of its
+  // route after the split (shared_links.hpp). Before the fold, a lower bound: one per flow.
+  double fold_links = 0;
 };
 // With the step's program, the fold of the algorithms its gradient buffers run; without, of the
 // one NCCL runs for the largest buffers (1 TiB: bandwidth decides, and the ring, which folds best,

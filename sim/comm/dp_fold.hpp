@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
+#include "sim/comm/flow_quotient.hpp"
+#include "sim/comm/ring_channels.hpp"
 #include "sim/core/units.hpp"
-#include "sim/workload/flow_quotient.hpp"
-#include "sim/workload/ring_channels.hpp"
 
 namespace sim {
 

@@ -20,9 +20,9 @@
 
 #include "sim/core/deadline.hpp"
 #include "sim/core/units.hpp"
+#include "sim/plan/resource_estimate.hpp"
 #include "sim/workload/memory.hpp"
 #include "sim/workload/pipeline.hpp"
-#include "sim/workload/resource_estimate.hpp"
 #include "sim/workload/stage_layout.hpp"
 
 namespace sim {
@@ -57,7 +57,7 @@ ResolvedPlan resolve_plan(Scenario& s, const ComputeModel& cm, const Deadline& d
                           const SimulationBudget& budget = {}, OverMemory over_memory = OverMemory::RUN);
 
 // The same without the graph (`pipeline` empty), for a search that only wants plans estimated
-// faster than `cutoff`: candidates whose lower bound (pipeline.hpp, step_lower_bound) is at least
+// faster than `cutoff`: candidates whose lower bound (step_bound.hpp, step_lower_bound) is at least
 // the cutoff are not built, and when that leaves none of those that fit, the result is empty (`s`
 // unchanged). The errors are resolve_plan's. With an infinite cutoff it chooses as resolve_plan.
 // When empty, `lowest_bound` (if given) receives the lowest of those bounds: the plan matters

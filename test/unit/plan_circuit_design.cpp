@@ -1,4 +1,4 @@
-// A direct-connect network designed with the plan (sim/workload/circuit_design.hpp) and its
+// A direct-connect network designed with the plan (sim/plan/circuit_design.hpp) and its
 // collectives (collective_flows.hpp, RING over the design's strides), against the link budget
 // written out here: a ring all-reduce over k strides runs 2k channels, each directed circuit
 // carrying one, so it takes R / (2k B eff f) for R = ring_cost's bytes per rank and f the chosen
@@ -11,18 +11,18 @@
 #include <map>
 #include <string>
 
+#include "sim/comm/comm_costs.hpp"
+#include "sim/comm/comm_plan.hpp"
+#include "sim/comm/ring_channels.hpp"
 #include "sim/cost/compute_model.hpp"
+#include "sim/plan/circuit_design.hpp"
+#include "sim/plan/estimate.hpp"
+#include "sim/plan/planner.hpp"
 #include "sim/scenario/circuits.hpp"
 #include "sim/topology/direct.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
-#include "sim/workload/circuit_design.hpp"
-#include "sim/workload/comm_costs.hpp"
-#include "sim/workload/comm_plan.hpp"
-#include "sim/workload/estimate.hpp"
 #include "sim/workload/pipeline.hpp"
-#include "sim/workload/planner.hpp"
-#include "sim/workload/ring_channels.hpp"
 #include "test/unit/engine_scenario.hpp"
 
 using namespace sim;
@@ -59,7 +59,7 @@ double all_reduce_time(Scenario& s, Bytes S, CommOp* op_out = nullptr) {
 
 }  // namespace
 
-TEST_CASE("direct-connect all-reduce: 2k channels over k stride rings, one circuit per hop", "[workload]") {
+TEST_CASE("direct-connect all-reduce: 2k channels over k stride rings, one circuit per hop", "[plan]") {
   const Bytes S(256.0 * (1 << 20));
   Scenario s = engine_test::scenario(on_direct(1, 1, 32));  // 8 nodes of 4 GPUs, 4 ports each
   design_circuits(s);
@@ -87,8 +87,7 @@ TEST_CASE("direct-connect all-reduce: 2k channels over k stride rings, one circu
   CHECK(all_reduce_time(one, S) == Approx(R / (2 * B)).epsilon(1e-9));
 }
 
-TEST_CASE("direct-connect design: ports within budget, every node reached, neighbours one circuit apart",
-          "[workload]") {
+TEST_CASE("direct-connect design: ports within budget, every node reached, neighbours one circuit apart", "[plan]") {
   struct Plan {
     int64_t tp, pp, dp;
   };
@@ -118,7 +117,7 @@ TEST_CASE("direct-connect design: ports within budget, every node reached, neigh
 }
 
 TEST_CASE("direct-connect design: the pipeline's neighbours get their own circuits, faster than rings over all",
-          "[workload]") {
+          "[plan]") {
   // tp 4 pp 16 on 16 nodes of 4 GPUs and 4 ports: a stage per node, no reduction across nodes.
   // Every rank of stage 0 sends X to stage 1 at once: over c circuits of B per node pair the 4
   // GPUs' 4X take 4X / (c B eff) (c counted in the design's circuit list: an interior stage's two
@@ -149,7 +148,7 @@ TEST_CASE("direct-connect design: the pipeline's neighbours get their own circui
   CHECK(send_time(blind) == Approx(2 * send_time(s)).epsilon(1e-9));
 }
 
-TEST_CASE("the planner keeps the design whose estimated step is the shortest", "[workload]") {
+TEST_CASE("the planner keeps the design whose estimated step is the shortest", "[plan]") {
   // tp 8 pp 4 dp 2 on 8 nodes of 8 GPUs and 8 ports: the reduction's rings and the pipeline's pairs
   // share the ports, so there are several designs; every one, estimated on the plan the planner
   // resolved, is no faster than the one it kept.

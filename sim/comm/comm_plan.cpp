@@ -1,15 +1,15 @@
-#include "sim/workload/comm_plan.hpp"
+#include "sim/comm/comm_plan.hpp"
 
 #include <algorithm>
 #include <numeric>
 #include <set>
 
+#include "sim/comm/ring_channels.hpp"
 #include "sim/core/error.hpp"
 #include "sim/cost/collective_flows.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
-#include "sim/workload/ring_channels.hpp"
 
 namespace sim {
 

@@ -1,4 +1,4 @@
-#include "sim/workload/ring_channels.hpp"
+#include "sim/comm/ring_channels.hpp"
 
 #include <algorithm>
 #include <map>
@@ -7,12 +7,12 @@
 #include <unordered_map>
 #include <utility>
 
+#include "sim/comm/comm_plan.hpp"
 #include "sim/core/fnv_hash.hpp"
 #include "sim/cost/collective_flows.hpp"
 #include "sim/scenario/plan.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
-#include "sim/workload/comm_plan.hpp"
 
 namespace sim {
 

@@ -1,4 +1,4 @@
-#include "sim/workload/resource_estimate.hpp"
+#include "sim/plan/resource_estimate.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -13,16 +13,16 @@
 #include <utility>
 #include <vector>
 
+#include "sim/comm/comm_plan.hpp"
+#include "sim/comm/dp_fold.hpp"
+#include "sim/comm/ring_channels.hpp"
 #include "sim/core/error.hpp"
+#include "sim/plan/estimate.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
-#include "sim/workload/comm_plan.hpp"
-#include "sim/workload/dp_fold.hpp"
-#include "sim/workload/estimate.hpp"
 #include "sim/workload/grad_sync.hpp"
 #include "sim/workload/pipeline.hpp"
-#include "sim/workload/ring_channels.hpp"
 #include "sim/workload/stage_layout.hpp"
 
 namespace sim {
@@ -108,16 +108,21 @@ namespace {
 //   S_PER_FLUID_TRANSFER  14 us a pipeline transfer (the receiver's wait, the network daemon's
 //                    wake, the solve of its links): t1-gpt-1008B, 130,266 transfers, 1.7 s.
 //   S_PER_FLUID_RING_FLOW  4 us a gradient-reduction flow the engine starts (a cell's).
-//   S_PER_FOLDED_RING_FLOW  1 us a ring flow of the fold (counted as the plan's groups have them:
-//                    ring_channels x members; a torus's fewer): its routes, classes and quotient.
+//   S_PER_FOLD_LINK  1.4 us a link of a flow's route in the fold (EngineShape::fold_links): its
+//                    routes, split, classes and quotient, timed around fold_dp_flows (at d704bad)
+//                    on the bench matrix's 65k cells and two at 16k, per link: 1.0 (DGX A100 ZeRO-1,
+//                    H100 HSDP, Llama 3 HSDP, TPU v4 16k ZeRO-1), 1.1 and 1.3 (A100, Llama 3
+//                    ZeRO-3), 1.4 to 1.5 (TPU v4 ZeRO-3, H100 ZeRO-3), 1.8 to 1.9 (TPU v4 HSDP at
+//                    16k and 65k, GB200 HSDP) us: 1.4 is within 1.4 times of each.
 //   S_PER_FLUID_SCAN  0.3 us a flow in flight when its component is solved again (fluid_scans).
-//                    Where every rank's trees cross a 1:7 pod uplink under ZeRO-3 or HSDP (Llama 3's
-//                    cluster at 65,536 and 131,072 GPUs), the solves grow faster than this counts:
-//                    90 s, 146 s and 371 s measured against 28 to 60 s estimated for ZeRO-3 at
-//                    65,536 and HSDP at 65,536 and 131,072 GPUs. (The fourth run left out is the
-//                    in-memory checkpoint study, whose estimate prices the step, not its plans
-//                    after failures.) Those were measured before the fold split shared uplinks
-//                    (shared_links.hpp, after d70b4aa); since, these components fold (below).
+//                    Where the solves grow faster than this counts: HSDP on the Llama 3 cluster
+//                    at 131,072 GPUs, 21.8 s of CPU against 6.5 s estimated (scripts/estimate-check
+//                    at this fold: its partial pods keep each rank's rails apart, components of
+//                    thousands of cells solved again at each flow's end). Before the fold split
+//                    shared uplinks and kept replicas alike (d70b4aa), ZeRO-3 and HSDP at 65,536
+//                    GPUs and HSDP at 131,072 took 90 s, 146 s and 371 s against 28 to 60 s
+//                    estimated; the other run left out is the in-memory checkpoint study, whose
+//                    estimate prices the step, not its plans after failures.
 //   S_PER_COUPLED_PAIR  (41 ns, ring flows in flight not priced by their square:
 //                    the 178.8 s run below less its other terms over its 4.16e9 pairs) components that do not fold
 //                    (resource_estimate.hpp, "coupled pairs"): llama3-405b on llama3-24k's 16,384 H100 (pods of 3,072
@@ -148,7 +153,7 @@ constexpr double BYTES_PER_ACTOR = 14.2e3;
 constexpr double S_PER_HOST = 34e-6;
 constexpr double S_PER_TRANSFER = 7e-6;
 constexpr double BYTES_PER_FOLDED_RING_FLOW = 400;
-constexpr double S_PER_FOLDED_RING_FLOW = 1e-6;
+constexpr double S_PER_FOLD_LINK = 1.4e-6;
 constexpr double S_PER_LIVE_FLOW = 2.55e-6;
 constexpr double S_PER_FABRIC_END = 5e-6;
 constexpr double S_PER_FLUID_TRANSFER = 14e-6;
@@ -230,6 +235,8 @@ void fold_shape(const Scenario& s, const Placement& place, const Fabric& fabric,
   }
   shape.coupled_pairs = 0;
   for (const auto& [c, n] : kept) shape.coupled_pairs += n * n;
+  shape.fold_links = 0;
+  for (const auto& f : set.flows) shape.fold_links += double(set.routes[static_cast<size_t>(f.route)].links.size());
 }
 
 // The flows of the step's live collectives (resource_estimate.hpp): the engine decides which run
@@ -268,7 +275,7 @@ double wall_of(const SimulationSize& n, bool fluid) {
   return (fluid ? S_PER_FABRIC_END : S_PER_HOST) * double(n.hosts) +
          (fluid ? S_PER_FLUID_TRANSFER : S_PER_TRANSFER) * pipeline +
          (fluid ? S_PER_FLUID_RING_FLOW : 0.0) * n.ring_flows + S_PER_IN_FLIGHT_SCAN * n.in_flight_scans +
-         S_PER_ACTOR_RUN * double(n.actors) * double(n.task_runs) + S_PER_FOLDED_RING_FLOW * n.folded_ring_flows +
+         S_PER_ACTOR_RUN * double(n.actors) * double(n.task_runs) + S_PER_FOLD_LINK * n.fold_links +
          S_PER_LIVE_FLOW * n.live_flows + (fluid ? 0.0 : S_PER_COUPLED_PAIR) * n.coupled_pairs +
          S_PER_FLUID_SCAN * n.fluid_scans;
 }
@@ -310,6 +317,7 @@ EngineShape counted_shape(const Scenario& s) {
       n.rank_flows[static_cast<size_t>(r)] += double(ring_channels(place, members)) * double(members.size());
     }
   n.folded_rank_flows.assign(static_cast<size_t>(pl.pp), 0.0);
+  n.fold_links = std::accumulate(n.rank_flows.begin(), n.rank_flows.end(), 0.0);
   return n;
 }
 
@@ -358,6 +366,7 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
   n.flows = double(n.task_runs);
   n.folded_ring_flows = folded_ring_flows(s, c, full_fidelity);
   n.coupled_pairs = folds(s, c, full_fidelity) ? c.coupled_pairs : 0.0;
+  n.fold_links = c.fold_links;
   n.fluid = folds(s, c, full_fidelity);
   for (int64_t r = 0; r < pl.pp; ++r) {
     const double f = launch_flows(s, c, r, full_fidelity) * double(launches(s, layout, r));
@@ -382,6 +391,7 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
   n.flows = data_edges * replicas(s, full_fidelity);
   n.folded_ring_flows = folded_ring_flows(s, c, full_fidelity);
   n.coupled_pairs = folds(s, c, full_fidelity) ? c.coupled_pairs : 0.0;
+  n.fold_links = c.fold_links;
   n.fluid = folds(s, c, full_fidelity);
   n.live_flows = live_flows(s, p, full_fidelity);
   n.flows += n.live_flows;

@@ -1,5 +1,7 @@
 // The plans `trainsim search` enumerates (workload/plan_space.hpp), checked against counts worked
 // out by hand and against the invariants every plan must satisfy.
+#include "sim/plan/plan_space.hpp"
+
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
@@ -7,7 +9,6 @@
 
 #include "sim/core/params.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/workload/plan_space.hpp"
 #include "test/unit/text_fill.hpp"
 
 using namespace sim;
@@ -31,7 +32,7 @@ Scenario scenario(int64_t gpus, int64_t heads, int64_t layers, int64_t global_ba
                                  {"batch", std::to_string(global_batch)},
                                  {"gpu", gpu}});
   // As `trainsim search` reads it: sections only, the placeholder plan not cross-checked.
-  return parse_scenario_sections(ParamReader::from_text(text, "workload_plan_space.cpp"), TRAINSIM_SOURCE_DIR);
+  return parse_scenario_sections(ParamReader::from_text(text, "plan_space.cpp"), TRAINSIM_SOURCE_DIR);
 }
 
 // The plans without their ZeRO stage: (tp, cp, pp, sp, recompute, precision).
@@ -45,7 +46,7 @@ Row row(const PlanChoice& c) {
 TEST_CASE(
     "16 GPUs, 8 per node: tp in {1,2,4,8}, cp in {1,2}, pp dividing 16/(tp cp), SP off/on for tp > 1, three "
     "recomputes, ZeRO 0-3 where dp > 1",
-    "[workload]") {
+    "[plan]") {
   // seq_len 2048: cp 2 leaves 1,024 tokens a rank (MIN_CP_TOKENS), cp 4 would leave 512.
   // cp 1, divisors of 16/tp: tp 1 -> 5 (1,2,4,8,16), tp 2 -> 4, tp 4 -> 3, tp 8 -> 2; SP doubles
   // tp > 1: 3 x (5 + 2 (4 + 3 + 2)) = 69 rows. cp 2, divisors of 8/tp... : 3 x (4 + 2 (3 + 2 + 1)) = 48.
@@ -76,8 +77,7 @@ TEST_CASE(
   CHECK(space.front().recompute == Recompute::NONE);
 }
 
-TEST_CASE("a scenario running torchtitan's per-op checkpointing also gets it on every plan that can run it",
-          "[workload]") {
+TEST_CASE("a scenario running torchtitan's per-op checkpointing also gets it on every plan that can run it", "[plan]") {
   // The 117 rows above, plus op where tp = 1 or sequence parallelism is on: cp 1: tp 1 -> 5 rows,
   // tp 2 -> 4, tp 4 -> 3, tp 8 -> 2 (each with SP on only); cp 2: 4 + 3 + 2 + 1. 24 more.
   Scenario s = scenario(16, 32, 36, 64);
@@ -97,7 +97,7 @@ TEST_CASE("a scenario running torchtitan's per-op checkpointing also gets it on 
 TEST_CASE(
     "fp8 is tried beside the scenario's precision where the device has it, and the scenario's own plan is "
     "among the plans",
-    "[workload]") {
+    "[plan]") {
   // H100: bf16 and fp8 peaks. Every row comes twice, bf16 first.
   Scenario s = scenario(16, 32, 36, 64, "h100-sxm");
   const auto space = plan_space(s);
@@ -121,7 +121,7 @@ TEST_CASE(
   for (const auto& c : plan_space(s)) CHECK(c.cp <= 2);
 }
 
-TEST_CASE("the model and the batch restrict the plans", "[workload]") {
+TEST_CASE("the model and the batch restrict the plans", "[plan]") {
   // 12 heads: tp 8 does not divide them, so tp in {1, 2, 4}. 4 layers: pp <= 4.
   // Global batch 4: dp in {1, 2, 4}, i.e. tp*pp >= 4 of 16 GPUs.
   // tp 1: pp 4 (dp 4)                       -> 1 plan
@@ -141,7 +141,7 @@ TEST_CASE("the model and the batch restrict the plans", "[workload]") {
   }
 }
 
-TEST_CASE("no plan when nothing divides", "[workload]") {
+TEST_CASE("no plan when nothing divides", "[plan]") {
   // 8 GPUs and a global batch of 1: dp must be 1, so pp = 8/tp; 1 layer allows pp 1 only, and
   // tp 8 would need 8 heads: 3 heads divide no tp > 1 except 3, which does not divide 8.
   CHECK(plan_space(scenario(8, 3, 1, 1)).empty());

@@ -1,16 +1,17 @@
-#include "sim/workload/planner.hpp"
+#include "sim/plan/planner.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <optional>
 #include <vector>
 
+#include "sim/comm/comm_costs.hpp"
 #include "sim/core/error.hpp"
+#include "sim/plan/circuit_design.hpp"
+#include "sim/plan/estimate.hpp"
+#include "sim/plan/step_bound.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/placement.hpp"
-#include "sim/workload/circuit_design.hpp"
-#include "sim/workload/comm_costs.hpp"
-#include "sim/workload/estimate.hpp"
 #include "sim/workload/step_program.hpp"
 
 namespace sim {
@@ -198,7 +199,7 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     apply_design(s, designs[chosen]);
     for (Candidate& c : build) apply_design(c.trial, designs[chosen]);
   }
-  // The programs in the order of their lower bounds (pipeline.hpp, step_lower_bound), so that the
+  // The programs in the order of their lower bounds (step_bound.hpp, step_lower_bound), so that the
   // first ones built set a step time that the bounds of the rest can rarely beat; a candidate is
   // built only if its bound could beat the best so far (a tie with an earlier candidate loses, as
   // in candidate order) and the cutoff.

@@ -1,4 +1,4 @@
-#include "sim/workload/comm_costs.hpp"
+#include "sim/comm/comm_costs.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -6,8 +6,8 @@
 #include <optional>
 #include <type_traits>
 
+#include "sim/comm/ring_channels.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/workload/ring_channels.hpp"
 
 namespace sim {
 

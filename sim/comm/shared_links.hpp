@@ -22,7 +22,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "sim/workload/ring_channels.hpp"
+#include "sim/comm/ring_channels.hpp"
 
 namespace sim {
 

@@ -1,4 +1,4 @@
-#include "sim/workload/shared_links.hpp"
+#include "sim/comm/shared_links.hpp"
 
 #include <algorithm>
 #include <map>

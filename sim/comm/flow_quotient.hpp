@@ -42,8 +42,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/workload/ring_channels.hpp"
-#include "sim/workload/shared_links.hpp"
+#include "sim/comm/ring_channels.hpp"
+#include "sim/comm/shared_links.hpp"
 
 namespace sim {
 

@@ -11,11 +11,11 @@
 #include <optional>
 #include <tuple>
 
+#include "sim/comm/comm_plan.hpp"
 #include "sim/core/units.hpp"
 #include "sim/cost/collective.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
-#include "sim/workload/comm_plan.hpp"
 
 namespace sim {
 
