@@ -1,5 +1,7 @@
 #include "sim/scenario/model.hpp"
 
+#include <algorithm>
+
 #include "sim/core/params.hpp"
 #include "sim/scenario/schema.hpp"
 
@@ -7,26 +9,65 @@ namespace sim {
 
 namespace {
 
-// A layer's widths: hidden, the queries', the K and V projections', the (expert) MLP's, its
-// weight matrices (3 with SwiGLU) and experts (1 without MoE).
+// A layer's widths: hidden, the queries', the K and V projections', the MLP's (an expert's in an
+// MoE layer), its weight matrices (3 with SwiGLU) and experts (routed and shared; 1 for a dense
+// MLP), and of those the ones a token passes (top_k and the shared ones).
 struct LayerWidths {
-  double h, q, kv, ffn, mats, experts;
+  double h, q, kv, ffn, mats, experts, active;
 };
 
-LayerWidths widths(const ModelSpec& m) {
+LayerWidths widths(const ModelSpec& m, bool moe_layer) {
+  const bool moe = moe_layer && m.moe;
   return {static_cast<double>(m.hidden),
           static_cast<double>(m.query_width()),
           static_cast<double>(m.kv_heads * m.head_dim()),
-          static_cast<double>(m.moe ? m.moe->expert_ffn_hidden : m.ffn_hidden),
+          static_cast<double>(moe ? m.moe->expert_ffn_hidden : m.ffn_hidden),
           m.activation == Activation::SWIGLU ? 3.0 : 2.0,
-          m.moe ? static_cast<double>(m.moe->experts) : 1.0};
+          moe ? static_cast<double>(m.moe->experts + m.moe->shared_experts) : 1.0,
+          moe ? static_cast<double>(m.moe->top_k + m.moe->shared_experts) : 1.0};
+}
+
+// The attention's weight matrices: Q, K, V and the output projection, or MLA's (MlaSpec).
+double attention_linear(const ModelSpec& m) {
+  const auto [h, q, kv, ffn, mats, experts, active] = widths(m, false);
+  if (!m.mla) return h * (q + 2 * kv) + q * h;
+  const MlaSpec& a = *m.mla;
+  const auto heads = static_cast<double>(m.heads);
+  const auto qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+  const auto q_rank = static_cast<double>(a.q_lora_rank), kv_rank = static_cast<double>(a.kv_lora_rank);
+  const double query = a.q_lora_rank > 0 ? h * q_rank + q_rank * heads * qk : h * heads * qk;
+  return query + h * (kv_rank + static_cast<double>(a.qk_rope_head_dim)) +
+         kv_rank * heads * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim) +
+         heads * static_cast<double>(a.v_head_dim) * h;
+}
+
+// One layer's parameters: an MoE layer's (where the model has them) or a dense one's, all of
+// them or those one token passes.
+double layer_params_of(const ModelSpec& m, bool moe_layer, bool only_active) {
+  const auto [h, q, kv, ffn, mats, experts, active] = widths(m, moe_layer);
+  const double n = only_active ? active : experts;
+  const double linear = attention_linear(m) + mats * h * ffn * n;
+  const double biases = m.rmsnorm ? 0.0 : (q + 2 * kv) + h + (ffn * (mats - 1.0) + h) * n;
+  const double router = moe_layer && m.moe ? h * static_cast<double>(m.moe->experts) : 0.0;
+  const double latent_norms = m.mla ? static_cast<double>(m.mla->q_lora_rank + m.mla->kv_lora_rank) : 0.0;
+  const double norms = (m.rmsnorm ? 2 * h : 4 * h) + latent_norms;
+  return linear + biases + router + norms;
+}
+
+// The layers', the embeddings' (two matrices unless tied) and the final norm's.
+double model_params(const ModelSpec& m, bool only_active) {
+  const auto moe = static_cast<double>(m.moe_layers()), dense = static_cast<double>(m.layers) - moe;
+  const double emb = m.embedding_params() * (m.tied_embeddings ? 1.0 : 2.0);
+  const double final_norm = m.rmsnorm ? static_cast<double>(m.hidden) : 2.0 * static_cast<double>(m.hidden);
+  return moe * layer_params_of(m, true, only_active) + dense * layer_params_of(m, false, only_active) + emb +
+         final_norm;
 }
 
 }  // namespace
 
 double ModelSpec::linear_params() const {
-  const auto [h, q, kv, ffn, mats, experts] = widths(*this);
-  return h * (q + 2 * kv) + q * h + mats * h * ffn * experts;
+  const auto [h, q, kv, ffn, mats, experts, active] = widths(*this, true);
+  return attention_linear(*this) + mats * h * ffn * experts;
 }
 
 double ModelSpec::rank_kv_heads(int64_t tp) const {
@@ -40,19 +81,20 @@ double ModelSpec::layer_params_per_rank(int64_t tp) const {
   return layer_params() / t + extra_heads * per_head;
 }
 
-double ModelSpec::layer_params() const {
-  const auto [h, q, kv, ffn, mats, experts] = widths(*this);
-  const double biases = rmsnorm ? 0.0 : (q + 2 * kv) + h + (ffn * (mats - 1.0) + h) * experts;
-  const double router = moe ? h * experts : 0.0;
-  const double norms = rmsnorm ? 2 * h : 4 * h;
-  return linear_params() + biases + router + norms;
+double ModelSpec::layer_params() const { return layer_params_of(*this, true, false); }
+
+bool ModelSpec::moe_layer(int64_t i) const {
+  return moe && i >= moe->dense_layers && (i - moe->dense_layers) % moe->layer_interval == moe->layer_interval - 1;
 }
 
-double ModelSpec::total_params() const {
-  double emb = embedding_params() * (tied_embeddings ? 1.0 : 2.0);
-  double final_norm = rmsnorm ? static_cast<double>(hidden) : 2.0 * static_cast<double>(hidden);
-  return static_cast<double>(layers) * layer_params() + emb + final_norm;
+int64_t ModelSpec::moe_layers() const {
+  if (!moe || layers <= moe->dense_layers) return 0;
+  return (layers - moe->dense_layers) / moe->layer_interval;
 }
+
+double ModelSpec::total_params() const { return model_params(*this, false); }
+
+double ModelSpec::active_params() const { return model_params(*this, true); }
 
 ModelSpec ModelSpec::parse(const ParamReader& r) {
   schema_expect_keys(r, "/model");
@@ -86,7 +128,32 @@ ModelSpec ModelSpec::parse(const ParamReader& r) {
     s.top_k = moe->count("top_k", key_spec("/model/moe/top_k").min, s.experts);  // at most experts
     s.expert_ffn_hidden =
         moe->has("expert_ffn_hidden") ? schema_count(*moe, "/model/moe/expert_ffn_hidden") : m.ffn_hidden;
+    s.shared_experts = schema_count(*moe, "/model/moe/shared_experts");
+    s.dense_layers = schema_count(*moe, "/model/moe/dense_layers");
+    if (s.dense_layers >= m.layers)
+      moe->at("dense_layers")
+          .fail(
+              std::to_string(s.dense_layers) + " dense layers leave no MoE layer of layers=" + std::to_string(m.layers),
+              "fewer than layers");
+    s.layer_interval = schema_count(*moe, "/model/moe/layer_interval");
+    if (s.layer_interval > m.layers - s.dense_layers)
+      moe->at("layer_interval")
+          .fail("every " + std::to_string(s.layer_interval) + "th of the " + std::to_string(m.layers - s.dense_layers) +
+                    " layers after the dense ones leaves no MoE layer",
+                "at most layers - dense_layers");
     m.moe = s;
+  }
+  if (auto mla = r.find("mla")) {
+    schema_expect_keys(*mla, "/model/mla");
+    MlaSpec a;
+    a.q_lora_rank = schema_count(*mla, "/model/mla/q_lora_rank");
+    a.kv_lora_rank = schema_count(*mla, "/model/mla/kv_lora_rank");
+    a.qk_nope_head_dim = schema_count(*mla, "/model/mla/qk_nope_head_dim");
+    a.qk_rope_head_dim = schema_count(*mla, "/model/mla/qk_rope_head_dim");
+    a.v_head_dim = schema_count(*mla, "/model/mla/v_head_dim");
+    if (m.heads > MAX_MODEL_WIDTH / std::max(a.qk_nope_head_dim + a.qk_rope_head_dim, a.v_head_dim))
+      mla->fail("heads x head widths are wider than " + std::to_string(MAX_MODEL_WIDTH), "fewer or narrower heads");
+    m.mla = a;
   }
   return m;
 }

@@ -17,10 +17,29 @@ inline constexpr int64_t MAX_MODEL_EXPERTS = 1 << 16;
 
 enum class Activation { GELU, SWIGLU };
 
+// Mixture-of-experts MLPs (DESIGN.md `model.moe`): `experts` routed experts of `expert_ffn_hidden`
+// each, `top_k` of them per token, beside `shared_experts` that every token passes (DeepSeekMoE,
+// Dai et al. 2024). The first `dense_layers` layers keep a dense MLP of ffn_hidden (DeepSeek's
+// first_k_dense_replace); of the layers after them every `layer_interval`-th is MoE, the others
+// dense (Llama 4's interleave_moe_layer_step: layers 1, 3, 5, ... at 2).
 struct MoeSpec {
   int64_t experts = 1;
   int64_t top_k = 1;
   int64_t expert_ffn_hidden = 0;
+  int64_t shared_experts = 0;
+  int64_t dense_layers = 0;
+  int64_t layer_interval = 1;
+};
+
+// Multi-head latent attention (DeepSeek-V2, Liu et al. 2024 §2.1): queries through a rank
+// `q_lora_rank` down-projection (0: one projection, as DeepSeek-V2-Lite), keys and values through
+// one joint rank `kv_lora_rank` latent; each head's query and key are `qk_nope_head_dim` wide plus
+// `qk_rope_head_dim` decoupled rotary dimensions (the rotary key shared by the heads), its value
+// `v_head_dim`. Weights as deepseek-ai/DeepSeek-V3 inference/model.py's MLA: wq_a, q_norm, wq_b (or
+// wq), wkv_a, kv_norm, wkv_b, wo.
+struct MlaSpec {
+  int64_t q_lora_rank = 0, kv_lora_rank = 0;                           // latent ranks
+  int64_t qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;  // per head
 };
 
 struct ModelSpec {
@@ -47,6 +66,7 @@ struct ModelSpec {
   // states it.
   bool dropout = true;
   std::optional<MoeSpec> moe;
+  std::optional<MlaSpec> mla;  // none: multi-head or grouped-query attention
 
   // `head_dim`: each head's width; 0 (absent): hidden / heads. PaLM's are 256 wide at hidden 18,432
   // over 48 heads, so its queries span 12,288 (Chowdhery et al. 2022 Table 1).
@@ -68,9 +88,17 @@ struct ModelSpec {
   // weights (and biases) it holds beyond its share when they are replicated.
   double layer_params_per_rank(int64_t tp) const;
   // The weight matrices of one layer (QKV, projection, MLP; every expert's): no bias, norm or router.
+  // Of an MoE layer where the model has them.
   double linear_params() const;
   double embedding_params() const { return static_cast<double>(vocab) * static_cast<double>(hidden); }
+  // Whether layer i (from 0) has an MoE MLP, and how many do.
+  bool moe_layer(int64_t i) const;
+  int64_t moe_layers() const;
+  // Every parameter, and those one token passes through: the embeddings, each layer's attention,
+  // norms and router, a dense layer's MLP, and of an MoE layer's experts the shared ones and top_k
+  // routed ones (the convention of DeepSeek's and Mistral's "activated parameters").
   double total_params() const;
+  double active_params() const;
 
   static ModelSpec parse(const ParamReader& r);
 };

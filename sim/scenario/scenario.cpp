@@ -155,6 +155,9 @@ void cross_check(const Scenario& s, const ParamReader& r) {
   if (m.moe)  // the schema reads it; the workload generator does not route tokens to experts yet
     throw InputError(s.file, s.json_path("/model/moe"), "mixture-of-experts layers are not simulated in this version",
                      "a dense model (no \"moe\" section)");
+  if (m.mla)  // the schema reads it and counts its parameters; the ops do not price it yet
+    throw InputError(s.file, s.json_path("/model/mla"), "multi-head latent attention is not simulated in this version",
+                     "multi-head or grouped-query attention (no \"mla\" section)");
   if (m.moe && m.moe->experts % p.ep != 0)
     par.at("ep").fail(i2s(p.ep) + " does not divide experts=" + i2s(m.moe->experts), "a divisor of moe.experts");
   if (s.training.seq_len % (p.cp > 1 ? 2 * p.cp : 1) != 0)

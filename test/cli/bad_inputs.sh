@@ -303,6 +303,10 @@ case("top-k-above-experts", "/model/moe/top_k", "9 is out of range",
 # with --strict-memory (memory_verdict.sh).
 case("moe-not-simulated", "/model/moe", "mixture-of-experts layers are not simulated",
      put("model.moe", {"experts": 8, "top_k": 2}))
+case("mla-not-simulated", "/model/mla", "multi-head latent attention is not simulated",
+     put("model.mla", {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}))
+case("moe-dense-layers-all", "/model/moe/dense_layers", "leave no MoE layer",
+     put("model.moe", {"experts": 8, "top_k": 2, "dense_layers": 1000}))
 
 # --- the cluster -------------------------------------------------------------------------------
 case("partial-node", "/cluster/gpus", "12 GPUs do not fill whole nodes of 8", put("cluster.gpus", 12))

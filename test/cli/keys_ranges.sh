@@ -28,6 +28,7 @@ keys, work = json.load(open(sys.argv[1])), sys.argv[2]
 base = json.load(open("configs/quickstart.json"))
 base["model"] = json.load(open("models/" + base["model"] + ".json"))
 base["model"]["moe"] = {"experts": 8, "top_k": 2}
+base["model"]["mla"] = {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}
 cluster = json.load(open("topologies/" + base["cluster"]["from"] + ".json"))
 device = json.load(open("topologies/devices/" + cluster["gpu"] + ".json"))
 # A validation table (@validation) of one row, the scenario above.
