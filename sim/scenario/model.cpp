@@ -96,6 +96,12 @@ double ModelSpec::total_params() const { return model_params(*this, false); }
 
 double ModelSpec::active_params() const { return model_params(*this, true); }
 
+double ModelSpec::mtp_params() const {
+  const auto h = static_cast<double>(hidden);
+  const double norms = rmsnorm ? 2 * h : 4 * h;
+  return static_cast<double>(mtp_layers) * (layer_params_of(*this, moe_layer(layers - 1), false) + 2 * h * h + norms);
+}
+
 ModelSpec ModelSpec::parse(const ParamReader& r) {
   schema_expect_keys(r, "/model");
   if (auto k = r.find("kind")) k->as_choice(schema_choices("/model/kind"));
@@ -143,6 +149,7 @@ ModelSpec ModelSpec::parse(const ParamReader& r) {
                 "at most layers - dense_layers");
     m.moe = s;
   }
+  m.mtp_layers = schema_count(r, "/model/mtp_layers");
   if (auto mla = r.find("mla")) {
     schema_expect_keys(*mla, "/model/mla");
     MlaSpec a;

@@ -67,6 +67,10 @@ struct ModelSpec {
   bool dropout = true;
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;  // none: multi-head or grouped-query attention
+  // Multi-token prediction modules (DeepSeek-V3 §2.2): each one more transformer layer (as the last
+  // layer: MoE where it is) behind a 2h x h projection of the hidden state and the next token's
+  // embedding, two RMSNorms on its inputs; embedding and output head shared with the model.
+  int64_t mtp_layers = 0;
 
   // `head_dim`: each head's width; 0 (absent): hidden / heads. PaLM's are 256 wide at hidden 18,432
   // over 48 heads, so its queries span 12,288 (Chowdhery et al. 2022 Table 1).
@@ -99,6 +103,8 @@ struct ModelSpec {
   // routed ones (the convention of DeepSeek's and Mistral's "activated parameters").
   double total_params() const;
   double active_params() const;
+  // The multi-token prediction modules' own parameters (none shared with the model), all of them.
+  double mtp_params() const;
 
   static ModelSpec parse(const ParamReader& r);
 };

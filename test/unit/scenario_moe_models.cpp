@@ -41,6 +41,10 @@ TEST_CASE("MoE models count the parameters their sources publish, total and acti
   CHECK(v3.moe_layers() == 58);
   CHECK(v3.total_params() == Approx(671e9).epsilon(0.005));
   CHECK(v3.active_params() == Approx(36.7e9).epsilon(0.03));
+  // Its multi-token prediction module: 11.5B parameters of its own (README_WEIGHTS.md), one MoE
+  // layer, a 2h x h projection and two norms.
+  CHECK(v3.mtp_layers == 1);
+  CHECK(v3.mtp_params() == Approx(11.5e9).epsilon(0.01));
   // DeepSeek-V2 (arXiv 2405.04434): 236B, 21B activated.
   const ModelSpec v2 = model("deepseek-v2");
   CHECK(v2.total_params() == Approx(236e9).epsilon(0.005));
