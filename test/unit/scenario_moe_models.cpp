@@ -61,6 +61,17 @@ TEST_CASE("MoE models count the parameters their sources publish, total and acti
   CHECK(maverick.moe_layer(1));
   CHECK(maverick.total_params() == Approx(400e9).epsilon(0.005));
   CHECK(maverick.active_params() == Approx(17e9).epsilon(0.02));
+  // Qwen3 (arXiv 2505.09388; the 30B's model card): 235B and 22B; 30.5B and 3.3B.
+  const ModelSpec qwen235 = model("qwen3-235b-a22b");
+  CHECK(qwen235.total_params() == Approx(235e9).epsilon(0.005));
+  CHECK(qwen235.active_params() == Approx(22e9).epsilon(0.02));
+  const ModelSpec qwen30 = model("qwen3-30b-a3b");
+  CHECK(qwen30.total_params() == Approx(30.5e9).epsilon(0.005));
+  CHECK(qwen30.active_params() == Approx(3.3e9).epsilon(0.02));
+  // Kimi K2 (arXiv 2507.20534): 1.04T and 32B; counted 1.026T and 32.9B.
+  const ModelSpec kimi = model("kimi-k2");
+  CHECK(kimi.total_params() == Approx(1.04e12).epsilon(0.02));
+  CHECK(kimi.active_params() == Approx(32e9).epsilon(0.03));
 }
 
 TEST_CASE("a dense model's activated parameters are all of them", "[scenario]") {
