@@ -1,9 +1,11 @@
 // The pipeline schedules' registry (sim/workload/schedule.hpp): every schedule a scenario may name
 // has an entry; each entry's order runs every forward and backward unit once, a microbatch's
 // backward after its forward; the activations held at the peak follow each paper's closed form.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "sim/scenario/schedules.hpp"
 #include "sim/workload/schedule.hpp"
@@ -46,4 +48,61 @@ TEST_CASE("the activations a rank holds at its peak follow the schedules' closed
     CHECK(pipeline_schedule(Schedule::INTERLEAVED).in_flight(pp, v, m, 0) ==
           Approx(pp * (1.0 + double(pp - 1) / double(pp * v))));
   CHECK(pipeline_schedule(Schedule::INTERLEAVED).in_flight(pp, 1, m, 2) == pp - 2);
+}
+
+namespace {
+
+// The step of a schedule's orders with every forward taking f and every backward b per chunk, and
+// transfers free: each rank runs its units in order, a forward once the previous virtual stage's
+// forward of its microbatch has ended, a backward once the next stage's backward (or, on the
+// last stage, its own forward) has. An independent replay of the orders, not the estimate's.
+double ideal_step(const PipelineSchedule& e, int64_t pp, int64_t v, int64_t m, double f, double b) {
+  const int64_t stages = pp * v;
+  std::vector<std::vector<ScheduleUnit>> order(static_cast<size_t>(pp));
+  for (int64_t r = 0; r < pp; ++r) order[static_cast<size_t>(r)] = e.units(pp, v, m, r);
+  // end[direction][stage][microbatch], negative until run.
+  std::vector<double> end(static_cast<size_t>(2 * stages * m), -1.0);
+  const auto at = [&](bool fwd, int64_t s, int64_t i) -> double& {
+    return end[static_cast<size_t>(((fwd ? 0 : 1) * stages + s) * m + i)];
+  };
+  std::vector<size_t> next(static_cast<size_t>(pp), 0);
+  std::vector<double> free(static_cast<size_t>(pp), 0.0);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int64_t r = 0; r < pp; ++r) {
+      auto& k = next[static_cast<size_t>(r)];
+      while (k < order[static_cast<size_t>(r)].size()) {
+        const ScheduleUnit& u = order[static_cast<size_t>(r)][k];
+        const int64_t s = u.chunk * pp + r;
+        const double ready = u.forward ? (s == 0 ? 0.0 : at(true, s - 1, u.microbatch))
+                                       : (s == stages - 1 ? at(true, s, u.microbatch) : at(false, s + 1, u.microbatch));
+        if (ready < 0) break;  // its input is not there yet
+        double& t = free[static_cast<size_t>(r)];
+        t = std::max(t, ready) + (u.forward ? f : b);
+        at(u.forward, s, u.microbatch) = t;
+        ++k;
+        progress = true;
+      }
+    }
+  }
+  for (int64_t r = 0; r < pp; ++r) REQUIRE(next[static_cast<size_t>(r)] == order[static_cast<size_t>(r)].size());
+  return *std::max_element(free.begin(), free.end());
+}
+
+}  // namespace
+
+TEST_CASE("the schedules' orders give the papers' bubbles at 8 microbatches", "[workload]") {
+  // Narayanan et al. 2021 §2.2: with forward and backward times F and B per microbatch and stage,
+  // GPipe and 1F1B take (m + p - 1)(F + B); interleaving v chunks per rank (each F/v, B/v) shrinks
+  // the bubble to (p - 1)(F + B) / v.
+  const double F = 1.0, B = 2.0;
+  for (int64_t pp : {2, 4, 8}) {
+    const int64_t m = 8;
+    INFO("pp " << pp);
+    CHECK(ideal_step(pipeline_schedule(Schedule::GPIPE), pp, 1, m, F, B) == Approx((m + pp - 1) * (F + B)));
+    CHECK(ideal_step(pipeline_schedule(Schedule::ONE_F_ONE_B), pp, 1, m, F, B) == Approx((m + pp - 1) * (F + B)));
+    for (int64_t v : {2, 4})
+      CHECK(ideal_step(pipeline_schedule(Schedule::INTERLEAVED), pp, v, m, F / v, B / v) ==
+            Approx(m * (F + B) + (pp - 1) * (F + B) / v));
+  }
 }
