@@ -118,6 +118,14 @@ FlowQuotient quotient_flows(const RingFlowSet& set, const std::vector<int64_t>& 
   std::vector<int64_t> signature;
   std::vector<std::pair<int64_t, int64_t>> seen;
   std::vector<std::array<int64_t, 3>> terms;
+  // Appends to the signature the terms of a split link or a representative, each as (the other
+  // end's colour, weight, own), sorted.
+  const auto append_terms = [&](const std::vector<std::array<int64_t, 3>>& of, const std::vector<int64_t>& colour) {
+    terms.clear();
+    for (const auto& [y, w, own] : of) terms.push_back({colour[static_cast<size_t>(y)], w, own});
+    std::sort(terms.begin(), terms.end());
+    for (const auto& t : terms) signature.insert(signature.end(), t.begin(), t.end());
+  };
   for (;;) {
     ids.clear();
     std::vector<int64_t> next_link(links);
@@ -135,22 +143,16 @@ FlowQuotient quotient_flows(const RingFlowSet& set, const std::vector<int64_t>& 
         signature.push_back(seen[j].first);
         signature.push_back(seen[j].second);
       }
-      terms.clear();
-      for (const auto& [x, w, own] : terms_on[l]) terms.push_back({shared_colour[static_cast<size_t>(x)], w, own});
-      std::sort(terms.begin(), terms.end());
       signature.push_back(-1);
-      for (const auto& t : terms) signature.insert(signature.end(), t.begin(), t.end());
+      append_terms(terms_on[l], shared_colour);
       next_link[l] = ids(signature);
     }
     const int64_t next_link_colours = ids.size();
     ids.clear();
     std::vector<int64_t> next_shared(shared.size());
     for (size_t x = 0; x < shared.size(); ++x) {
-      terms.clear();
-      for (const auto& [l, w, own] : terms_of[x]) terms.push_back({link_colour[static_cast<size_t>(l)], w, own});
-      std::sort(terms.begin(), terms.end());
       signature.assign(1, shared_colour[x]);
-      for (const auto& t : terms) signature.insert(signature.end(), t.begin(), t.end());
+      append_terms(terms_of[x], link_colour);
       next_shared[x] = ids(signature);
     }
     const int64_t next_shared_colours = ids.size();

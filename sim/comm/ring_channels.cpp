@@ -93,13 +93,12 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
   // A link belongs to one component: its number there, and each component's next number.
   std::vector<int32_t> local(ids, -1);
   std::vector<int32_t> numbered(classes.size(), 0);
-  std::vector<bool> begun(classes.size(), false);
   std::vector<size_t> roots;  // clean components, by their first flow
   for (size_t i = 0; i < set.flows.size(); ++i) {
     const Class& c = classes[flow_class[i]];
     const size_t root = find(flow_class[i]);
     if (dirty[root]) continue;
-    if (!begun[root]) roots.push_back(root), begun[root] = true;
+    if (signature[root].empty()) roots.push_back(root);
     const auto& route = set.routes[static_cast<size_t>(c.route)];
     auto& sig = signature[root];
     int32_t& next = numbered[root];

@@ -127,9 +127,8 @@ LinkSplit split_shared_links(RingFlowSet& set, const std::vector<int64_t>& group
     if (std::none_of(links.begin(), links.end(), [&](uint64_t id) { return id < ids && shared[id]; })) continue;
     auto& mine = route_of[static_cast<size_t>(r)];
     auto it = std::find_if(mine.begin(), mine.end(), [&](const auto& x) { return x.first == group[i]; });
-    const bool fresh = it == mine.end();
-    if (fresh) it = mine.insert(mine.end(), {group[i], static_cast<int64_t>(set.routes.size())});
-    if (fresh) {
+    if (it == mine.end()) {
+      it = mine.insert(mine.end(), {group[i], static_cast<int64_t>(set.routes.size())});
       RingFlowSet::Route nr{links, 0};
       std::vector<uint64_t> shape{static_cast<uint64_t>(set.routes[static_cast<size_t>(r)].shape)};
       for (uint64_t& id : nr.links)

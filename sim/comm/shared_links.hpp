@@ -1,7 +1,8 @@
 // Which links of a step's data-parallel flows constrain them, and the one approximation the fold
 // makes (sim/engine/replay.cpp, "Folding"): at a link that several gradient-reduction groups
 // share and that their flows can saturate -- an oversubscribed pod uplink -- each group gets a
-// representative link of its share of the capacity.
+// representative link, whose capacity is the link's times the group's weight over the weights of
+// the groups using the link at that moment (FluidNetwork::add_shared_link).
 //
 // Why: such a link joins every group that crosses it into one system, which the fold cannot divide
 // (ring_channels.hpp: components) and whose max-min allocation changes everywhere at each flow's
@@ -11,11 +12,12 @@
 // What it keeps exact: groups that are the same system under a renaming of links (the rails of a
 // rank's groups, launched together with the same bytes: DpFlow::launch) have equal rates at every
 // instant, by symmetry, so each carries 1/k of what the shared link carries; a representative link
-// of 1/k of the capacity gives each the same allocation. Approximated: groups that differ (a
-// shard group and its replicas under hybrid sharding; ranks launching at other times) keep their
-// static share even while the others are idle (their time is an upper bound on the shared link's
-// part), and other traffic of the step (pipeline transfers) crossing the link sees its whole
-// capacity. docs/speed.md gives the measured error against the unsplit fold.
+// of 1/k of the capacity gives each the same allocation; groups that use the link at different
+// times (ranks launching at other times) each take the whole link while alone. Approximated:
+// groups that differ and overlap on the link (a shard group and its replicas under hybrid
+// sharding; ranks whose launches overlap) share it by weight, as their flows' rates need not, and
+// other traffic of the step (pipeline transfers) crossing the link sees its whole capacity.
+// docs/speed.md gives the measured error against the unsplit fold.
 #pragma once
 
 #include <cstdint>

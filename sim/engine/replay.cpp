@@ -326,9 +326,10 @@ struct Replay {
   // does, whose events a daemon actor handles at SimGrid's clock. The fold is exact wherever it
   // applies but where groups that differ overlap on a split link (the step time is the unfolded
   // one, simulated by SimGrid, up to floating-point rounding: test/unit/engine_fold.cpp, which
-  // also holds the split's approximation to its bound; docs/speed.md). With a failure in the step, links and hosts go
-  // down under flows in flight, so nothing is folded and SimGrid moves every flow; slow NICs are links of other
-  // capacities, hence other shapes, and are simulated as they are.
+  // also holds the split's approximation to its bound; docs/speed.md). With a failure in the
+  // step, links and hosts go down under flows in flight, so nothing is folded and SimGrid moves
+  // every flow; slow NICs are links of other capacities, hence other shapes, and are simulated as
+  // they are.
   bool folding() const { return folds(s, opt); }
 
   void fold_rings() {
