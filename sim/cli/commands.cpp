@@ -54,7 +54,7 @@ int check(const CheckArgs& a) {
   EngineOptions opt = engine_options(a.fidelity, a.max_wall, a.max_memory, config);
   opt.strict_memory = a.strict_memory;
   Scenario s = load_scenario(config, parse_sets(a.sets));
-  ResolvedPlan p = check_run(s, opt);
+  const ResolvedPlan p = check_run(s, opt).plan;
   const MemoryEstimate& m = p.memory;
   std::printf(
       "%s: ok (%s on %lld x %s; micro_batch %lld, virtual_stages %lld; %s per GPU, %s reserved, of %s usable: "

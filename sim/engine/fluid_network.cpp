@@ -19,7 +19,10 @@ int32_t FluidNetwork::add_link(double capacity) {
 
 int32_t FluidNetwork::add_route(std::vector<int32_t> links, double latency, std::vector<double> load) {
   if (load.empty()) load.assign(links.size(), 1.0);
-  routes_.push_back({std::move(links), std::move(load), latency > 0 ? 1.0 / latency : 1.0, latency});
+  const auto slots = static_cast<uint32_t>(slots_.size());
+  slots_.resize(slots_.size() + links.size(), -1);
+  routes_.push_back(
+      {std::move(links), std::move(load), latency > 0 ? 1.0 / latency : 1.0, latency, slots, {}, 0, 0, false, 0, 0});
   return static_cast<int32_t>(routes_.size() - 1);
 }
 
@@ -73,11 +76,8 @@ void FluidNetwork::start(double now, double bytes, int32_t route, int32_t group)
   flows_.push_back({});
   Flow& x = flows_.back();
   x.route = route;
-  x.slots = static_cast<uint32_t>(slots_.size());
-  slots_.resize(slots_.size() + r.links.size(), -1);
   x.remaining = std::max(0.0, bytes);
   x.since = now;
-  x.weight = r.weight;
   x.group = group;
   ++groups_[static_cast<size_t>(group)];
   if (r.latency > 0)
@@ -139,43 +139,54 @@ void FluidNetwork::activate(int32_t f, double t) {
   Flow& x = flows_[static_cast<size_t>(f)];
   x.phase = Phase::ACTIVE;
   x.since = t;
-  const auto& route = links(x);
-  if (route.empty() || x.remaining <= 0) return finish(f);
+  Route& r = routes_[static_cast<size_t>(x.route)];
+  if (r.links.empty() || x.remaining <= 0) return finish(f);
   if (touched_.empty()) touched_at_ = t;
-  for (size_t i = 0; i < route.size(); ++i) {
-    Link& l = links_[static_cast<size_t>(route[i])];
-    slots_[x.slots + i] = static_cast<int32_t>(l.active.size());
-    l.active.push_back(f);
-    touched_.push_back(route[i]);
-    if (l.active.size() == 1 && !l.stands.empty()) use(route[i], true);
+  x.slot = static_cast<int32_t>(r.active.size());
+  r.active.push_back(f);
+  r.fresh = true;
+  const auto id = static_cast<int32_t>(&r - routes_.data());
+  for (size_t i = 0; i < r.links.size(); ++i) {
+    touched_.push_back(r.links[i]);
+    if (r.active.size() > 1) continue;  // the route is on its links' lists already
+    Link& l = links_[static_cast<size_t>(r.links[i])];
+    slots_[r.slots + i] = static_cast<int32_t>(l.active.size());
+    l.active.push_back(id);
+    if (l.active.size() == 1 && !l.stands.empty()) use(r.links[i], true);
   }
 }
 
 void FluidNetwork::finish(int32_t f) {
   Flow& x = flows_[static_cast<size_t>(f)];
-  const auto& route = links(x);
-  const bool sharing = x.phase == Phase::ACTIVE && !route.empty() && slots_[x.slots] >= 0;
+  const bool sharing = x.slot >= 0;
   x.phase = Phase::DONE;
   x.remaining = 0;
   x.rate = 0;
   unschedule(f);
   if (sharing) {
+    Route& r = routes_[static_cast<size_t>(x.route)];
+    const int32_t moved = r.active.back();  // off the route's flows
+    r.active[static_cast<size_t>(x.slot)] = moved;
+    flows_[static_cast<size_t>(moved)].slot = x.slot;
+    r.active.pop_back();
+    x.slot = -1;
     if (touched_.empty()) touched_at_ = x.since;
-    for (size_t i = 0; i < route.size(); ++i) {
-      Link& l = links_[static_cast<size_t>(route[i])];
-      const int32_t slot = slots_[x.slots + i];
-      const int32_t moved = l.active.back();
-      l.active[static_cast<size_t>(slot)] = moved;
+    const auto id = static_cast<int32_t>(&r - routes_.data());
+    for (size_t i = 0; i < r.links.size(); ++i) {
+      touched_.push_back(r.links[i]);
+      if (!r.active.empty()) continue;  // the route stays on its links' lists
+      Link& l = links_[static_cast<size_t>(r.links[i])];
+      const int32_t slot = slots_[r.slots + i];
+      const int32_t other = l.active.back();
+      l.active[static_cast<size_t>(slot)] = other;
       l.active.pop_back();
-      if (moved != f) {  // the moved flow's slot on this link
-        const Flow& m = flows_[static_cast<size_t>(moved)];
-        const auto& theirs = links(m);
-        for (size_t j = 0; j < theirs.size(); ++j)
-          if (theirs[j] == route[i]) slots_[m.slots + j] = slot;
+      if (other != id) {  // the moved route's slot on this link
+        const Route& m = routes_[static_cast<size_t>(other)];
+        for (size_t j = 0; j < m.links.size(); ++j)
+          if (m.links[j] == r.links[i]) slots_[m.slots + j] = slot;
       }
-      slots_[x.slots + i] = -1;
-      touched_.push_back(route[i]);
-      if (l.active.empty() && !l.stands.empty()) use(route[i], false);
+      slots_[r.slots + i] = -1;
+      if (l.active.empty() && !l.stands.empty()) use(r.links[i], false);
     }
   }
   if (--groups_[static_cast<size_t>(x.group)] == 0) on_done_(x.group);
@@ -210,11 +221,11 @@ double FluidNetwork::next_event() {
 
 void FluidNetwork::solve(double t) {
   const uint64_t id = ++solves_;
-  // The component: links touched, their active flows, those flows' links, and so on.
+  // The component: links touched, their routes, those routes' links, and so on.
   auto& comp_links = component_links_;
-  auto& comp_flows = component_flows_;
+  auto& comp_routes = component_routes_;
   comp_links.clear();
-  comp_flows.clear();
+  comp_routes.clear();
   for (int32_t l : touched_)
     if (links_[static_cast<size_t>(l)].seen != id) {
       links_[static_cast<size_t>(l)].seen = id;
@@ -222,28 +233,22 @@ void FluidNetwork::solve(double t) {
     }
   touched_.clear();
   for (size_t i = 0; i < comp_links.size(); ++i)
-    for (int32_t f : links_[static_cast<size_t>(comp_links[i])].active) {
-      Flow& x = flows_[static_cast<size_t>(f)];
-      if (x.seen == id) continue;
-      x.seen = id;
-      comp_flows.push_back(f);
-      for (int32_t l : links(x))
+    for (int32_t q : links_[static_cast<size_t>(comp_links[i])].active) {
+      Route& r = routes_[static_cast<size_t>(q)];
+      if (r.seen == id) continue;
+      r.seen = id;
+      r.solved = r.rate;
+      comp_routes.push_back(q);
+      for (int32_t l : r.links)
         if (links_[static_cast<size_t>(l)].seen != id) {
           links_[static_cast<size_t>(l)].seen = id;
           comp_links.push_back(l);
         }
     }
-  // Bytes moved at the old rates up to t.
-  for (int32_t f : comp_flows) {
-    Flow& x = flows_[static_cast<size_t>(f)];
-    x.remaining = std::max(0.0, x.remaining - x.rate * (t - x.since));
-    x.since = t;
-    x.old_rate = x.rate;
-  }
-  // Progressive filling: the link of the smallest fair share saturates first, fixing its flows.
-  // Fixing flows at the smallest share leaves every other link's share the same or larger, so a
-  // link's entry in the queue is a lower bound of its share: popped, it is either current (the
-  // smallest share) or goes back with its share now.
+  // Progressive filling: the link of the smallest fair share saturates first, fixing its routes'
+  // flows. Fixing flows at the smallest share leaves every other link's share the same or larger,
+  // so a link's entry in the queue is a lower bound of its share: popped, it is either current
+  // (the smallest share) or goes back with its share now.
   auto& queue = queue_;
   queue.clear();
   for (int32_t l : comp_links) {
@@ -252,10 +257,10 @@ void FluidNetwork::solve(double t) {
     k.weight = 0;
     k.unfixed = static_cast<int64_t>(k.active.size());
   }
-  for (int32_t f : comp_flows) {
-    const Flow& x = flows_[static_cast<size_t>(f)];
-    const Route& r = routes_[static_cast<size_t>(x.route)];
-    for (size_t i = 0; i < r.links.size(); ++i) links_[static_cast<size_t>(r.links[i])].weight += r.load[i] * x.weight;
+  for (int32_t q : comp_routes) {
+    const Route& r = routes_[static_cast<size_t>(q)];
+    const double w = r.weight * static_cast<double>(r.active.size());
+    for (size_t i = 0; i < r.links.size(); ++i) links_[static_cast<size_t>(r.links[i])].weight += r.load[i] * w;
   }
   for (int32_t l : comp_links) {
     const Link& k = links_[static_cast<size_t>(l)];
@@ -275,27 +280,37 @@ void FluidNetwork::solve(double t) {
       std::push_heap(queue.begin(), queue.end(), later);
       continue;
     }
-    for (int32_t f : k.active) {
-      Flow& x = flows_[static_cast<size_t>(f)];
-      if (x.fixed == id) continue;
-      x.fixed = id;
-      x.rate = x.weight * share;
-      const Route& r = routes_[static_cast<size_t>(x.route)];
+    for (int32_t q : k.active) {
+      Route& r = routes_[static_cast<size_t>(q)];
+      if (r.fixed == id) continue;
+      r.fixed = id;
+      r.rate = r.weight * share;
+      const auto n = static_cast<double>(r.active.size());
       for (size_t i = 0; i < r.links.size(); ++i) {
         Link& o = links_[static_cast<size_t>(r.links[i])];
-        o.left -= r.load[i] * x.rate;
-        o.weight -= r.load[i] * x.weight;
+        o.left -= r.load[i] * r.rate * n;
+        o.weight -= r.load[i] * r.weight * n;
         --o.unfixed;
       }
     }
   }
-  for (int32_t f : comp_flows) {
-    Flow& x = flows_[static_cast<size_t>(f)];
-    if (x.rate == x.old_rate && x.queued >= 0) continue;  // its end stands
-    if (x.rate > 0)
-      schedule(f, t + x.remaining / x.rate);
-    else
-      unschedule(f);  // no end until its rate changes
+  // Bytes moved at the old rates up to t; the ends at the new ones. A flow's bytes are kept at
+  // the time its rate last changed, so a route whose rate stands and has no new flow keeps its ends.
+  for (int32_t q : comp_routes) {
+    Route& r = routes_[static_cast<size_t>(q)];
+    if (r.rate == r.solved && !r.fresh) continue;
+    r.fresh = false;
+    for (int32_t f : r.active) {
+      Flow& x = flows_[static_cast<size_t>(f)];
+      if (r.rate == x.rate && x.queued >= 0) continue;  // its end stands
+      x.remaining = std::max(0.0, x.remaining - x.rate * (t - x.since));
+      x.since = t;
+      x.rate = r.rate;
+      if (x.rate > 0)
+        schedule(f, t + x.remaining / x.rate);
+      else
+        unschedule(f);  // no end until its rate changes
+    }
   }
 }
 

@@ -16,6 +16,9 @@
 //   filling); a flow's weight is 1 / its sharing penalty, which is its route's latency (1 for a
 //   route of no latency);
 // - the rates hold until a flow starts or ends; then its component is solved again.
+// Flows on one route have one weight on the same links, so one rate: the solve fills routes, each
+// loading its links by its flows in flight, and a flow's bytes are brought up to date only when its
+// rate changes (a route whose rate stands and no flow joined keeps its flows' ends queued).
 // Time is SimGrid's clock: the engine calls advance() whenever it interacts (starting flows,
 // waiting), and a daemon actor sleeps until next_event(). Flows whose events fall within
 // `kTimeTolerance` of each other are handled together, as SimGrid's surf precision does.
@@ -67,29 +70,35 @@ class FluidNetwork {
 
  private:
   enum class Phase : uint8_t { LATENCY, ACTIVE, DONE };
+  // Flows on one route share its links alike: the same weight, so the same rate. The solve works
+  // on routes (each with its active flows' count), the links list the routes that carry flows.
   struct Route {
     std::vector<int32_t> links;
     std::vector<double> load;  // per link
     double weight = 1;         // CM02's: 1 / sharing penalty, the route's latency (1 for none)
     double latency = 0;
+    uint32_t slots = 0;            // where its slots start in slots_: its index in each link's list of routes
+    std::vector<int32_t> active;   // its flows sharing links now
+    double rate = 0;               // each one's, as last solved
+    double solved = 0;             // the rate its flows had before the solve running now
+    bool fresh = false;            // a flow has joined it since its last solve
+    uint64_t seen = 0, fixed = 0;  // the solve that last reached it, that fixed its rate
   };
   struct Flow {
     int32_t route = 0;
-    uint32_t slots = 0;    // where its slots start in slots_: its index in each link's list of active flows
+    int32_t slot = -1;     // its index in its route's active flows, -1 for none
     double remaining = 0;  // bytes at `since`
     double since = 0;
-    double rate = 0, old_rate = 0;
-    double weight = 1;
+    double rate = 0;
     double at = 0;        // its next event (a latency paid, its end), when queued
     int32_t queued = -1;  // its place in the event queue, -1 for none
     Phase phase = Phase::LATENCY;
     int32_t group = 0;
-    uint64_t seen = 0, fixed = 0;  // the solve that last reached it, that fixed its rate
   };
   struct Link {
     double capacity = 0;
-    std::vector<int32_t> active;
-    // The solver's scratch: capacity left, weight and count of unfixed flows, the solve that last
+    std::vector<int32_t> active;  // routes carrying flows
+    // The solver's scratch: capacity left, weight and count of unfixed routes, the solve that last
     // reached it.
     double left = 0, weight = 0;
     int64_t unfixed = 0;
@@ -119,7 +128,6 @@ class FluidNetwork {
   void solve(double t);
 
   std::function<void(int32_t)> on_done_;
-  const std::vector<int32_t>& links(const Flow& x) const { return routes_[static_cast<size_t>(x.route)].links; }
 
   std::vector<Flow> flows_;
   std::vector<Route> routes_;
@@ -132,7 +140,7 @@ class FluidNetwork {
   double touched_at_ = 0;         // when they changed
   uint64_t solves_ = 0;
   // The solver's scratch.
-  std::vector<int32_t> component_links_, component_flows_;
+  std::vector<int32_t> component_links_, component_routes_;
   struct Share {  // a link's fair share, as the progressive filling queues it
     double share;
     int32_t link;

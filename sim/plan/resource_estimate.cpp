@@ -62,7 +62,8 @@ namespace {
 // (the maestro's list, below), scripts/estimate-check's 96 runs on the idle machine lie at 0.47
 // to 2.0 times their CPU time with jemalloc, whose S_PER_IN_FLIGHT_SCAN, S_PER_ACTOR_RUN and
 // S_PER_COUPLED_PAIR are measured below (0.47 to 3.1 with glibc's malloc and its own). The least:
-// the in-memory checkpoint study (the step is priced, its Monte Carlo is not) and the deepest
+// the in-memory checkpoint study (its step alone was priced then; its trials are added since,
+// job_reliability.cpp) and the deepest
 // interleaved pipelines (k22-1T); the most, the Llama 3 405B reliability configs' step (0.9 s
 // measured for 1.75 s: its platform of 49,152 hosts costs less per host than S_PER_HOST).
 // With glibc's malloc, past about 10,000 flows in flight a scan step costs more than
@@ -107,22 +108,24 @@ namespace {
 //                    data-parallel group (A100 nodes, 131,072 GPUs, ZeRO-1: 262,144 ends, 1.2 s).
 //   S_PER_FLUID_TRANSFER  14 us a pipeline transfer (the receiver's wait, the network daemon's
 //                    wake, the solve of its links): t1-gpt-1008B, 130,266 transfers, 1.7 s.
-//   S_PER_FLUID_RING_FLOW  4 us a gradient-reduction flow the engine starts (a cell's).
+//   S_PER_FLUID_RING_FLOW  1 us a gradient-reduction flow the engine starts (a cell's), and
+//   S_PER_FLUID_SCAN  0.08 us a flow in flight when its component is solved again (fluid_scans):
+//                    refitted with the others held when the fluid network came to solve routes
+//                    rather than flows (each route's flows one rate; those whose rate stands left
+//                    as they are), over the bench matrix's 96 cells (scripts/estimate-check's CPU
+//                    times, the terms from `trainsim check`), minimising the largest factor: 0.49
+//                    (GB200 HSDP at 16k, Llama 3 cluster HSDP at 131k, whose components of
+//                    thousands of cells the scans undercount) to 2.05 (A100 ZeRO-1 at 131k). They
+//                    were 4 us and 0.3 us: DGX B200 ZeRO-3 at 65k, 1.1 s, was estimated at 4.3 s.
 //   S_PER_FOLD_LINK  1.4 us a link of a flow's route in the fold (EngineShape::fold_links): its
 //                    routes, split, classes and quotient, timed around fold_dp_flows (at d704bad)
 //                    on the bench matrix's 65k cells and two at 16k, per link: 1.0 (DGX A100 ZeRO-1,
 //                    H100 HSDP, Llama 3 HSDP, TPU v4 16k ZeRO-1), 1.1 and 1.3 (A100, Llama 3
 //                    ZeRO-3), 1.4 to 1.5 (TPU v4 ZeRO-3, H100 ZeRO-3), 1.8 to 1.9 (TPU v4 HSDP at
 //                    16k and 65k, GB200 HSDP) us: 1.4 is within 1.4 times of each.
-//   S_PER_FLUID_SCAN  0.3 us a flow in flight when its component is solved again (fluid_scans).
-//                    Where the solves grow faster than this counts: HSDP on the Llama 3 cluster
-//                    at 131,072 GPUs, 21.8 s of CPU against 6.5 s estimated (scripts/estimate-check
-//                    at this fold: its partial pods keep each rank's rails apart, components of
-//                    thousands of cells solved again at each flow's end). Before the fold split
-//                    shared uplinks and kept replicas alike (d70b4aa), ZeRO-3 and HSDP at 65,536
-//                    GPUs and HSDP at 131,072 took 90 s, 146 s and 371 s against 28 to 60 s
-//                    estimated; the other run left out is the in-memory checkpoint study, whose
-//                    estimate prices the step, not its plans after failures.
+//                    Before the fold split shared uplinks and kept replicas alike (d70b4aa),
+//                    ZeRO-3 and HSDP at 65,536 GPUs and HSDP at 131,072 took 90 s, 146 s and 371 s
+//                    against 28 to 60 s estimated.
 //   S_PER_COUPLED_PAIR  (41 ns, ring flows in flight not priced by their square:
 //                    the 178.8 s run below less its other terms over its 4.16e9 pairs) components that do not fold
 //                    (resource_estimate.hpp, "coupled pairs"): llama3-405b on llama3-24k's 16,384 H100 (pods of 3,072
@@ -157,8 +160,8 @@ constexpr double S_PER_FOLD_LINK = 1.4e-6;
 constexpr double S_PER_LIVE_FLOW = 2.55e-6;
 constexpr double S_PER_FABRIC_END = 5e-6;
 constexpr double S_PER_FLUID_TRANSFER = 14e-6;
-constexpr double S_PER_FLUID_RING_FLOW = 4e-6;
-constexpr double S_PER_FLUID_SCAN = 0.3e-6;
+constexpr double S_PER_FLUID_RING_FLOW = 1e-6;
+constexpr double S_PER_FLUID_SCAN = 0.08e-6;
 #ifdef TRAINSIM_JEMALLOC  // the trainsim binary's allocator (CMakeLists.txt)
 constexpr double S_PER_IN_FLIGHT_SCAN = 3e-9;
 constexpr double S_PER_ACTOR_RUN = 0.7e-9;

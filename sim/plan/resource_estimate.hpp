@@ -49,9 +49,8 @@
 // flight, with the square of its backlog (in-flight scans). Every coefficient was measured on the
 // 2-core development machine (resource_estimate.cpp lists the runs and the fit; scripts/estimate-check
 // measures them again): wall estimates are within a factor of three of the CPU time of every shipped
-// config, validation row and bench case but two (resource_estimate.cpp names them: HSDP on the
-// Llama 3 cluster at 131,072 GPUs, whose rails' components the fluid scans undercount, and a
-// reliability study whose plans after failures the step's estimate leaves out).
+// config, validation row and bench case (a scenario with failures adds its reliability
+// simulation's estimate, job_reliability.hpp).
 // A faster or idle machine finishes sooner, a loaded one later; memory is the same.
 //
 // A run is refused (InputError, one line, exit code 2) when its memory estimate passes --max-memory

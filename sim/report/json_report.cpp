@@ -211,8 +211,10 @@ std::string report_json(const RunResult& r) {
                      {"transfers", r.engine.transfers},
                      {"estimated_step_time_s", r.plan.estimated_step.value},
                      // What the run-time estimate (resource_estimate.hpp) put this simulation's wall at, on
-                     // the development machine: deterministic, so the same config gives the same report.
-                     {"estimated_wall_s", r.plan.resources.wall.value}};
+                     // the development machine, the reliability trials' included (job_reliability.hpp):
+                     // deterministic, so the same config gives the same report.
+                     {"estimated_wall_s", r.plan.resources.wall.value + r.estimated_reliability_wall.value}};
+  if (r.reliability) j["simulation"]["estimated_reliability_wall_s"] = r.estimated_reliability_wall.value;
   if (r.network)  // the scale-out network's parts, in ports of the cost table's bandwidth
     j["network"] = {{"switch_ports", r.network->switch_ports},
                     {"transceivers", r.network->transceivers},

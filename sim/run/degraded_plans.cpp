@@ -208,7 +208,7 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
   return out;
 }
 
-void check_continuing(const Scenario& s, const MemoryEstimate& healthy, const EngineOptions& opt) {
+Seconds check_continuing(const Scenario& s, const MemoryEstimate& healthy, const EngineOptions& opt) {
   std::vector<RequiredPlan> required;
   switch (continuing_layout(s).degradation.kind) {
     case reliability::Continuing::REDUNDANT: required.push_back(merged_plan(s)); break;
@@ -216,16 +216,20 @@ void check_continuing(const Scenario& s, const MemoryEstimate& healthy, const En
     case reliability::Continuing::RECONFIGURE:  // a template that cannot run is a rate of 0
     case reliability::Continuing::SWARM: break;
   }
+  Seconds wall(0);
   for (RequiredPlan& p : required) {
     std::optional<std::string> over;
     try {
       Scenario planned = p.variant;
-      over = over_memory(check_run(planned, opt).memory, healthy);
+      const CheckedRun c = check_run(planned, opt);
+      over = over_memory(c.plan.memory, healthy);
+      wall += c.plan.resources.wall;
     } catch (const InputError& e) {
       throw refusal(s, p, e.what());
     }
     if (over) throw refusal(s, p, *over);
   }
+  return wall;
 }
 
 }  // namespace sim

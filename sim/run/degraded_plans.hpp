@@ -44,7 +44,9 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
 // redundant merged plan, the rerouted ones -- passes run_scenario's checks (run.hpp, check_run:
 // its simulation in the budget of `opt`, and memory as above against `healthy`, the healthy plan's).
 // Each is refused with plan_continuing's line; a reconfigure template that cannot run is a rate of
-// 0, not a refusal. `s` is resolved, its recovery kind a continuing one.
-void check_continuing(const Scenario& s, const MemoryEstimate& healthy, const EngineOptions& opt);
+// 0, not a refusal. `s` is resolved, its recovery kind a continuing one. Returns the estimated
+// wall time of simulating those plans (a reconfigure's templates, simulated as failures reach
+// them, are not counted).
+Seconds check_continuing(const Scenario& s, const MemoryEstimate& healthy, const EngineOptions& opt);
 
 }  // namespace sim

@@ -26,10 +26,13 @@ constexpr double REINIT_S = 20;
 // 14 B / 1,856 GPUs / 0.78 s).
 constexpr double STAGING_BYTES_PER_S = 70e9 * 14 / 1856 / 0.78;
 constexpr double MAX_AUTO_SLOWDOWN = 0.5;
-// The Monte Carlo's pace: 1.6e7 events/s (failure-heavy) to 4e7 (checkpoint-heavy) measured on the
-// 2-core development machine (the Llama 3 config at 0.1-10 failures per node-day, 20
-// and 1,000 trials); a third of the slower figure leaves room for slower machines and sanitizers.
-constexpr double EVENTS_PER_S = 5e6;
+// The Monte Carlo's pace on the 2-core development machine, at 97e8994 with jemalloc: 100 trials
+// less 5 (the step's own time cancels) of the Llama 3 config at 0.05 and 0.5 failures per
+// node-day (241,000 and 3.3 million events per trial: 0.48 s and 5.97 s, 20 and 18 ns an event)
+// and of its in-memory checkpoint at every step (2.36 million, mostly checkpoints: 2.0 s for 45
+// trials, 19 ns): 5e7 events/s, failures and checkpoints alike. It was 5e6, a third of an older
+// measurement, which put that in-memory run at 47 s for 2.4 s measured.
+constexpr double EVENTS_PER_S = 5e7;
 // A time-to-train trial that has not finished after this many times the failure-free time is
 // stopped (its job barely progresses: ETTR under 10 %) and reported as unfinished.
 constexpr double WORK_CAP_FACTOR = 10;
@@ -175,9 +178,10 @@ std::optional<double> train_compute_s(const Scenario& s, const reliability::JobP
 }
 
 // What the trials will cost, before running them: the horizon's events, and the time to train's
-// (Daly's expected wall time, at most the cap); an InputError beyond the run's time budget.
-void check_trial_budget(const Scenario& s, const reliability::JobParams& job, double tokens_per_s,
-                        const EngineOptions& opt) {
+// (Daly's expected wall time, at most the cap); an InputError beyond the run's time budget, else
+// the trials' estimated wall time.
+Seconds check_trial_budget(const Scenario& s, const reliability::JobParams& job, double tokens_per_s,
+                           const EngineOptions& opt) {
   const FailureSpec& f = s.reliability->failures;
   const double rate = event_rate(f, job, job.nodes);
   double events = f.horizon.value * rate;
@@ -197,6 +201,7 @@ void check_trial_budget(const Scenario& s, const reliability::JobParams& job, do
                                  "events at {:.0e} events/s), more than the limit of {:.0f} s",
                                  seconds, f.trials, events, EVENTS_PER_S, limit),
                      "fewer trials, a shorter horizon, fewer failures, or a longer --max-wall");
+  return Seconds(seconds);
 }
 
 double tokens_per_s_at(const Scenario& s, Seconds step) {
@@ -205,11 +210,11 @@ double tokens_per_s_at(const Scenario& s, Seconds step) {
 
 }  // namespace
 
-void check_job_reliability(const Scenario& s, Seconds step, const MemoryEstimate& memory, const EngineOptions& opt) {
+Seconds check_job_reliability(const Scenario& s, Seconds step, const MemoryEstimate& memory, const EngineOptions& opt) {
   SIM_ASSERT(s.reliability.has_value(), "no failures configured");
   const Setup st = set_up(s, step.value);
-  if (is_continuing(s.reliability->recovery.kind)) check_continuing(s, memory, opt);
-  check_trial_budget(s, st.job, tokens_per_s_at(s, step), opt);
+  const Seconds degraded = is_continuing(s.reliability->recovery.kind) ? check_continuing(s, memory, opt) : Seconds(0);
+  return degraded + check_trial_budget(s, st.job, tokens_per_s_at(s, step), opt);
 }
 
 JobReliability simulate_job_reliability(const RunResult& healthy, const EngineOptions& opt) {

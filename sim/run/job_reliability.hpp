@@ -56,8 +56,10 @@ Seconds uncovered_mttf(const FailureSpec& f, int64_t nodes, int64_t dp);
 // estimate when nothing is simulated yet: run.hpp, check_run): the node limit, whether the plan
 // suits a continuing strategy and its degraded plans pass the run's checks (degraded_plans.hpp,
 // check_continuing), and whether the trials fit the run's time
-// budget (opt: --max-wall). `s` is resolved and has failures; InputErrors.
-void check_job_reliability(const Scenario& s, Seconds step, const MemoryEstimate& memory, const EngineOptions& opt);
+// budget (opt: --max-wall). `s` is resolved and has failures; InputErrors. Returns the estimated
+// wall time on the development machine of the trials (their events at its measured pace) and of
+// the degraded plans check_continuing checks.
+Seconds check_job_reliability(const Scenario& s, Seconds step, const MemoryEstimate& memory, const EngineOptions& opt);
 
 // `healthy`: the run of the scenario (resolved plan, step time, tokens/s); degraded plans of the
 // continuing strategies are simulated with `opt` (sim/run/degraded_plans.hpp). nodes: at most

@@ -24,22 +24,27 @@ SimulationBudget simulation_budget(const EngineOptions& opt) {
   return b;
 }
 
-ResolvedPlan check_run(Scenario& s, const EngineOptions& opt) {
+CheckedRun check_run(Scenario& s, const EngineOptions& opt) {
   ComputeModel cm(s.cluster.device, s.training.precision);
   // Refuses (InputError) a plan whose simulation would pass the budget, before the engine starts.
   // Over memory, it plans the smallest candidate (reported as not fitting) unless --strict-memory.
-  ResolvedPlan plan = resolve_plan(s, cm, opt.deadline, simulation_budget(opt),
-                                   opt.strict_memory ? OverMemory::REFUSE : OverMemory::RUN);
+  CheckedRun c{resolve_plan(s, cm, opt.deadline, simulation_budget(opt),
+                            opt.strict_memory ? OverMemory::REFUSE : OverMemory::RUN),
+               Seconds(0)};
   // The estimate prices a healthy step; slow components make it at most their worst slowdown
   // longer, the bound the reliability budget is checked on before anything is simulated.
-  if (s.reliability) check_job_reliability(s, plan.estimated_step * s.step_faults.worst_slowdown(), plan.memory, opt);
-  return plan;
+  if (s.reliability)
+    c.reliability_wall =
+        check_job_reliability(s, c.plan.estimated_step * s.step_faults.worst_slowdown(), c.plan.memory, opt);
+  return c;
 }
 
 RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   RunResult r;
   ComputeModel cm(s.cluster.device, s.training.precision);
-  r.plan = check_run(s, opt);
+  CheckedRun checked = check_run(s, opt);
+  r.plan = std::move(checked.plan);
+  r.estimated_reliability_wall = checked.reliability_wall;
   r.scenario = s;
   r.full_fidelity = opt.full_fidelity;
   if (s.step_faults.empty()) {

@@ -59,6 +59,7 @@ struct RunResult {
   Breakdown breakdown;
   bool full_fidelity = false;
   std::optional<JobReliability> reliability;    // when the scenario has failures
+  Seconds estimated_reliability_wall;           // of its trials and degraded plans (job_reliability.hpp); 0 without
   std::optional<StepFaultsResult> step_faults;  // when the scenario's step_faults has events
   // The scale-out network's parts and what they cost (topologies/costs/network.json; none without it).
   std::optional<NetworkCost> network;
@@ -70,7 +71,11 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt = {});
 // budget (planner.hpp; `s` gets its "auto" settings), then, with failures, check_job_reliability
 // on the plan's estimated step (job_reliability.hpp). run_scenario starts with it and `trainsim
 // check` runs only it, so check accepts what run would start.
-ResolvedPlan check_run(Scenario& s, const EngineOptions& opt = {});
+struct CheckedRun {
+  ResolvedPlan plan;
+  Seconds reliability_wall;  // check_job_reliability's estimated wall time; zero without failures
+};
+CheckedRun check_run(Scenario& s, const EngineOptions& opt = {});
 
 // What a run's simulation may use: --max-memory, and sim_wall_limit_s of estimated time when set,
 // else DEFAULT_WALL_LIMIT_S or the

@@ -89,12 +89,17 @@ def positions(svg):
 def rows(name):
     return list(csv.DictReader(open(os.path.join(ex, name), newline="")))
 
-# Heatmap: every row's cell says its MFU (as a percentage with one decimal) or its status, and
-# the cells of one pp share a column, those of one tp a row, distinct values distinct places.
+# Heatmap: every row's cell says its MFU (as a percentage with one decimal), its status, or that
+# it is over memory (it ran, reported as not fitting: tp 1, pp 1), and the cells of one pp share a
+# column, those of one tp a row, distinct values distinct places.
 sweep = rows("tp-pp.csv")
 t = texts("heatmap.1.svg")
-want = {f"row {i}": f"{100 * float(r['mfu']):.1f}%" if r["status"] == "ok" else r["status"]
-        for i, r in enumerate(sweep, start=1)}
+def cell(r):
+    if r["status"] != "ok":
+        return r["status"]
+    return "over memory" if r["fits"] == "false" else f"{100 * float(r['mfu']):.1f}%"
+want = {f"row {i}": cell(r) for i, r in enumerate(sweep, start=1)}
+check("heatmap: the sweep has a plan over memory", "over memory" in want.values(), "none")
 got = {k: v for k, v in t.items() if k.startswith("row ")}
 check(f"heatmap: the {len(want)} cells' texts are the CSV's MFU values and statuses", got == want,
       f"{sorted(set(got.items()) ^ set(want.items()))[:6]}")
@@ -108,8 +113,7 @@ for axis, coord in (("parallelism.pp", "x"), ("parallelism.tp", "y")):
     check(f"heatmap: one {coord} per {axis} value, {len(place)} apart", good, f"{place}")
 plans = rows("plans.csv")
 t = texts("heatmap-where.1.svg")
-want = {f"row {i}": f"{100 * float(r['mfu']):.1f}%" if r["status"] == "ok" else r["status"]
-        for i, r in enumerate(plans, start=1)
+want = {f"row {i}": cell(r) for i, r in enumerate(plans, start=1)
         if r["training.recompute"] == "full" and r["training.micro_batch"] == "1"}
 got = {k: v for k, v in t.items() if k.startswith("row ")}
 check(f"heatmap --where: the {len(want)} cells of recompute full, micro-batch 1", got == want,
@@ -183,8 +187,8 @@ usage_prog=scripts/plot
 bad="$work/bad.png"
 usage_ran() { [ -e "$bad" ] || [ -e "$work/bad.pdf" ] || ls -a "$work" | grep -q '\.tmp$'; }
 bad_usage() { rm -f "$bad" "$work/bad.pdf"; usage "$@"; }  # a file one case wrote fails that case only
-awk -F, 'NR == 1 || $4 != "ok"' "$ex/tp-pp.csv" >"$work/none-ok.csv"  # the 4 invalid points only
-sed 's/^auto,1,1,invalid,/auto,1,1,timeout,/' "$work/none-ok.csv" >"$work/none-ok2.csv"
+awk -F, 'NR == 1 || $4 != "ok"' "$ex/tp-pp.csv" >"$work/none-ok.csv"  # the 3 invalid points only
+sed 's/^auto,8,8,invalid,/auto,8,8,timeout,/' "$work/none-ok.csv" >"$work/none-ok2.csv"
 cp "$ex/tp-pp.csv" "$work/in.svg"
 printf 'parallelism.tp,status\n1,ok\n' >"$work/no-mfu.csv"
 head -n 3 "$ex/tp-pp.csv" >"$work/short-row.csv" && echo 'auto,4,4,ok,1.0' >>"$work/short-row.csv"
@@ -202,8 +206,8 @@ bad_usage "--x without --y" "--x and --y go together" heatmap "$ex/tp-pp.csv" --
 bad_usage "four columns vary" "4 swept columns vary" heatmap "$ex/plans.csv" -o "$bad"
 bad_usage "a cell twice" "varies too" heatmap "$ex/plans.csv" --x parallelism.pp --y parallelism.tp -o "$bad"
 bad_usage "--where unknown value" "no row has that value" heatmap "$ex/tp-pp.csv" --where parallelism.tp=3 -o "$bad"
-bad_usage "no ok rows" "no ok rows to plot (4 invalid;" heatmap "$work/none-ok.csv" -o "$bad"
-bad_usage "no ok rows (pareto)" "no ok rows to plot (1 timeout, 3 invalid;" pareto "$work/none-ok2.csv" -o "$bad"
+bad_usage "no ok rows" "no ok rows to plot (3 invalid;" heatmap "$work/none-ok.csv" -o "$bad"
+bad_usage "no ok rows (pareto)" "no ok rows to plot (2 invalid, 1 timeout;" pareto "$work/none-ok2.csv" -o "$bad"
 bad_usage "no ok rows (breakdown)" "no ok rows" breakdown "$work/none-ok.csv" -o "$bad"
 bad_usage "-o .pdf" "expected a name ending in .png or .svg" memory "$ex/pp4-report.json" -o "$work/bad.pdf"
 bad_usage "-o without extension" "cannot tell the format" memory "$ex/pp4-report.json" -o "$work/bad"

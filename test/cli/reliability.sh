@@ -165,9 +165,32 @@ ok = abs(r["snapshot_s"] / (r["checkpoint_bytes"] / 16384 / staging) - 1) < 1e-9
 ok &= 0 <= r["background_slowdown"] <= 0.5 and r["lost_s"]["checkpoint_writes"] < b["lost_s"]["checkpoint_writes"]
 sys.exit(0 if ok else 1)
 PY
-# The trials' cost is estimated before they run: 100,000 trials of the Llama 3 config are refused
-# in one line (about 4.5e4 events each), not left to run for a quarter of an hour.
-err=$(timeout 120 "$trainsim" run "$config" -q -o "$work/x.json" --set failures.trials=100000 2>&1 >/dev/null)
+# The run-time estimate counts the trials: the report's estimated wall is the step's (the same
+# scenario without failures) plus the trials', which are in proportion to their number (c.json runs
+# 200 trials without planned stops; a.json 100 with).
+timeout 120 "$trainsim" run "$work/no-planned.json" -q -o "$work/c2.json" --set failures.trials=100 ||
+  fail "run 100 trials" "exit $?"
+python3 - "$config" "$work/step.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))  # its model and cluster are names, not paths
+del s["failures"], s["recovery"]
+json.dump(s, open(sys.argv[2], "w"))
+PY
+timeout 120 "$trainsim" run "$work/step.json" -q -o "$work/step-report.json" || fail "run the step" "exit $?"
+python3 - "$work/a.json" "$work/c.json" "$work/c2.json" "$work/step-report.json" <<'PY' &&
+import json, sys
+a, c, c2, step = (json.load(open(f))["simulation"] for f in sys.argv[1:])
+ok = abs(a["estimated_wall_s"] - step["estimated_wall_s"] - a["estimated_reliability_wall_s"]) < 1e-9 * a["estimated_wall_s"]
+ok &= "estimated_reliability_wall_s" not in step and a["estimated_reliability_wall_s"] > 0
+ok &= abs(c["estimated_reliability_wall_s"] / c2["estimated_reliability_wall_s"] - 2) < 1e-9
+sys.exit(0 if ok else 1)
+PY
+  pass "estimated wall: the step's plus the trials', in proportion to the trials" || fail "trials' estimate" "not the sum"
+# The trials' cost is estimated before they run: 100,000 trials of the Llama 3 config over 540
+# days (about 4.5e5 events each: 4.5e10 events, 15 minutes at the measured 5e7 a second) are
+# refused in one line, not left to run.
+err=$(timeout 120 "$trainsim" run "$config" -q -o "$work/x.json" --set failures.trials=100000 \
+  --set failures.horizon=540d 2>&1 >/dev/null)
 rc=$?
 [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ "$err" == *"/failures/trials: the reliability simulation would take about"* ]] &&
   pass "100,000 trials: refused by the estimate in one line" || fail "trials estimate" "rc $rc: $err"

@@ -146,7 +146,7 @@ const Base& base(int v) {
         parse_scenario(ParamReader::from_text(text, "fuzz_trace.json")
                            .with_value("failures.trace", default_data_dir() + "/configs/traces/example-failures.csv"),
                        default_data_dir());
-    const ResolvedPlan p = check_run(b.scenario);
+    const ResolvedPlan p = check_run(b.scenario).plan;
     b.step_s = p.estimated_step.value;
     b.memory = p.memory;
   } catch (const InputError& e) {
