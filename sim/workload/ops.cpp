@@ -1,5 +1,7 @@
 #include "sim/workload/ops.hpp"
 
+#include <algorithm>
+
 #include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/tp_library.hpp"
@@ -163,8 +165,81 @@ void gemm_backward(std::vector<Op>& ops, const Op& fwd) {
   const GemmShape& g = fwd.shape;
   Op dgrad = gemm(fwd.name + "_dgrad", g.m, g.k, g.n, g.batch, fwd.attention_core, fwd.precision);
   Op wgrad = gemm(fwd.name + "_wgrad", g.k, g.n, g.m, g.batch, fwd.attention_core, fwd.precision);
+  if (fwd.executed.value > 0) {  // duplicated on every tensor-parallel rank: the same share
+    const double share = fwd.flops.value / fwd.executed.value;
+    for (Op* op : {&dgrad, &wgrad}) op->executed = op->flops, op->flops = op->flops * share;
+  }
   ops.push_back(dgrad);
   ops.push_back(wgrad);
+}
+
+// A linear layer every tensor-parallel rank runs whole on the gathered tokens (Megatron-Core's
+// "duplicated" TELinear: MLA's down-projections, the MoE router): each rank executes all of it,
+// its model FLOPs are a 1/tp share, so that the ranks' shares sum to the layer's once.
+Op duplicated(Op op, double tp) {
+  op.executed = op.flops;
+  op.flops = op.flops / tp;
+  return op;
+}
+
+// An MoE layer's MLP (model.hpp, MoeSpec) between the sequence-parallel all-gather and
+// reduce-scatter of a dense MLP, as Megatron-Core's MoELayer runs it with expert tensor
+// parallelism tp and expert parallelism 1 (every rank holds its tp shard of every expert), every
+// expert receiving the same share of the routed tokens, tokens x top_k / experts (forced balance,
+// as NVIDIA's published MoE benchmarks force it): the router (duplicated on every rank: the
+// TopKRouter's weight is not split), its scores and top-k in fp32 (read the 16-bit logits, write
+// fp32 scores, read them for the top-k); the routed tokens permuted into expert order (each of a
+// token's top_k copies read and written); the experts' two GEMMs grouped, one batch entry per
+// expert, around the activation; the unpermutation (the copies read, weighted and summed, the sum
+// written); the shared experts (DeepSeekMoE) as one dense MLP as wide as all of them, its output
+// added to the routed one. Backward in reverse, each memory-bound kernel reading what it wrote and
+// writing what it read.
+PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double act_fwd, double act_bwd,
+                    const std::string& act) {
+  const MoeSpec& m = *sc.model.moe;
+  const bool swiglu = sc.model.activation == Activation::SWIGLU;
+  const auto experts = static_cast<double>(m.experts), k = static_cast<double>(m.top_k);
+  const double fe = static_cast<double>(m.expert_ffn_hidden) / x.t;  // an expert's FFN on one rank
+  const double routed = x.tokens * k;                                // token copies the experts take
+  const double shared = static_cast<double>(m.shared_experts) * fe;
+  const double gate = swiglu ? 2.0 : 1.0;
+  const Precision core = math_precision(sc, false);
+  Op router = duplicated(gemm("router", x.tokens, experts, x.h, 1.0, false, core), x.t);
+  Op fc1 = gemm("expert_fc1", routed / experts, gate * fe, x.h, experts, false, linear);
+  Op fc2 = gemm("expert_fc2", routed / experts, x.h, fe, experts, false, linear);
+  Op shared_fc1 = gemm("shared_fc1", x.tokens, gate * shared, x.h, 1.0, false, linear);
+  Op shared_fc2 = gemm("shared_fc2", x.tokens, x.h, shared, 1.0, false, linear);
+  const double scores = x.tokens * experts * (E + 4.0 + 4.0);
+  const double permute = 2.0 * E * routed * x.h, unpermute = 2.0 * E * routed * x.h + E * x.tokens * x.h;
+  PassOps p;
+  auto& f = p.forward;
+  f.push_back(router);
+  f.push_back(mem("router_topk", scores));
+  f.push_back(mem("permute", permute));
+  f.push_back(fc1);
+  f.push_back(mem("expert_" + act, act_fwd * routed * fe));
+  f.push_back(fc2);
+  f.push_back(mem("unpermute", unpermute));
+  if (shared > 0) {
+    f.push_back(shared_fc1);
+    f.push_back(mem("shared_" + act, act_fwd * x.tokens * shared));
+    f.push_back(shared_fc2);
+    f.push_back(mem("shared_add", 3.0 * E * x.tokens * x.h));
+  }
+  auto& b = p.backward;
+  if (shared > 0) {
+    gemm_backward(b, shared_fc2);
+    b.push_back(mem("shared_" + act + "_bwd", act_bwd * x.tokens * shared));
+    gemm_backward(b, shared_fc1);
+  }
+  b.push_back(mem("unpermute_bwd", unpermute));
+  gemm_backward(b, fc2);
+  b.push_back(mem("expert_" + act + "_bwd", act_bwd * routed * fe));
+  gemm_backward(b, fc1);
+  b.push_back(mem("permute_bwd", permute));
+  b.push_back(mem("router_topk_bwd", scores));
+  gemm_backward(b, router);
+  return p;
 }
 
 }  // namespace
@@ -185,11 +260,19 @@ std::vector<BlockMatmul> op_checkpoint_matmuls(const Scenario& sc) {
   return mms;
 }
 
-PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
+PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   const Dims x = dims(sc, micro_batch);
   const bool swiglu = sc.model.activation == Activation::SWIGLU;
   const double heads = x.a / x.t;
-  const double qkv_out = x.q / x.t + 2.0 * x.kv * x.d;
+  // Multi-head latent attention (model.hpp, MlaSpec): each head's query and key d_qk wide (its
+  // no-RoPE and RoPE parts), its value d_v; the rank's queries, keys and values come out of the
+  // up-projections (Megatron-Core's MLASelfAttention: the down-projections duplicated on every
+  // tensor-parallel rank, the up-projections column-parallel by heads).
+  const MlaSpec* mla = sc.model.mla ? &*sc.model.mla : nullptr;
+  const double d_qk = mla ? double(mla->qk_nope_head_dim + mla->qk_rope_head_dim) : x.d;
+  const double d_v = mla ? double(mla->v_head_dim) : x.d;
+  const double qkv_out = mla ? heads * (2.0 * d_qk + d_v) : x.q / x.t + 2.0 * x.kv * x.d;
+  const double attn_out = mla ? heads * d_v : x.q / x.t;  // the projection's input width
   const double ffn = x.f / x.t;
   const bool eager = sc.training.elementwise == Elementwise::EAGER;
   const double norm_bytes = norm_bytes_per_element(sc, false) * x.tokens_sp * x.h;
@@ -197,31 +280,54 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   // Rotary embeddings on the rank's queries and keys; eager, grouped keys and values are copied to
   // every query head (repeat_kv) before attention, and their gradients summed back.
   const double qk_width = x.q / x.t + x.kv * x.d;
-  const double rope_elements = sc.model.rope ? x.tokens * qk_width : 0.0;
+  // MLA's RoPE: the queries' rotary part and the one rotary key the heads share.
+  const double rope_elements = mla             ? x.tokens * double(mla->qk_rope_head_dim) * (heads + 1.0)
+                               : sc.model.rope ? x.tokens * qk_width
+                                               : 0.0;
   const double kv_copied = eager && x.kv * x.d < x.q / x.t ? 2.0 * E * x.tokens * qk_width : 0.0;
   const double mask = sc.model.dropout ? 1.0 : 0.0;               // a dropout mask's byte per element
   const double bda_bytes = x.tokens_sp * x.h * (3.0 * E + mask);  // bias-dropout-add: x, residual, out, mask
   const double probs = x.b * heads * x.s * x.s_kv;                // attention probability elements
 
   const Precision linear = math_precision(sc, true), core = math_precision(sc, false);
+  // The Q, K, V projection: one GEMM, or MLA's latent ones in the order they run, the latents'
+  // RMSNorms between (q_down, q_norm, q_up or one q_proj; kv_down, kv_norm, kv_up).
+  std::vector<Op> qkv_ops;
   Op qkv = gemm("qkv", x.tokens, qkv_out, x.h, 1.0, false, linear);
-  Op scores = gemm("attn_scores", x.s, x.s_kv, x.d, x.b * heads, true, core);
-  Op context = gemm("attn_context", x.s, x.d, x.s_kv, x.b * heads, true, core);
-  Op proj = gemm("attn_proj", x.tokens, x.h, x.q / x.t, 1.0, false, linear);
+  if (mla) {
+    const auto q_rank = double(mla->q_lora_rank), kv_rank = double(mla->kv_lora_rank);
+    const auto rope = double(mla->qk_rope_head_dim), nope = double(mla->qk_nope_head_dim);
+    if (mla->q_lora_rank > 0) {
+      qkv_ops.push_back(duplicated(gemm("q_down", x.tokens, q_rank, x.h, 1.0, false, linear), x.t));
+      qkv_ops.push_back(mem("q_norm", norm_bytes_per_element(sc, false) * x.tokens * q_rank));
+      qkv_ops.push_back(gemm("q_up", x.tokens, heads * d_qk, q_rank, 1.0, false, linear));
+    } else {
+      qkv_ops.push_back(gemm("q_proj", x.tokens, heads * d_qk, x.h, 1.0, false, linear));
+    }
+    qkv_ops.push_back(duplicated(gemm("kv_down", x.tokens, kv_rank + rope, x.h, 1.0, false, linear), x.t));
+    qkv_ops.push_back(mem("kv_norm", norm_bytes_per_element(sc, false) * x.tokens * kv_rank));
+    qkv_ops.push_back(gemm("kv_up", x.tokens, heads * (nope + d_v), kv_rank, 1.0, false, linear));
+  } else {
+    qkv_ops.push_back(qkv);
+  }
+  Op scores = gemm("attn_scores", x.s, x.s_kv, d_qk, x.b * heads, true, core);
+  Op context = gemm("attn_context", x.s, d_v, x.s_kv, x.b * heads, true, core);
+  Op proj = gemm("attn_proj", x.tokens, x.h, attn_out, 1.0, false, linear);
   Op fc1 = gemm("mlp_fc1", x.tokens, (swiglu ? 2.0 : 1.0) * ffn, x.h, 1.0, false, linear);
   Op fc2 = gemm("mlp_fc2", x.tokens, x.h, ffn, 1.0, false, linear);
 
   const bool flash = fused(sc.training.attention);
   // FlashAttention: the two score matmuls counted as the model convention counts them, executed
   // at half (causal), reading Q, K, V and writing O (backward: also dO, writing dQ, dK, dV).
-  const double qkvo_bytes = E * x.tokens * (2.0 * x.q / x.t + 2.0 * x.kv * x.d);
+  const double qkvo_bytes =
+      mla ? E * x.tokens * heads * (2.0 * d_qk + 2.0 * d_v) : E * x.tokens * (2.0 * x.q / x.t + 2.0 * x.kv * x.d);
   Op flash_fwd;
   flash_fwd.name = "flash_attention";
   flash_fwd.cls = OpClass::FLASH_ATTENTION;
   flash_fwd.flops = scores.flops + context.flops;
   // The kernel computes its compiled head dimension's columns (attention_kernels.hpp, head_dims).
-  flash_fwd.head_dim = kernel_head_dim(sc.training.attention, x.d);
-  flash_fwd.executed = flash_fwd.flops * 0.5 * (flash_fwd.head_dim / x.d);
+  flash_fwd.head_dim = kernel_head_dim(sc.training.attention, d_qk);
+  flash_fwd.executed = flash_fwd.flops * 0.5 * (flash_fwd.head_dim / d_qk);
   flash_fwd.bytes = Bytes(qkvo_bytes);
   // The kernel's length, which sets its efficiency (compute_model.hpp): the sequence, or, around a
   // context-parallel ring, the block of s/cp queries and keys each step's kernel runs on
@@ -263,15 +369,22 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   const double fc1_out = (swiglu ? 2.0 : 1.0) * ffn;
   const double qkv_width = qkv_out;
 
+  const bool moe = moe_layer && sc.model.moe;
+  const double swiglu_fwd = eager ? eager::kSwigluFwd : 3.0 * E, swiglu_bwd = eager ? eager::kSwigluBwd : 5.0 * E;
+  const double act_fwd = swiglu ? swiglu_fwd : 2.0 * E, act_bwd = swiglu ? swiglu_bwd : 3.0 * E;
+  const char* act = swiglu ? "swiglu" : "gelu";
+  const std::string act_bwd_name = std::string(act) + "_bwd";
+  const PassOps moe_ops = moe ? moe_mlp_ops(sc, x, linear, act_fwd, act_bwd, act) : PassOps{};
+
   PassOps p;
   auto& f = p.forward;
   f.push_back(mem("norm1", norm_bytes - fp8_norm_saving));
   tp_in(f, x, "tp_attn_in", false, gathered);
-  f.push_back(qkv);
+  f.insert(f.end(), qkv_ops.begin(), qkv_ops.end());
   if (rope_elements > 0) f.push_back(mem("rope", (eager ? eager::kRopeFwd : eager::kRopeFused) * rope_elements));
   if (kv_copied > 0) f.push_back(mem("repeat_kv", kv_copied));
   // Context parallel: gather every rank's keys and values (the whole sequence's) over cp.
-  const double kv_bytes = E * x.b * x.s_kv * 2.0 * x.kv * x.d;
+  const double kv_bytes = mla ? E * x.b * x.s_kv * heads * (d_qk + d_v) : E * x.b * x.s_kv * 2.0 * x.kv * x.d;
   auto around_the_ring = [&](Op op) {
     op.hidden_by = Op::HiddenBy::ATTENTION_CORE, op.chunks = sc.plan.cp, op.ring = true;
     return op;
@@ -285,7 +398,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   // scattered into a zeroed tensor (write, then read and write). Backward: the output gradient
   // gathered, the Q, K, V gradients scattered into zeroed tensors.
   const bool unpads = flash && attention_kernel(sc.training.attention).unpads;
-  const double qkv_elements = x.tokens * qkv_out, o_elements = x.tokens * x.q / x.t;
+  const double qkv_elements = x.tokens * qkv_out, o_elements = x.tokens * attn_out;
   if (unpads) f.push_back(mem("attention_unpad", 2.0 * E * qkv_elements, true));
   if (flash) {
     f.push_back(flash_fwd);
@@ -297,36 +410,43 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     f.push_back(context);
   }
   // The attention output (bf16) cast to FP8, with its transpose for the weight gradient.
-  if (fp8) f.push_back(fp8_cast("proj_in", x.tokens * x.q / x.t));
+  if (fp8) f.push_back(fp8_cast("proj_in", x.tokens * attn_out));
   f.push_back(proj);
   tp_out(f, x, "tp_attn_out", false, gathered);
   f.push_back(mem("bias_dropout_add1", bda_bytes));
   f.push_back(mem("norm2", norm_bytes - fp8_norm_saving));
   tp_in(f, x, "tp_mlp_in", false, gathered);
-  f.push_back(fc1);
-  const double swiglu_fwd = eager ? eager::kSwigluFwd : 3.0 * E, swiglu_bwd = eager ? eager::kSwigluBwd : 5.0 * E;
-  f.push_back(mem(swiglu ? "swiglu" : "gelu", (swiglu ? swiglu_fwd : 2.0 * E) * x.tokens * ffn));
-  if (current) f.push_back(mem("fp8_amax", E * (2.0 * x.tokens_sp * x.h + x.tokens * (x.q / x.t + ffn))));
-  // fc2 casts its 16-bit input, with the transpose its weight gradient reads.
-  if (fp8) f.push_back(fp8_cast("fc2_in", x.tokens * ffn));
-  f.push_back(fc2);
+  if (moe) {
+    f.insert(f.end(), moe_ops.forward.begin(), moe_ops.forward.end());
+  } else {
+    f.push_back(fc1);
+    f.push_back(mem(act, act_fwd * x.tokens * ffn));
+    if (current) f.push_back(mem("fp8_amax", E * (2.0 * x.tokens_sp * x.h + x.tokens * (attn_out + ffn))));
+    // fc2 casts its 16-bit input, with the transpose its weight gradient reads.
+    if (fp8) f.push_back(fp8_cast("fc2_in", x.tokens * ffn));
+    f.push_back(fc2);
+  }
   tp_out(f, x, "tp_mlp_out", false, gathered);
   f.push_back(mem("bias_dropout_add2", bda_bytes));
 
   auto& b = p.backward;
   b.push_back(mem("bias_dropout_add2_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
   tp_out(b, x, "tp_mlp_out_bwd", true, gathered_grad);
-  // FP8 backward: each linear layer's output gradient cast to FP8 with its transpose (fc1's, twice
-  // the FFN width when gated, after the activation's 16-bit backward), and the FP8 inputs the
-  // norms saved transposed for the weight gradient.
-  if (fp8) b.push_back(fp8_cast("fc2_dgrad", x.tokens * x.h));
-  gemm_backward(b, fc2);
-  b.push_back(mem(swiglu ? "swiglu_bwd" : "gelu_bwd", (swiglu ? swiglu_bwd : 3.0 * E) * x.tokens * ffn));
-  if (fp8) {
-    b.push_back(fp8_cast("fc1_dgrad", x.tokens * fc1_out));
-    if (transposes) b.push_back(mem("fp8_transpose_fc1_in", 2.0 * x.tokens * x.h));
+  if (moe) {
+    b.insert(b.end(), moe_ops.backward.begin(), moe_ops.backward.end());
+  } else {
+    // FP8 backward: each linear layer's output gradient cast to FP8 with its transpose (fc1's, twice
+    // the FFN width when gated, after the activation's 16-bit backward), and the FP8 inputs the
+    // norms saved transposed for the weight gradient.
+    if (fp8) b.push_back(fp8_cast("fc2_dgrad", x.tokens * x.h));
+    gemm_backward(b, fc2);
+    b.push_back(mem(act_bwd_name, act_bwd * x.tokens * ffn));
+    if (fp8) {
+      b.push_back(fp8_cast("fc1_dgrad", x.tokens * fc1_out));
+      if (transposes) b.push_back(mem("fp8_transpose_fc1_in", 2.0 * x.tokens * x.h));
+    }
+    gemm_backward(b, fc1);
   }
-  gemm_backward(b, fc1);
   tp_in(b, x, "tp_mlp_in_bwd", true, gathered_grad);
   b.push_back(mem("norm2_bwd", norm_bwd_bytes));
   b.push_back(mem("bias_dropout_add1_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
@@ -354,7 +474,12 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
     if (transposes) b.push_back(mem("fp8_transpose_qkv_in", 2.0 * x.tokens * x.h));
   }
   if (current) b.push_back(mem("fp8_amax_bwd", E * x.tokens * (x.h + fc1_out + x.h + qkv_width)));
-  gemm_backward(b, qkv);
+  for (auto op = qkv_ops.rbegin(); op != qkv_ops.rend(); ++op)
+    if (op->cls == OpClass::GEMM)
+      gemm_backward(b, *op);
+    else  // a latent's RMSNorm
+      b.push_back(mem(op->name + "_bwd",
+                      op->bytes.value * norm_bytes_per_element(sc, true) / norm_bytes_per_element(sc, false)));
   tp_in(b, x, "tp_attn_in_bwd", true, gathered_grad);
   b.push_back(mem("norm1_bwd", norm_bwd_bytes));
 
@@ -363,7 +488,10 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch) {
   // gradients; the names of the other collectives match no op.
   if (sc.plan.tp_comm_overlap && x.t > 1) {
     const int64_t tp = sc.plan.tp;
+    // (Where the pass has no such GEMM -- MLA's projections, an MoE layer's experts -- the
+    // collective stays exposed.)
     auto overlap = [](std::vector<Op>& ops, const char* coll, const char* gemm, int64_t chunks) {
+      if (std::none_of(ops.begin(), ops.end(), [&](const Op& o) { return o.name == gemm; })) return;
       for (Op& op : ops)
         if (op.name == coll) op.hidden_by = Op::HiddenBy::GEMM, op.overlaps = gemm, op.chunks = chunks;
     };

@@ -72,8 +72,10 @@ enum class OpClass { GEMM, MEMORY, COLLECTIVE, FLASH_ATTENTION };
 struct Op {
   std::string name;
   OpClass cls = OpClass::GEMM;
-  Flops flops;                          // matmul FLOPs, as the model-FLOPs convention counts them
-  Flops executed;                       // FLASH_ATTENTION: what the kernel executes (causal skips half)
+  Flops flops;  // matmul FLOPs, as the model-FLOPs convention counts them
+  // FLASH_ATTENTION: what the kernel executes (causal skips half); GEMM: where it is duplicated on
+  // every tensor-parallel rank, what each runs (`flops` its 1/tp share of the model's), else 0.
+  Flops executed;
   double seq_len = 0;                   // FLASH_ATTENTION: keys per query
   double head_dim = kReferenceHeadDim;  // FLASH_ATTENTION: the kernel's head dimension (padded)
   Attention kernel = Attention::FLASH;  // FLASH_ATTENTION: which fused kernel (attention_kernels.hpp)
@@ -103,7 +105,9 @@ struct PassOps {
 // Vocabulary padded to a multiple of 128 * tp, as Megatron-LM pads it.
 int64_t padded_vocab(const Scenario& s);
 
-PassOps layer_ops(const Scenario& s, int64_t micro_batch);
+// One transformer layer; `moe_layer`: its MLP is the model's mixture of experts (ModelSpec::moe_layer;
+// ignored for a model without one), else dense. Multi-head latent attention where the model has it.
+PassOps layer_ops(const Scenario& s, int64_t micro_batch, bool moe_layer = false);
 
 // Recompute OP, torchtitan's per-op selective activation checkpointing
 // (torchtitan/distributed/activation_checkpoint.py, _apply_op_sac; selective_ac_option "op"): in

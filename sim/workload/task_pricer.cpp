@@ -63,7 +63,8 @@ struct Accumulator {
       task.compute += t;
       (op.attention_core ? task.attention : op.cls == OpClass::GEMM ? task.gemm : task.elementwise) += t;
       // Hardware FLOPs are what the kernels execute: a fused attention kernel skips the masked half.
-      task.hardware_flops += (op.cls == OpClass::FLASH_ATTENTION ? op.executed : op.flops) * times;
+      const bool executes_other = op.cls == OpClass::FLASH_ATTENTION || op.executed.value > 0;
+      task.hardware_flops += (executes_other ? op.executed : op.flops) * times;
       if (model_work) task.model_flops += op.flops * times;
     }
   }
