@@ -122,7 +122,9 @@ std::vector<CircuitDesign> circuit_designs(const Scenario& s) {
   // before the forward and the backward and a reduce-scatter under ZeRO-3, else a reduce-scatter
   // and an all-gather).
   const ParallelPlan& p = s.plan;
-  const double rank_params = double(s.model.layers) / double(p.pp) * s.model.layer_params_per_rank(p.tp);
+  const auto moe = static_cast<double>(s.model.moe_layers()), dense = static_cast<double>(s.model.layers) - moe;
+  const double rank_params = dense / double(p.pp) * s.model.layer_params_per_rank(p.tp) +
+                             moe / double(p.pp) * s.model.layer_params_per_rank(p.tp, true);
   const double v_dp = double(groups_per_node) * rank_params * 2.0 * (p.zero == 3 ? 3.0 : 2.0);
   double v_mp = 0;         // the busiest pair's
   int64_t neighbours = 0;  // the most pairs a node is in

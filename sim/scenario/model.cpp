@@ -65,8 +65,8 @@ double model_params(const ModelSpec& m, bool only_active) {
 
 }  // namespace
 
-double ModelSpec::linear_params() const {
-  const auto [h, q, kv, ffn, mats, experts, active] = widths(*this, true);
+double ModelSpec::linear_params(bool moe_layer) const {
+  const auto [h, q, kv, ffn, mats, experts, active] = widths(*this, moe_layer);
   return attention_linear(*this) + mats * h * ffn * experts;
 }
 
@@ -74,14 +74,14 @@ double ModelSpec::rank_kv_heads(int64_t tp) const {
   return kv_heads >= tp ? static_cast<double>(kv_heads) / static_cast<double>(tp) : 1.0;
 }
 
-double ModelSpec::layer_params_per_rank(int64_t tp) const {
+double ModelSpec::layer_params_per_rank(int64_t tp, bool moe_layer) const {
   const double t = static_cast<double>(tp);
   const double extra_heads = rank_kv_heads(tp) - static_cast<double>(kv_heads) / t;  // 0 when sharded
   const double per_head = 2.0 * static_cast<double>(head_dim()) * (static_cast<double>(hidden) + (rmsnorm ? 0.0 : 1.0));
-  return layer_params() / t + extra_heads * per_head;
+  return layer_params(moe_layer) / t + extra_heads * per_head;
 }
 
-double ModelSpec::layer_params() const { return layer_params_of(*this, true, false); }
+double ModelSpec::layer_params(bool moe_layer) const { return layer_params_of(*this, moe_layer, false); }
 
 bool ModelSpec::moe_layer(int64_t i) const {
   return moe && i >= moe->dense_layers && (i - moe->dense_layers) % moe->layer_interval == moe->layer_interval - 1;

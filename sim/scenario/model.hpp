@@ -79,9 +79,9 @@ struct ModelSpec {
   // The queries' width, heads x head_dim: the Q projection's output and the attention output
   // projection's input (hidden unless head_dim says otherwise).
   int64_t query_width() const { return heads * head_dim(); }
-  // Parameters of one transformer layer (weights + biases + norms), the whole model, and the
-  // embedding matrix (vocab x hidden).
-  double layer_params() const;
+  // Parameters of one transformer layer (weights + biases + norms): an MoE layer's (`moe_layer`,
+  // where the model has them) or a dense one's.
+  double layer_params(bool moe_layer = false) const;
   // K/V heads one tensor-parallel rank holds: kv_heads / tp, or, when tp is a multiple of kv_heads
   // (multi-query attention at PaLM's tp 12, grouped-query past the groups), one whole head each,
   // replicated over tp / kv_heads ranks (Megatron-Core's num_query_groups < tp; vLLM's
@@ -90,10 +90,10 @@ struct ModelSpec {
   bool kv_shardable(int64_t tp) const { return kv_heads % tp == 0 || tp % kv_heads == 0; }
   // One layer's parameters one tensor-parallel rank holds: layer_params() / tp, plus the K/V
   // weights (and biases) it holds beyond its share when they are replicated.
-  double layer_params_per_rank(int64_t tp) const;
-  // The weight matrices of one layer (QKV, projection, MLP; every expert's): no bias, norm or router.
-  // Of an MoE layer where the model has them.
-  double linear_params() const;
+  double layer_params_per_rank(int64_t tp, bool moe_layer = false) const;
+  // The weight matrices of one layer (QKV, projection, MLP; an MoE layer's every expert): no bias,
+  // norm or router.
+  double linear_params(bool moe_layer = false) const;
   double embedding_params() const { return static_cast<double>(vocab) * static_cast<double>(hidden); }
   // Whether layer i (from 0) has an MoE MLP, and how many do.
   bool moe_layer(int64_t i) const;

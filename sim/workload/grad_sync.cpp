@@ -45,10 +45,14 @@ std::vector<Bytes> grad_buckets(const Scenario& s, const StageLayout& layout, in
   const double params = chunk_params(s, layout, rank, chunk);
   std::vector<Bytes> out;
   if (s.plan.zero == 3) {
-    // The embedding, final norm and output layer's parameters join the last layer's bucket.
-    const double layer = s.model.layer_params_per_rank(s.plan.tp);
-    out.assign(static_cast<size_t>(layers), Bytes(layer * per_param));
-    if (!out.empty()) out.back() += Bytes((params - double(layers) * layer) * per_param);
+    // One bucket per layer, in model order; the embedding, final norm and output layer's
+    // parameters join the last layer's bucket.
+    const int64_t first = layout.first_layer(rank, chunk);
+    for (int64_t i = first; i < first + layers; ++i)
+      out.push_back(Bytes(s.model.layer_params_per_rank(s.plan.tp, s.model.moe_layer(i)) * per_param));
+    const double in_layers = double(layout.dense_layers_of(rank, chunk)) * s.model.layer_params_per_rank(s.plan.tp) +
+                             double(layout.moe_layers_of(rank, chunk)) * s.model.layer_params_per_rank(s.plan.tp, true);
+    if (!out.empty()) out.back() += Bytes((params - in_layers) * per_param);
     return out;
   }
   if (params <= 0) return out;

@@ -47,7 +47,8 @@ double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, 
   const double tp = static_cast<double>(s.plan.tp);
   const double h = static_cast<double>(m.hidden);
   const double vocab_shard = static_cast<double>(padded_vocab(s)) * h / tp;
-  double params = static_cast<double>(layout.layers_of(rank, chunk)) * m.layer_params_per_rank(s.plan.tp);
+  double params = static_cast<double>(layout.dense_layers_of(rank, chunk)) * m.layer_params_per_rank(s.plan.tp) +
+                  static_cast<double>(layout.moe_layers_of(rank, chunk)) * m.layer_params_per_rank(s.plan.tp, true);
   if (layout.has_embedding(rank, chunk)) {
     params += vocab_shard;
     // GPT's learned position embedding; Llama-style (RMSNorm) models use RoPE, which has no weights.
@@ -57,6 +58,7 @@ double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, 
     params += m.rmsnorm ? h : 2.0 * h;  // final norm, replicated over tp
     // With pp > 1 Megatron keeps a copy of the tied embedding on the last stage for the output layer.
     if (layout.pp > 1 || !m.tied_embeddings) params += vocab_shard;
+    params += m.mtp_params() / tp;  // multi-token prediction modules (their head is the model's)
   }
   return params;
 }
@@ -68,12 +70,14 @@ double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
 }
 
 double rank_linear_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
-  return static_cast<double>(layout.layers_on_rank(rank)) * s.model.linear_params() / static_cast<double>(s.plan.tp);
+  const auto moe = static_cast<double>(layout.moe_layers_on_rank(rank));
+  const double dense = static_cast<double>(layout.layers_on_rank(rank)) - moe;
+  return (dense * s.model.linear_params() + moe * s.model.linear_params(true)) / static_cast<double>(s.plan.tp);
 }
 
 namespace {
 
-Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompute) {
+Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompute, bool moe_layer) {
   const ModelSpec& m = s.model;
   const double seq = static_cast<double>(s.training.seq_len) / static_cast<double>(s.plan.cp);
   const double b = static_cast<double>(micro_batch);
@@ -99,15 +103,33 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
   // torchao's tensorwise Float8Linear (torchtitan's) keeps the same FP8 copies (fp8_library.cpp).
   // K and V per query width, as every rank holds them (replicated heads counted on each rank).
   const double kv = m.rank_kv_heads(s.plan.tp) * t / static_cast<double>(m.heads);
-  const double ffn = m.moe ? static_cast<double>(m.moe->top_k * m.moe->expert_ffn_hidden) : double(m.ffn_hidden);
+  // An MoE layer (ops.cpp, moe_mlp_ops): the inner activations of its top_k routed experts and
+  // its shared ones, split over tp as a dense MLP's; and, whole on every rank (the tokens gathered
+  // before the router, sequence parallel or not), each token's top_k permuted copies of the
+  // experts' input and the router's fp32 scores (4 bytes per expert).
+  const bool moe = moe_layer && m.moe;
+  const double ffn = moe ? static_cast<double>((m.moe->top_k + m.moe->shared_experts) * m.moe->expert_ffn_hidden)
+                         : double(m.ffn_hidden);
   const bool fp8 = s.training.precision == Precision::FP8;
   const double input = fp8 ? 1.0 : 2.0;  // a linear layer's saved input, per element
   const double inner = ((m.activation == Activation::SWIGLU ? 4.0 : 2.0) + input) * ffn / h;
   const double whole = 4.0 + input + input + (m.dropout ? 2.0 : 0.0);
+  double unsplit = moe ? static_cast<double>(m.moe->top_k) * input + 4.0 * double(m.moe->experts) / h : 0.0;
   // Q and the projection's input span the queries' width (hidden unless head_dim says otherwise).
+  // Latent attention (MlaSpec): Q and K d_qk wide per head, V and the projection's input d_v; and,
+  // whole on every rank (its down-projections duplicated), each latent's norm input and the
+  // up-projection's input (2 + 2 bytes per latent element).
   const double q = static_cast<double>(m.query_width()) / h;
-  const double split = 2.0 * q + 4.0 * kv * q + 2.0 * q + (fp8 ? q : 0.0) + inner;
-  const double kept = sp ? (whole + split) / t : whole + split / t;
+  double attention = 2.0 * q + 4.0 * kv * q + 2.0 * q + (fp8 ? q : 0.0);
+  if (m.mla) {
+    const MlaSpec& l = *m.mla;
+    const double heads = static_cast<double>(m.heads), d_qk = double(l.qk_nope_head_dim + l.qk_rope_head_dim);
+    const double d_v = static_cast<double>(l.v_head_dim);
+    attention = heads * (2.0 * d_qk + 2.0 * d_qk + 2.0 * d_v + 2.0 * d_v + (fp8 ? d_v : 0.0)) / h;
+    unsplit += 4.0 * static_cast<double>(l.q_lora_rank + l.kv_lora_rank) / h;
+  }
+  const double split = attention + inner;
+  const double kept = (sp ? (whole + split) / t : whole + split / t) + unsplit;
   // Unfused attention keeps its s x s tensors: the softmax output (2), and with dropout its mask
   // (1) and output (2): Table 2's 5as/h, split over tp. FlashAttention keeps none.
   const double scores = fused(s.training.attention) ? 0.0 : (m.dropout ? 5.0 : 2.0) * a * seq / (h * t);
@@ -130,8 +152,8 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
 
 }  // namespace
 
-Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch) {
-  return activation_bytes(s, micro_batch, s.training.recompute);
+Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch, bool moe_layer) {
+  return activation_bytes(s, micro_batch, s.training.recompute, moe_layer);
 }
 
 namespace {
@@ -161,7 +183,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
   const double t = static_cast<double>(s.plan.tp);
   const int64_t m = std::max<int64_t>(1, s.training.global_batch / (s.plan.dp * micro_batch));
   const double grad_bytes = s.training.grad_bytes();
-  const Bytes per_layer = layer_activation_bytes(s, micro_batch);
+  const Bytes per_layer = layer_activation_bytes(s, micro_batch),
+              per_moe_layer = layer_activation_bytes(s, micro_batch, true);
   const double sbh = static_cast<double>(s.training.seq_len) / static_cast<double>(s.plan.cp) *
                      static_cast<double>(micro_batch) * static_cast<double>(s.model.hidden);
   // One microbatch's logits on one GPU: its tokens times the vocabulary, vocab-parallel over tp.
@@ -188,10 +211,12 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     // 32 GiB).
     double work = 0.0;
     if (r == layout.pp - 1) work = (loss_peak_bytes_per_logit(s) - KEPT_LOGIT_BYTES) * logits;
+    // The rank's largest layer: an MoE one where it holds any.
+    const bool has_moe = layout.moe_layers_on_rank(r) > 0;
     if (s.training.recompute == Recompute::FULL && !s.cluster.scale_up.xla_runtime())
-      work = std::max(work, activation_bytes(s, micro_batch, Recompute::NONE).value);
+      work = std::max(work, activation_bytes(s, micro_batch, Recompute::NONE, has_moe).value);
     if (s.plan.zero >= 3) {
-      const double layer = s.model.layer_params_per_rank(s.plan.tp);
+      const double layer = s.model.layer_params_per_rank(s.plan.tp, has_moe);
       const double outside = params - static_cast<double>(layout.layers_on_rank(r)) * layer;
       if (!s.plan.reshards_after_forward()) {
         // Gathered from forward to backward (ParallelPlan::reshard_after_forward): at the peak,
@@ -213,7 +238,9 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
       if (layout.pp > 1 && m > 1) st.grads += Bytes(params * grad_bytes);
     }
     st.workspace = Bytes(work);
-    st.activations = per_layer * (static_cast<double>(layout.layers_on_rank(r)) * in_flight);
+    const auto moe_layers = static_cast<double>(layout.moe_layers_on_rank(r));
+    st.activations = per_layer * ((static_cast<double>(layout.layers_on_rank(r)) - moe_layers) * in_flight) +
+                     per_moe_layer * (moe_layers * in_flight);
     if (r == 0) {
       // Embedding output kept for backward (Korthikanti §4.3), one per in-flight microbatch.
       st.activations += Bytes(2.0 * sbh / (s.plan.sequence_parallel ? t : 1.0) * in_flight);
@@ -223,6 +250,13 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
       // loss and its backward back to back, GPipe keeps every microbatch's.
       st.activations +=
           Bytes(KEPT_LOGIT_BYTES * logits * (s.plan.schedule == Schedule::GPIPE ? static_cast<double>(m) : 1.0));
+      // Multi-token prediction (ops.hpp, mtp_ops): each module's layer (the last layer's kind) per
+      // microbatch in flight, and its head's logits beside the model's.
+      if (const auto mtp = static_cast<double>(s.model.mtp_layers); mtp > 0) {
+        const bool moe = s.model.moe_layer(s.model.layers - 1);
+        st.activations +=
+            (moe ? per_moe_layer : per_layer) * (mtp * in_flight) + Bytes(KEPT_LOGIT_BYTES * logits * mtp);
+      }
     }
     out.peak = std::max(out.peak, st.total());
     out.stages.push_back(st);

@@ -63,8 +63,9 @@ struct MemoryEstimate {
   bool fits = false;
 };
 
-// Bytes of activations one transformer layer keeps for one microbatch (Table 2 above).
-Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch);
+// Bytes of activations one transformer layer keeps for one microbatch (Table 2 above): a dense
+// layer, or an MoE one (`moe_layer`, where the model has them).
+Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch, bool moe_layer = false);
 
 MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int64_t micro_batch);
 

@@ -570,6 +570,30 @@ PassOps output_ops(const Scenario& sc, int64_t micro_batch) {
   return p;
 }
 
+PassOps mtp_ops(const Scenario& sc, int64_t micro_batch) {
+  const Dims x = dims(sc, micro_batch);
+  PassOps p;
+  if (sc.model.mtp_layers == 0) return p;
+  // DeepSeek-V3 §2.2: the previous depth's hidden state and the next token's embedding, each
+  // RMSNorm'd (the lookup: read the rows, write them), concatenated and projected 2h -> h (a
+  // column of Megatron's tensor-parallel linear: out h / tp), then one transformer layer of the
+  // model's last layer's kind and the shared output head and loss.
+  const double norm = norm_bytes_per_element(sc, false) * x.tokens_sp * x.h;
+  const double norm_bwd = norm_bytes_per_element(sc, true) * x.tokens_sp * x.h;
+  Op proj = gemm("mtp_proj", x.tokens, x.h / x.t, 2.0 * x.h, 1.0, false, math_precision(sc, true));
+  const PassOps layer = layer_ops(sc, micro_batch, sc.model.moe_layer(sc.model.layers - 1));
+  const PassOps head = output_ops(sc, micro_batch);
+  p.forward = {mem("mtp_embedding", 2.0 * E * x.tokens * x.h), mem("mtp_norms", 2.0 * norm), proj};
+  p.forward.insert(p.forward.end(), layer.forward.begin(), layer.forward.end());
+  p.forward.insert(p.forward.end(), head.forward.begin(), head.forward.end());
+  p.backward = head.backward;
+  p.backward.insert(p.backward.end(), layer.backward.begin(), layer.backward.end());
+  gemm_backward(p.backward, proj);
+  p.backward.push_back(mem("mtp_norms_bwd", 2.0 * norm_bwd));
+  p.recompute = layer.recompute;
+  return p;
+}
+
 std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded) {
   // Fused Adam reads the fp32 master weight, m and v and the gradient (12 B + g) and writes weight,
   // m, v and the bf16 copy (14 B) per updated parameter; the gradient-norm pass reads every

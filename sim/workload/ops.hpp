@@ -126,6 +126,9 @@ struct BlockMatmul {
 std::vector<BlockMatmul> op_checkpoint_matmuls(const Scenario& s);
 PassOps embedding_ops(const Scenario& s, int64_t micro_batch);
 PassOps output_ops(const Scenario& s, int64_t micro_batch);  // final norm, logits, cross-entropy
+// The multi-token prediction modules' ops, one module's (ModelSpec::mtp_layers; none without): on
+// the stage that holds the output layer.
+PassOps mtp_ops(const Scenario& s, int64_t micro_batch);
 // Adam step over `params` parameters held by this GPU, `sharded` of which it updates (ZeRO).
 std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded);
 // Under FP8, the once-per-step cast of the `linear_params` FP8 weights this GPU holds; else none.

@@ -2,6 +2,7 @@
 
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "sim/core/error.hpp"
 #include "sim/scenario/model.hpp"
@@ -14,6 +15,30 @@ int64_t StageLayout::layers_on_rank(int64_t rank) const {
   for (int64_t c = 0; c < virtual_stages; ++c) n += layers_of(rank, c);
   return n;
 }
+
+int64_t StageLayout::moe_layers_on_rank(int64_t rank) const {
+  int64_t n = 0;
+  for (int64_t c = 0; c < virtual_stages; ++c) n += moe_layers_of(rank, c);
+  return n;
+}
+
+int64_t StageLayout::first_layer(int64_t rank, int64_t chunk) const {
+  const auto stage = static_cast<std::ptrdiff_t>(chunk * pp + rank);
+  return std::accumulate(layers.begin(), layers.begin() + stage, int64_t{0});
+}
+
+namespace {
+
+// Counts each stage's MoE layers, in model order.
+StageLayout with_moe(StageLayout out, const ModelSpec& model) {
+  out.moe.assign(out.layers.size(), 0);
+  int64_t i = 0;
+  for (size_t j = 0; j < out.layers.size(); ++j)
+    for (int64_t k = 0; k < out.layers[j]; ++k) out.moe[j] += model.moe_layer(i++) ? 1 : 0;
+  return out;
+}
+
+}  // namespace
 
 StageLayout make_stage_layout(const ModelSpec& model, const ParallelPlan& plan, int64_t virtual_stages,
                               const std::string& file, const std::string& pointer) {
@@ -31,7 +56,7 @@ StageLayout make_stage_layout(const ModelSpec& model, const ParallelPlan& plan, 
       throw InputError(file, pointer + "/parallelism/layers_per_stage", "sums to " + std::to_string(sum),
                        std::to_string(model.layers) + " = model.layers");
     out.layers = plan.layers_per_stage;
-    return out;
+    return with_moe(std::move(out), model);
   }
   if (model.layers < stages)
     throw InputError(file, pointer + "/parallelism/pp",
@@ -50,7 +75,7 @@ StageLayout make_stage_layout(const ModelSpec& model, const ParallelPlan& plan, 
       --deficit;
     }
   }
-  return out;
+  return with_moe(std::move(out), model);
 }
 
 }  // namespace sim

@@ -19,9 +19,16 @@ struct StageLayout {
   int64_t pp = 1;
   int64_t virtual_stages = 1;
   std::vector<int64_t> layers;  // per virtual stage, model order; size pp * virtual_stages
+  std::vector<int64_t> moe;     // of those, the MoE layers (ModelSpec::moe_layer); 0 for a dense model
 
   int64_t layers_of(int64_t rank, int64_t chunk) const { return layers[static_cast<size_t>(chunk * pp + rank)]; }
+  int64_t moe_layers_of(int64_t rank, int64_t chunk) const { return moe[static_cast<size_t>(chunk * pp + rank)]; }
+  int64_t dense_layers_of(int64_t rank, int64_t chunk) const {
+    return layers_of(rank, chunk) - moe_layers_of(rank, chunk);
+  }
+  int64_t first_layer(int64_t rank, int64_t chunk) const;  // the model's index of its first layer
   int64_t layers_on_rank(int64_t rank) const;
+  int64_t moe_layers_on_rank(int64_t rank) const;
   bool has_embedding(int64_t rank, int64_t chunk) const { return rank == 0 && chunk == 0; }
   bool has_output(int64_t rank, int64_t chunk) const { return rank == pp - 1 && chunk == virtual_stages - 1; }
 };

@@ -84,8 +84,10 @@ TaskPricer::TaskPricer(const Scenario& s, const StageLayout& layout, int64_t mic
       micro_batch_(micro_batch),
       cm_(cm),
       layer_(layer_ops(s, micro_batch)),
+      moe_layer_(s.model.moe ? layer_ops(s, micro_batch, true) : PassOps{}),
       emb_(embedding_ops(s, micro_batch)),
-      out_(output_ops(s, micro_batch)) {}
+      out_(output_ops(s, micro_batch)),
+      mtp_(mtp_ops(s, micro_batch)) {}
 
 const Task& TaskPricer::task(int64_t r, int64_t c, bool fwd) {
   const auto key = std::make_tuple(r, c, fwd);
@@ -100,20 +102,28 @@ Task TaskPricer::price(bool fwd, int64_t r, int64_t c) const {
   t.kind = fwd ? TaskKind::FORWARD : TaskKind::BACKWARD;
   t.rank = r, t.chunk = c, t.microbatch = 0;
   Accumulator acc{cm_, t, {}};
-  double layers = static_cast<double>(layout_.layers_of(r, c));
+  const auto layers = static_cast<double>(layout_.dense_layers_of(r, c));
+  const auto moe_layers = static_cast<double>(layout_.moe_layers_of(r, c));
+  const auto mtp = static_cast<double>(s_.model.mtp_layers);
   bool has_emb = layout_.has_embedding(r, c), has_out = layout_.has_output(r, c);
   if (fwd) {
     if (has_emb) acc.add(emb_.forward, 1, true);
     acc.add(layer_.forward, layers, true);
+    acc.add(moe_layer_.forward, moe_layers, true);
     if (has_out) acc.add(out_.forward, 1, true);
+    if (has_out) acc.add(mtp_.forward, mtp, true);
   }
   double from_python = acc.launches;  // launched from Python: a forward, a recompute (below)
   if (!fwd) {
     if (has_out) acc.add(out_.backward, 1, true);
+    if (has_out) acc.add(mtp_.backward, mtp, true);
     const double before = acc.launches;
     acc.add(layer_.recompute, layers, false);
+    acc.add(moe_layer_.recompute, moe_layers, false);
+    if (has_out) acc.add(mtp_.recompute, mtp, false);
     from_python = acc.launches - before;
     acc.add(layer_.backward, layers, true);
+    acc.add(moe_layer_.backward, moe_layers, true);
     if (has_emb) acc.add(emb_.backward, 1, true);
   }
   // The host launches the forward's kernels from Python and the backward's from the autograd

@@ -31,7 +31,7 @@ class TaskPricer {
   const StageLayout& layout_;
   int64_t micro_batch_;
   const ComputeModel& cm_;
-  PassOps layer_, emb_, out_;
+  PassOps layer_, moe_layer_, emb_, out_, mtp_;  // a dense layer's ops, an MoE layer's (none without)
   std::map<std::tuple<int64_t, int64_t, bool>, Task> priced_;
 };
 

@@ -301,10 +301,18 @@ case("top-k-above-experts", "/model/moe/top_k", "9 is out of range",
      put("model.moe", {"experts": 8, "top_k": 9}))
 # A plan over memory is not bad input: it is simulated and reported as not fitting, refused only
 # with --strict-memory (memory_verdict.sh).
-case("moe-not-simulated", "/model/moe", "mixture-of-experts layers are not simulated",
-     put("model.moe", {"experts": 8, "top_k": 2}))
-case("mla-not-simulated", "/model/mla", "multi-head latent attention is not simulated",
-     put("model.mla", {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}))
+# MoE, MLA and multi-token prediction layers run with every expert on every rank, in 16 bits,
+# without per-op checkpointing (ops.cpp): the rest is refused in one line.
+MOE = {"experts": 8, "top_k": 2}
+MLA = {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}
+case("moe-expert-parallel-not-simulated", "/parallelism/ep", "expert parallelism is not simulated",
+     all_of(put("model.moe", MOE), put("parallelism.ep", 2), put("parallelism.dp", 2), put("cluster.gpus", 16),
+            put("training.global_batch", 8)))
+case("moe-fp8-not-simulated", "/training/precision", "'fp8' is not simulated for a model with \"moe\"",
+     all_of(put("model.moe", MOE), put("cluster.gpu", "h100-sxm"), put("training.precision", "fp8")))
+case("mla-op-recompute-not-simulated", "/training/recompute", "per-op checkpointing of a dense block) is not simulated",
+     all_of(put("model.mla", MLA), put("training.recompute", "op"), put("training.attention", "flash"),
+            put("parallelism.sequence_parallel", True)))
 case("moe-dense-layers-all", "/model/moe/dense_layers", "leave no MoE layer",
      put("model.moe", {"experts": 8, "top_k": 2, "dense_layers": 1000}))
 

@@ -1,7 +1,6 @@
 // Model FLOPs per token of the mixture-of-experts and latent-attention models of models/, summed
 // over the ops of their layers (dense and MoE, ModelSpec::moe_layer) and the output layer, forward
-// and backward, against the counts their trainers publish (../shared/reference/moe.md §0 collects
-// them):
+// and backward, against the counts their trainers publish:
 //   - DeepSeek-V3 (arXiv 2505.09343, ISCA'25, the MPFT table: 432 TFLOPS non-causal and 385
 //     causal per GPU at 1,541.7 tokens/s/GPU, sequence 4,096): 280.2 and 249.7 GFLOP per token,
 //     without its multi-token prediction module;
@@ -17,8 +16,11 @@
 #include <string>
 
 #include "sim/core/params.hpp"
+#include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/ops.hpp"
+#include "sim/workload/pipeline.hpp"
+#include "sim/workload/stage_layout.hpp"
 #include "test/unit/text_fill.hpp"
 
 using namespace sim;
@@ -77,7 +79,7 @@ TEST_CASE("DeepSeek-V3's FLOPs per token: 280.2 GFLOP non-causal, 249.7 causal",
   const PerToken v3 = per_token(s);
   CHECK(v3.model == Approx(280.2).epsilon(0.005));
   CHECK(v3.causal == Approx(249.7).epsilon(0.005));
-  // Closed form from the model card (moe.md §0): 6 x the activated parameters that multiply
+  // Closed form from the model card: 6 x the activated parameters that multiply
   // (not the embedding lookup's, nor the norms') plus the MLA core, 2 s n_h (d_qk + d_v) per token
   // and layer forward, three times for forward and backward. The output layer's vocabulary is
   // padded to a multiple of 128 (Megatron-LM): 129,280 already is.
@@ -114,4 +116,55 @@ TEST_CASE("Tensor parallelism splits an MoE layer's model FLOPs, the duplicated 
   const double router = h * double(m.moe->experts) * double(m.moe_layers());
   const double duplicated = 6.0 * (down * double(m.layers) + router);
   CHECK(eight.hardware - one.hardware == Approx(7.0 * duplicated / 1e9 + padding).epsilon(1e-9));
+}
+
+TEST_CASE("Stages hold their own layers' kinds: DeepSeek's first dense layers, Llama 4's alternation",
+          "[workload][moe]") {
+  // 61 layers on 16 stages: 3 + 3 + 13 x 4 + 3 (make_stage_layout takes the 3 missing layers from
+  // the first, the last and the second stage), the first three layers dense (first_k_dense_replace).
+  Scenario s = on_one_gpu("deepseek-v3");
+  s.plan.pp = 16;
+  const StageLayout v3 = make_stage_layout(s.model, s.plan, 1, s.file);
+  CHECK(v3.layers_of(0, 0) == 3);
+  CHECK(v3.moe_layers_of(0, 0) == 0);
+  int64_t moe = 0;
+  for (int64_t r = 0; r < 16; ++r) {
+    CHECK(v3.first_layer(r, 0) == (r < 2 ? 3 * r : 6 + 4 * (r - 2)));
+    if (r > 0) CHECK(v3.moe_layers_of(r, 0) == v3.layers_of(r, 0));
+    moe += v3.moe_layers_on_rank(r);
+  }
+  CHECK(moe == 58);
+  // Llama 4 Maverick, 48 layers on 4 ranks x 2 virtual stages: 6 each, every second one MoE.
+  Scenario l4 = on_one_gpu("llama4-maverick");
+  l4.plan.pp = 4;
+  const StageLayout maverick = make_stage_layout(l4.model, l4.plan, 2, l4.file);
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t c = 0; c < 2; ++c) {
+      CHECK(maverick.first_layer(r, c) == 6 * (c * 4 + r));
+      CHECK(maverick.moe_layers_of(r, c) == 3);
+    }
+}
+
+TEST_CASE("A step's task graph counts each layer of its kind once per token, and the MTP module", "[workload][moe]") {
+  // DeepSeek-V3 on 4 stages, one GPU each, 4 sequences: the graph's model FLOPs are the layers'
+  // and output layer's per token (above) for every token, plus one MTP module per sequence.
+  const std::string text = fill(R"({"kind": "scenario", "name": "moe-step", "model": "deepseek-v3",
+    "cluster": {"gpu": "h100-sxm", "gpus": 4, "gpus_per_node": 4,
+                "scale_up": {"kind": "nvswitch", "bandwidth": "450 GB/s"},
+                "scale_out": {"kind": "fat-tree", "nics_per_node": 4, "nic_bandwidth": "400 Gb/s"}},
+    "parallelism": {"tp": 1, "pp": 4, "dp": 1, "virtual_stages": 1},
+    "training": {"seq_len": {s}, "global_batch": 4, "micro_batch": 1, "recompute": "selective",
+                 "precision": "bf16", "attention": "flash"}})",
+                                {{"s", std::to_string(SEQ)}});
+  const Scenario s = parse_scenario(ParamReader::from_text(text, "moe-step.json"), TRAINSIM_SOURCE_DIR);
+  ComputeModel cm(s.cluster.device, s.training.precision);
+  const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
+  const Pipeline p = build_pipeline(s, layout, 1, cm);
+  double model = 0;
+  for (size_t v = 0; v < boost::num_vertices(p.graph); ++v) model += p.graph[v].model_flops.value;
+  const PassOps mtp = mtp_ops(s, 1);
+  const double per_sequence_mtp = sum_flops(mtp.forward).value + sum_flops(mtp.backward).value;
+  CHECK(per_sequence_mtp > 0);
+  const double tokens = 4.0 * SEQ;
+  CHECK(model == Approx(per_token(s).model * 1e9 * tokens + 4.0 * per_sequence_mtp).epsilon(1e-9));
 }
