@@ -72,6 +72,14 @@ TEST_CASE("MoE models count the parameters their sources publish, total and acti
   const ModelSpec kimi = model("kimi-k2");
   CHECK(kimi.total_params() == Approx(1.04e12).epsilon(0.02));
   CHECK(kimi.active_params() == Approx(32e9).epsilon(0.03));
+  // DBRX (Databricks' model card): 132B and 36B; Mixtral 8x22B (Mistral AI's announcement): 141B
+  // and 39B. Both published to the billion: within half of one.
+  const ModelSpec dbrx = model("dbrx");
+  CHECK(dbrx.total_params() == Approx(132e9).margin(0.5e9));
+  CHECK(dbrx.active_params() == Approx(36e9).margin(0.5e9));
+  const ModelSpec mixtral22 = model("mixtral-8x22b");
+  CHECK(mixtral22.total_params() == Approx(141e9).margin(0.5e9));
+  CHECK(mixtral22.active_params() == Approx(39e9).margin(0.5e9));
 }
 
 TEST_CASE("a dense model's activated parameters are all of them", "[scenario]") {
