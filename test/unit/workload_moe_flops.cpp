@@ -14,10 +14,12 @@
 // figure is the model FLOPs less half the attention core's.
 #include <catch2/catch.hpp>
 #include <string>
+#include <tuple>
 
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/memory.hpp"
 #include "sim/workload/ops.hpp"
 #include "sim/workload/pipeline.hpp"
 #include "sim/workload/stage_layout.hpp"
@@ -167,4 +169,24 @@ TEST_CASE("A step's task graph counts each layer of its kind once per token, and
   CHECK(per_sequence_mtp > 0);
   const double tokens = 4.0 * SEQ;
   CHECK(model == Approx(per_token(s).model * 1e9 * tokens + 4.0 * per_sequence_mtp).epsilon(1e-9));
+}
+
+TEST_CASE("The stages' parameters sum to the model's, each layer of its own kind", "[workload][moe]") {
+  // Over every pipeline rank and tensor-parallel rank: every parameter once (ModelSpec's count,
+  // the MTP modules' with it), but the final norm, which every tensor-parallel rank holds whole,
+  // and the untied embedding's and output layer's rows padded to a multiple of 128 tp
+  // (Maverick's 202,048 to 202,240); Llama 4 Maverick over 2 virtual stages.
+  for (const auto& [name, pp, v] : {std::tuple<const char*, int64_t, int64_t>{"deepseek-v3", 4, 1},
+                                    {"llama4-maverick", 4, 2},
+                                    {"mixtral-8x7b", 2, 1}}) {
+    Scenario s = on_one_gpu(name, 2);
+    s.plan.pp = pp;
+    const StageLayout layout = make_stage_layout(s.model, s.plan, v, s.file);
+    REQUIRE_FALSE(s.model.tied_embeddings);
+    const double h = double(s.model.hidden), padding = 2.0 * double(padded_vocab(s) - s.model.vocab) * h;
+    double held = 0;
+    for (int64_t r = 0; r < pp; ++r) held += rank_params(s, layout, r) * 2.0;
+    INFO(name);
+    CHECK(held == Approx(s.model.total_params() + s.model.mtp_params() + h + padding).epsilon(1e-12));
+  }
 }
