@@ -149,6 +149,9 @@ void cross_check(const Scenario& s, const ParamReader& r) {
                       "a divisor or a multiple of the model's kv_heads");
   if (m.ffn_hidden % p.tp != 0)
     par.at("tp").fail(i2s(p.tp) + " does not divide ffn_hidden=" + i2s(m.ffn_hidden), "a divisor of ffn_hidden");
+  if (m.moe && m.moe->expert_ffn_hidden % p.tp != 0)  // each rank holds its tp share of every expert
+    par.at("tp").fail(i2s(p.tp) + " does not divide moe.expert_ffn_hidden=" + i2s(m.moe->expert_ffn_hidden),
+                      "a divisor of the experts' FFN width");
   if ((p.dp * p.cp) % p.ep != 0)
     par.at("ep").fail(i2s(p.ep) + " does not divide dp*cp=" + i2s(p.dp * p.cp), "a divisor of dp*cp");
   if (p.ep > 1 && !m.moe) par.at("ep").fail("expert parallelism needs an MoE model", "ep = 1 for a dense model");

@@ -308,6 +308,8 @@ MLA = {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_
 case("moe-expert-parallel-not-simulated", "/parallelism/ep", "expert parallelism is not simulated",
      all_of(put("model.moe", MOE), put("parallelism.ep", 2), put("parallelism.dp", 2), put("cluster.gpus", 16),
             put("training.global_batch", 8)))
+case("tp-not-dividing-expert-ffn", "/parallelism/tp", "8 does not divide moe.expert_ffn_hidden=1004",
+     put("model.moe", dict(MOE, expert_ffn_hidden=1004)))
 case("moe-fp8-not-simulated", "/training/precision", "'fp8' is not simulated for a model with \"moe\"",
      all_of(put("model.moe", MOE), put("cluster.gpu", "h100-sxm"), put("training.precision", "fp8")))
 case("mla-op-recompute-not-simulated", "/training/recompute", "per-op checkpointing of a dense block) is not simulated",
