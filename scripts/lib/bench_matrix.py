@@ -6,7 +6,7 @@ one cluster of topologies/ scaled to about a size, under one data-parallel shard
 
   clusters  dgx-a100-superpod, dgx-h100-superpod, dgx-b200-superpod, gb200-nvl72 (72-GPU NVLink
             racks), llama3-24k (3,072-GPU pods at 1:7 above them), tpu-v4-pod (4,096-chip tori)
-  sizes     1k, 16k, 65k, 131k: 1,024 * 2^k GPUs, or the nearest multiple of 64 GPUs (a pipeline
+  sizes     1k, 8k, 16k, 65k, 131k: 1,024 * 2^k GPUs, or the nearest multiple of 64 GPUs (a pipeline
             replica) and of the cluster's NVLink domain below it; on TPU v4 the 1k cell is one
             8x8x16 torus (a slice of a pod), the others whole 16x16x16 pods
   sharding  zero-1 (the optimizer state; the reduction after the backward), zero-2 (and the
@@ -23,7 +23,7 @@ import tempfile
 
 CLUSTERS = ["dgx-a100-superpod", "dgx-h100-superpod", "dgx-b200-superpod", "gb200-nvl72", "llama3-24k", "tpu-v4-pod"]
 DOMAIN = {"gb200-nvl72": 72}  # NVLink domain GPUs where it is not a node of 8
-SIZES = {"1k": 1024, "16k": 16384, "65k": 65536, "131k": 131072}
+SIZES = {"1k": 1024, "8k": 8192, "16k": 16384, "65k": 65536, "131k": 131072}
 SHARDING = ["zero-1", "zero-2", "zero-3", "hsdp"]
 MICROBATCHES = 32
 MODEL = "configs/gpt3-175b-1024xa100.json"  # the scenario the cells change
