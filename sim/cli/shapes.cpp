@@ -25,9 +25,6 @@ int shapes(const std::vector<std::string>& configs) {
     Scenario s = load_scenario(config);
     ComputeModel cm(s.cluster.device, s.training.precision);
     const int64_t mb = resolve_plan(s, cm).micro_batch;
-    // Latent attention's heads are d_qk wide for the scores (MlaSpec).
-    const int64_t head_dim =
-        s.model.mla ? s.model.mla->qk_nope_head_dim + s.model.mla->qk_rope_head_dim : s.model.head_dim();
     std::vector<PassOps> passes{layer_ops(s, mb), embedding_ops(s, mb), output_ops(s, mb), mtp_ops(s, mb)};
     if (s.model.moe) passes.push_back(layer_ops(s, mb, true));  // the experts' grouped GEMMs
     for (const PassOps& p : passes)
@@ -37,7 +34,8 @@ int shapes(const std::vector<std::string>& configs) {
             gemms.insert({static_cast<int64_t>(op.shape.m), static_cast<int64_t>(op.shape.n),
                           static_cast<int64_t>(op.shape.k), static_cast<int64_t>(op.shape.batch)});
           if (op.cls == OpClass::FLASH_ATTENTION)  // queries per GPU are seq_len/cp; the suite's kernel is square
-            attention.insert({mb, s.model.heads / s.plan.tp, static_cast<int64_t>(op.seq_len), head_dim, 1});
+            attention.insert(
+                {mb, s.model.heads / s.plan.tp, static_cast<int64_t>(op.seq_len), s.model.score_head_dim(), 1});
         }
   }
   std::printf("# trainsim shapes");

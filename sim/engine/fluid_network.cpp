@@ -170,7 +170,6 @@ void FluidNetwork::finish(int32_t f) {
     flows_[static_cast<size_t>(moved)].slot = x.slot;
     r.active.pop_back();
     x.slot = -1;
-    if (touched_.empty()) touched_at_ = x.since;
     const auto id = static_cast<int32_t>(&r - routes_.data());
     for (size_t i = 0; i < r.links.size(); ++i) {
       touched_.push_back(r.links[i]);

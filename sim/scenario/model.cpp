@@ -33,7 +33,7 @@ double attention_linear(const ModelSpec& m) {
   if (!m.mla) return h * (q + 2 * kv) + q * h;
   const MlaSpec& a = *m.mla;
   const auto heads = static_cast<double>(m.heads);
-  const auto qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+  const auto qk = static_cast<double>(a.qk_head_dim());
   const auto q_rank = static_cast<double>(a.q_lora_rank), kv_rank = static_cast<double>(a.kv_lora_rank);
   const double query = a.q_lora_rank > 0 ? h * q_rank + q_rank * heads * qk : h * heads * qk;
   return query + h * (kv_rank + static_cast<double>(a.qk_rope_head_dim)) +
@@ -158,7 +158,7 @@ ModelSpec ModelSpec::parse(const ParamReader& r) {
     a.qk_nope_head_dim = schema_count(*mla, "/model/mla/qk_nope_head_dim");
     a.qk_rope_head_dim = schema_count(*mla, "/model/mla/qk_rope_head_dim");
     a.v_head_dim = schema_count(*mla, "/model/mla/v_head_dim");
-    if (m.heads > MAX_MODEL_WIDTH / std::max(a.qk_nope_head_dim + a.qk_rope_head_dim, a.v_head_dim))
+    if (m.heads > MAX_MODEL_WIDTH / std::max(a.qk_head_dim(), a.v_head_dim))
       mla->fail("heads x head widths are wider than " + std::to_string(MAX_MODEL_WIDTH), "fewer or narrower heads");
     m.mla = a;
   }

@@ -38,8 +38,9 @@ struct MoeSpec {
 // `v_head_dim`. Weights as deepseek-ai/DeepSeek-V3 inference/model.py's MLA: wq_a, q_norm, wq_b (or
 // wq), wkv_a, kv_norm, wkv_b, wo.
 struct MlaSpec {
-  int64_t q_lora_rank = 0, kv_lora_rank = 0;                           // latent ranks
-  int64_t qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;  // per head
+  int64_t q_lora_rank = 0, kv_lora_rank = 0;                                   // latent ranks
+  int64_t qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;          // per head
+  int64_t qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }  // a head's query and key
 };
 
 struct ModelSpec {
@@ -79,6 +80,9 @@ struct ModelSpec {
   // The queries' width, heads x head_dim: the Q projection's output and the attention output
   // projection's input (hidden unless head_dim says otherwise).
   int64_t query_width() const { return heads * head_dim(); }
+  // Each head's query and key width, which the attention scores run over: MLA's qk_head_dim, else
+  // head_dim.
+  int64_t score_head_dim() const { return mla ? mla->qk_head_dim() : head_dim(); }
   // Parameters of one transformer layer (weights + biases + norms): an MoE layer's (`moe_layer`,
   // where the model has them) or a dense one's.
   double layer_params(bool moe_layer = false) const;
@@ -91,6 +95,11 @@ struct ModelSpec {
   // One layer's parameters one tensor-parallel rank holds: layer_params() / tp, plus the K/V
   // weights (and biases) it holds beyond its share when they are replicated.
   double layer_params_per_rank(int64_t tp, bool moe_layer = false) const;
+  // Of `dense` dense layers and `moe` MoE layers together.
+  double layers_params_per_rank(int64_t tp, int64_t dense, int64_t moe) const {
+    return static_cast<double>(dense) * layer_params_per_rank(tp) +
+           static_cast<double>(moe) * layer_params_per_rank(tp, true);
+  }
   // The weight matrices of one layer (QKV, projection, MLP; an MoE layer's every expert): no bias,
   // norm or router.
   double linear_params(bool moe_layer = false) const;

@@ -50,8 +50,8 @@ std::vector<Bytes> grad_buckets(const Scenario& s, const StageLayout& layout, in
     const int64_t first = layout.first_layer(rank, chunk);
     for (int64_t i = first; i < first + layers; ++i)
       out.push_back(Bytes(s.model.layer_params_per_rank(s.plan.tp, s.model.moe_layer(i)) * per_param));
-    const double in_layers = double(layout.dense_layers_of(rank, chunk)) * s.model.layer_params_per_rank(s.plan.tp) +
-                             double(layout.moe_layers_of(rank, chunk)) * s.model.layer_params_per_rank(s.plan.tp, true);
+    const double in_layers = s.model.layers_params_per_rank(s.plan.tp, layout.dense_layers_of(rank, chunk),
+                                                            layout.moe_layers_of(rank, chunk));
     if (!out.empty()) out.back() += Bytes((params - in_layers) * per_param);
     return out;
   }

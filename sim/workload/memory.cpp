@@ -47,8 +47,8 @@ double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, 
   const double tp = static_cast<double>(s.plan.tp);
   const double h = static_cast<double>(m.hidden);
   const double vocab_shard = static_cast<double>(padded_vocab(s)) * h / tp;
-  double params = static_cast<double>(layout.dense_layers_of(rank, chunk)) * m.layer_params_per_rank(s.plan.tp) +
-                  static_cast<double>(layout.moe_layers_of(rank, chunk)) * m.layer_params_per_rank(s.plan.tp, true);
+  double params =
+      m.layers_params_per_rank(s.plan.tp, layout.dense_layers_of(rank, chunk), layout.moe_layers_of(rank, chunk));
   if (layout.has_embedding(rank, chunk)) {
     params += vocab_shard;
     // GPT's learned position embedding; Llama-style (RMSNorm) models use RoPE, which has no weights.
@@ -123,7 +123,7 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
   double attention = 2.0 * q + 4.0 * kv * q + 2.0 * q + (fp8 ? q : 0.0);
   if (m.mla) {
     const MlaSpec& l = *m.mla;
-    const double heads = static_cast<double>(m.heads), d_qk = double(l.qk_nope_head_dim + l.qk_rope_head_dim);
+    const double heads = static_cast<double>(m.heads), d_qk = static_cast<double>(l.qk_head_dim());
     const double d_v = static_cast<double>(l.v_head_dim);
     attention = heads * (2.0 * d_qk + 2.0 * d_qk + 2.0 * d_v + 2.0 * d_v + (fp8 ? d_v : 0.0)) / h;
     unsplit += 4.0 * static_cast<double>(l.q_lora_rank + l.kv_lora_rank) / h;

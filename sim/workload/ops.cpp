@@ -269,7 +269,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   // up-projections (Megatron-Core's MLASelfAttention: the down-projections duplicated on every
   // tensor-parallel rank, the up-projections column-parallel by heads).
   const MlaSpec* mla = sc.model.mla ? &*sc.model.mla : nullptr;
-  const double d_qk = mla ? double(mla->qk_nope_head_dim + mla->qk_rope_head_dim) : x.d;
+  const double d_qk = static_cast<double>(sc.model.score_head_dim());
   const double d_v = mla ? double(mla->v_head_dim) : x.d;
   const double qkv_out = mla ? heads * (2.0 * d_qk + d_v) : x.q / x.t + 2.0 * x.kv * x.d;
   const double attn_out = mla ? heads * d_v : x.q / x.t;  // the projection's input width
@@ -293,7 +293,6 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   // The Q, K, V projection: one GEMM, or MLA's latent ones in the order they run, the latents'
   // RMSNorms between (q_down, q_norm, q_up or one q_proj; kv_down, kv_norm, kv_up).
   std::vector<Op> qkv_ops;
-  Op qkv = gemm("qkv", x.tokens, qkv_out, x.h, 1.0, false, linear);
   if (mla) {
     const auto q_rank = double(mla->q_lora_rank), kv_rank = double(mla->kv_lora_rank);
     const auto rope = double(mla->qk_rope_head_dim), nope = double(mla->qk_nope_head_dim);
@@ -308,7 +307,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
     qkv_ops.push_back(mem("kv_norm", norm_bytes_per_element(sc, false) * x.tokens * kv_rank));
     qkv_ops.push_back(gemm("kv_up", x.tokens, heads * (nope + d_v), kv_rank, 1.0, false, linear));
   } else {
-    qkv_ops.push_back(qkv);
+    qkv_ops.push_back(gemm("qkv", x.tokens, qkv_out, x.h, 1.0, false, linear));
   }
   Op scores = gemm("attn_scores", x.s, x.s_kv, d_qk, x.b * heads, true, core);
   Op context = gemm("attn_context", x.s, d_v, x.s_kv, x.b * heads, true, core);
