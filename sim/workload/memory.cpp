@@ -217,7 +217,9 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
       work = std::max(work, activation_bytes(s, micro_batch, Recompute::NONE, has_moe).value);
     if (s.plan.zero >= 3) {
       const double layer = s.model.layer_params_per_rank(s.plan.tp, has_moe);
-      const double outside = params - static_cast<double>(layout.layers_on_rank(r)) * layer;
+      const int64_t moe_layers = layout.moe_layers_on_rank(r);
+      const double outside =
+          params - s.model.layers_params_per_rank(s.plan.tp, layout.layers_on_rank(r) - moe_layers, moe_layers);
       if (!s.plan.reshards_after_forward()) {
         // Gathered from forward to backward (ParallelPlan::reshard_after_forward): at the peak,
         // every microbatch's forward done, the stage's weights are whole.

@@ -190,3 +190,22 @@ TEST_CASE("The stages' parameters sum to the model's, each layer of its own kind
     CHECK(held == Approx(s.model.total_params() + s.model.mtp_params() + h + padding).epsilon(1e-12));
   }
 }
+
+TEST_CASE("FSDP's gathered units on a stage that mixes dense and MoE layers", "[workload][moe]") {
+  // DeepSeek-V3 on 4 stages (15, 15, 16, 15 layers), the first holding the 3 dense layers and 12
+  // MoE ones, ZeRO-3 over 2 data-parallel ranks, resharded after the forward: its working set is two
+  // of its largest (MoE) layers' 16-bit weights and the rest of what it holds, the embedding
+  // shard, gathered from its other shard (memory.cpp, ZeRO-3).
+  Scenario s = on_one_gpu("deepseek-v3", 2);
+  s.plan.pp = 4;
+  s.plan.dp = 2;
+  s.plan.zero = 3;
+  s.plan.reshard_after_forward = true;
+  const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
+  REQUIRE(layout.dense_layers_of(0, 0) == 3);
+  REQUIRE(layout.moe_layers_of(0, 0) == 12);
+  const StageMemory first = estimate_memory(s, layout, 1).stages.front();
+  const double embedding = double(padded_vocab(s)) * double(s.model.hidden) / 2.0;
+  const double two_moe_layers = 2.0 * s.model.layer_params_per_rank(2, true) * 2.0;
+  CHECK(first.workspace.value == Approx(two_moe_layers + embedding * 2.0 * (1.0 - 1.0 / 2.0)).epsilon(1e-9));
+}
