@@ -139,7 +139,7 @@ CommOp CommPlan::collective(CollectiveKind kind, const std::vector<int64_t>& mem
   const GroupShape g = shape(members, &by_node, even);
   for (const auto& f :
        collective_flows(op.choice, kind, by_node, buffer, s_.cluster.device.collectives, g.torus_dims, g.ring_strides))
-    op.flows.push_back({members[static_cast<size_t>(f.from)], members[static_cast<size_t>(f.to)], f.bytes});
+    op.flows.push_back({members[static_cast<size_t>(f.from)], members[static_cast<size_t>(f.to)], f.bytes, f.pipe});
   return op;
 }
 

@@ -33,6 +33,7 @@ class Placement;
 struct GpuFlow {
   int64_t from = 0, to = 0;  // GPUs
   Bytes bytes;               // counted for links at their tier's efficiency (Fabric::capacity)
+  int32_t pipe = -1;         // MemberFlow::pipe
 };
 
 struct CommOp {

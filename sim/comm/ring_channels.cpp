@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "sim/comm/comm_plan.hpp"
+#include "sim/core/error.hpp"
 #include "sim/core/fnv_hash.hpp"
 #include "sim/cost/collective_flows.hpp"
 #include "sim/scenario/plan.hpp"
@@ -222,6 +223,7 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
   std::map<std::pair<int64_t, DpVariant>, Bytes> group_variants;         // (group, variant) -> a buffer it runs at
   std::map<std::pair<int64_t, std::vector<std::pair<int, int>>>, int64_t> launches;  // DpFlow::launch
   const auto& links = fabric.network().links();
+  std::vector<double> route_latency;  // per route
   const auto route = [&](int64_t a, int64_t b) {
     const auto [ea, eb] = fabric.ends(a, b);
     const auto key = static_cast<uint64_t>(ea) * static_cast<uint64_t>(fabric.ends()) + static_cast<uint64_t>(eb);
@@ -240,7 +242,29 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
     shape.push_back(word_of(latency));
     r.shape = shape_of.try_emplace(shape, static_cast<int64_t>(shape_of.size())).first->second;
     set.routes.push_back(std::move(r));
+    route_latency.push_back(latency);
     return it->second;
+  };
+  // A pipeline's route: its edges' links one after the other, shaped by its edges' shapes in order
+  // (a key no transfer's shape has: those hold an odd number of words).
+  const auto pipe_route = [&](const std::vector<GpuFlow>& edges, const std::vector<size_t>& pipe) {
+    RingFlowSet::Route r;
+    std::vector<uint64_t> shape;
+    double latency = 0;
+    for (size_t k : pipe) {
+      SIM_ASSERT(edges[k].bytes.value == edges[pipe.front()].bytes.value, "a pipeline's edges carry unequal bytes");
+      const auto e = static_cast<size_t>(route(edges[k].from, edges[k].to));
+      r.starts.push_back(static_cast<uint32_t>(r.links.size()));
+      r.links.insert(r.links.end(), set.routes[e].links.begin(), set.routes[e].links.end());
+      shape.push_back(static_cast<uint64_t>(set.routes[e].shape));
+      latency = std::max(latency, route_latency[e]);
+    }
+    shape.push_back(word_of(latency));
+    if (shape.size() % 2 == 1) shape.push_back(0);
+    r.shape = shape_of.try_emplace(shape, static_cast<int64_t>(shape_of.size())).first->second;
+    set.routes.push_back(std::move(r));
+    route_latency.push_back(latency);
+    return static_cast<int64_t>(set.routes.size() - 1);
   };
   for (int64_t r = 0; r < pl.pp; ++r)
     for (int64_t g = 0; g < grad_groups(pl); ++g) {
@@ -260,14 +284,20 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
         const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer * share);
         std::pair<size_t, double> last{v, -1.0};
         int64_t tier = -1;
+        std::map<int32_t, std::vector<size_t>> pipes;  // a pipeline's edges, by its number
+        for (size_t k = 0; k < op.flows.size(); ++k)
+          if (op.flows[k].pipe >= 0) pipes[op.flows[k].pipe].push_back(k);
         for (size_t k = 0; k < op.flows.size(); ++k) {
           const auto& f = op.flows[k];
+          if (f.pipe >= 0 && pipes.at(f.pipe).front() != k) continue;  // its pipeline's first edge stands for it
           if (const std::pair<size_t, double> t{v, f.bytes.value / buffer.value}; t != last || tier < 0) {
             last = t;
             tier = tier_of.try_emplace(t, static_cast<int64_t>(tier_of.size())).first->second;
           }
-          set.flows.push_back({r, route(f.from, f.to), tier});
-          flows.push_back({f.from, f.to, g, static_cast<int64_t>(v), static_cast<int64_t>(k), launch});
+          const int64_t on = f.pipe >= 0 ? pipe_route(op.flows, pipes.at(f.pipe)) : route(f.from, f.to);
+          set.flows.push_back({r, on, tier});
+          flows.push_back({f.from, f.to, g, static_cast<int64_t>(v), static_cast<int64_t>(k), launch,
+                           route_latency[static_cast<size_t>(on)]});
         }
       }
     }

@@ -39,6 +39,10 @@ struct RingFlowSet {
   struct Route {
     std::vector<uint64_t> links;  // the directed links it crosses
     int64_t shape = 0;            // equal when the links' capacities and latencies are, in order
+    // A pipeline's (MemberFlow::pipe), whose flow stands for its edges at one rate: where each
+    // edge's links start in `links` (a link crossed by k edges is loaded k times). Empty: one
+    // transfer's.
+    std::vector<uint32_t> starts;
   };
   std::vector<Flow> flows;  // in launch order
   std::vector<Route> routes;
@@ -66,8 +70,9 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
 // scale with the buffer), as the communication plan lays them out (comm_plan.hpp), on the
 // fabric's routes: one route per pair of route ends (links as Fabric's directed ids), shaped by
 // the links' capacities (`capacity`, per network link: the engine's, slow NICs included) and
-// latencies. A flow's tier is its variant and
-// its bytes (flows of one tier carry the same bytes at every buffer). The foreign links are those
+// latencies. A pipeline's edges (MemberFlow::pipe: NCCL's tree channels), which move at one rate,
+// are one flow whose route crosses each edge's links (RingFlowSet::Route::starts). A flow's tier is
+// its variant and its bytes (flows of one tier carry the same bytes at every buffer). The foreign links are those
 // of the pipeline transfers between the rank classes' representatives and of their tensor- and
 // context-parallel groups (whose collectives may run live, replay.cpp, run_live). `flows` receives, parallel to
 // the set's flows, what the engine needs to launch them; `variants` the (algorithm, protocol)
@@ -77,10 +82,11 @@ struct DpFlow {
   int64_t from = 0, to = 0;  // GPUs
   int64_t group = 0;         // the rank's gradient-reduction group: its tp index (grad_group)
   int64_t variant = 0;       // index into the variants
-  int64_t index = 0;         // among the flows of its group's all-reduce
+  int64_t index = 0;         // among the flows of its group's all-reduce (a pipeline's: its first)
   // Equal for the groups of one rank that run the same variant at each of its buffers: their flows
   // of one variant start together whenever any of them do.
   int64_t launch = 0;
+  double latency = 0;  // its route's (a pipeline's: its slowest edge's), CM02's sharing penalty
 };
 // The gradient-reduction groups of a pipeline rank, each an all-reduce of its share of a bucket
 // (grad_group_share): per tp index, the ParallelPlan::shard_group_size() GPUs of each replica

@@ -11,17 +11,40 @@
 namespace sim {
 namespace {
 
-// Each route's first and last links (of the flows' routes and the foreign ones).
+// Each transfer's links, as f(first, last): the flows' routes' (a pipeline's, each edge's) and the
+// foreign ones.
 template <class F>
 void for_each_route(const RingFlowSet& set, const std::vector<size_t>& flows, F f) {
   std::vector<bool> seen(set.routes.size(), false);
   for (size_t i : flows) {
     const auto r = static_cast<size_t>(set.flows[i].route);
-    if (!seen[r] && !set.routes[r].links.empty()) f(set.routes[r].links);
+    if (seen[r]) continue;
     seen[r] = true;
+    const auto& route = set.routes[r];
+    const uint64_t* links = route.links.data();
+    if (route.starts.empty()) {
+      if (!route.links.empty()) f(links, links + route.links.size());
+      continue;
+    }
+    for (size_t e = 0; e < route.starts.size(); ++e) {
+      const size_t end = e + 1 < route.starts.size() ? route.starts[e + 1] : route.links.size();
+      if (end > route.starts[e]) f(links + route.starts[e], links + end);
+    }
   }
   for (const auto& links : set.foreign_routes)
-    if (!links.empty()) f(links);
+    if (!links.empty()) f(links.data(), links.data() + links.size());
+}
+
+// Drops from a route the links `out` says, its edges' starts moved to match.
+template <class Out>
+void drop_links(RingFlowSet::Route& r, Out out) {
+  size_t kept = 0, e = 0;
+  for (size_t i = 0; i < r.links.size(); ++i) {
+    while (e < r.starts.size() && r.starts[e] == i) r.starts[e++] = static_cast<uint32_t>(kept);
+    if (!out(r.links[i])) r.links[kept++] = r.links[i];
+  }
+  for (; e < r.starts.size(); ++e) r.starts[e] = static_cast<uint32_t>(kept);
+  r.links.resize(kept);
 }
 
 }  // namespace
@@ -30,10 +53,10 @@ std::unordered_set<uint64_t> never_saturated(const RingFlowSet& set, const std::
                                              const std::vector<double>& capacity) {
   // (link, first link of a route crossing it) and (link, last link), every route once.
   std::vector<std::pair<uint64_t, uint64_t>> first, last;
-  for_each_route(set, flows, [&](const std::vector<uint64_t>& links) {
-    for (uint64_t id : links) {
-      first.emplace_back(id, links.front());
-      last.emplace_back(id, links.back());
+  for_each_route(set, flows, [&](const uint64_t* begin, const uint64_t* end) {
+    for (const uint64_t* id = begin; id != end; ++id) {
+      first.emplace_back(*id, *begin);
+      last.emplace_back(*id, end[-1]);
     }
   });
   // Per link, the capacity of the distinct ends feeding it.
@@ -65,9 +88,9 @@ LinkSplit split_shared_links(RingFlowSet& set, const std::vector<int64_t>& group
   const size_t ids = 2 * capacity.size();
   std::vector<bool> idle(ids, false), ends(ids, false), shared(ids, false);
   for (uint64_t id : never_saturated(set, all, capacity)) idle[id] = true;
-  for_each_route(set, all, [&](const std::vector<uint64_t>& links) {
-    ends[links.front()] = true;
-    ends[links.back()] = true;
+  for_each_route(set, all, [&](const uint64_t* begin, const uint64_t* end) {
+    ends[*begin] = true;
+    ends[end[-1]] = true;
   });
   // The links more than one group crosses: per link, its one group, or -1 for several (-2: none).
   std::vector<int64_t> user(ids, -2);
@@ -80,8 +103,7 @@ LinkSplit split_shared_links(RingFlowSet& set, const std::vector<int64_t>& group
     any = any || shared[id];
   }
   // Links no allocation saturates constrain nothing: left out, they join no groups.
-  for (auto& r : set.routes)
-    r.links.erase(std::remove_if(r.links.begin(), r.links.end(), [&](uint64_t id) { return idle[id]; }), r.links.end());
+  for (auto& r : set.routes) drop_links(r, [&](uint64_t id) { return idle[id]; });
   if (!any) return split;
   // Per shared link, group and variant: flows crossing it (the crossings sorted, counted by run).
   std::vector<std::tuple<uint64_t, int64_t, int64_t>> crossings;
@@ -129,7 +151,7 @@ LinkSplit split_shared_links(RingFlowSet& set, const std::vector<int64_t>& group
     auto it = std::find_if(mine.begin(), mine.end(), [&](const auto& x) { return x.first == group[i]; });
     if (it == mine.end()) {
       it = mine.insert(mine.end(), {group[i], static_cast<int64_t>(set.routes.size())});
-      RingFlowSet::Route nr{links, 0};
+      RingFlowSet::Route nr{links, 0, set.routes[static_cast<size_t>(r)].starts};
       std::vector<uint64_t> shape{static_cast<uint64_t>(set.routes[static_cast<size_t>(r)].shape)};
       for (uint64_t& id : nr.links)
         if (id < ids && shared[id]) {

@@ -6,8 +6,7 @@
 //
 // Why: such a link joins every group that crosses it into one system, which the fold cannot divide
 // (ring_channels.hpp: components) and whose max-min allocation changes everywhere at each flow's
-// end. A tree's flows have no symmetry to quotient (flow_quotient.hpp), so on 16,384 GPUs behind
-// 1:7 pod uplinks the fluid network re-solves some 60,000 flows at each event.
+// end: on 16,384 GPUs behind 1:7 pod uplinks, every group's trees in one component.
 //
 // What it keeps exact: groups that are the same system under a renaming of links (the rails of a
 // rank's groups, launched together with the same bytes: DpFlow::launch) have equal rates at every

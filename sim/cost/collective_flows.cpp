@@ -79,6 +79,7 @@ void tree_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_edge
       for (int64_t k = 0; k < nodes; ++k) {
         const auto& nd = by_node[static_cast<size_t>(k)];
         const auto chain = [&](size_t j) { return nd[(ch + j) % ppn]; };
+        const auto pipe = static_cast<int32_t>(2 * ch + t);
         if (chains) {
           for (size_t j = ppn - 1; j >= 1; --j) out.push_back({chain(j), chain(j - 1), per_edge});
           for (size_t j = 0; j + 1 < ppn; ++j) out.push_back({chain(j), chain(j + 1), per_edge});
@@ -86,8 +87,8 @@ void tree_flows(const std::vector<std::vector<int64_t>>& by_node, Bytes per_edge
         const int64_t p = parent[static_cast<size_t>(k)][t];
         if (p < 0) continue;
         const int64_t head = chain(0), parent_head = by_node[static_cast<size_t>(p)][ch];
-        out.push_back({head, parent_head, per_edge});
-        out.push_back({parent_head, head, per_edge});
+        out.push_back({head, parent_head, per_edge, pipe});
+        out.push_back({parent_head, head, per_edge, pipe});
       }
 }
 

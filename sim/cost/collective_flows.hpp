@@ -30,7 +30,7 @@
 //              channels: channel c carries 1/C of it and leaves each node through member c (a NIC
 //              per GPU), which heads the node's chain c, c+1, ... Reduce flows up the chain and the
 //              tree, the broadcast down, so every chain and tree edge carries buffer / (2 C) each
-//              way per channel and tree.
+//              way per channel and tree. Each channel's tree edges are one pipeline (MemberFlow::pipe).
 //                      node 0 ----- tree edge ----- node 1
 //                     [c]->c+1->...               [c]->c+1->...   ([c]: member c, the head)
 //   NVLS_TREE  NVLS inside each node (as NVLS) plus the TREE's inter-node flows between heads.
@@ -65,6 +65,12 @@ namespace sim {
 struct MemberFlow {
   int64_t from = 0, to = 0;  // indices into the member list
   Bytes bytes;
+  // Flows of one pipeline share a number (-1: none): the edges between the nodes of a TREE or
+  // NVLS_TREE channel's tree, whose chunks NCCL passes edge to edge through a few slots per
+  // connection (NCCL_STEPS), so that no edge runs ahead of the others -- they move at one rate,
+  // the slowest one's. The fold simulates a pipeline as one flow (sim/comm/ring_channels.hpp,
+  // dp_flow_set); the chains inside a node stay flows of their own.
+  int32_t pipe = -1;
 };
 
 std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, CollectiveKind kind,

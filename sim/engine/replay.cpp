@@ -140,6 +140,9 @@ struct Replay {
   };
   // Per pipeline rank, data-parallel group and variant (algorithm and protocol), a flow per cell.
   std::vector<std::map<std::pair<int64_t, int64_t>, std::vector<FoldedFlow>>> folded_;
+  // Per (pipeline rank, group, variant, bytes reduced): the bytes of each of its folded flows (a
+  // model's layers make the same buckets again and again; the collective's flows are O(dp)).
+  std::map<std::tuple<int64_t, int64_t, int64_t, double>, std::vector<uint64_t>> folded_bytes_;
   std::shared_ptr<const DpFold> fold_;
   std::vector<int32_t> cell_route_, cell_link_;  // per cell, per link cell: the fluid network's (-1: not yet)
   // When folding, the step's flows -- gradient reductions, pipeline transfers, live collectives --
@@ -290,7 +293,11 @@ struct Replay {
   // O(GPUs) flows in flight. Most of them are copies of each other, and under CM02's max-min
   // sharing a copy need not be simulated:
   //
-  // - First, links that no allocation saturates are left out of the flows' routes, and a link
+  // - A tree channel's edges, which NCCL pipelines (collective_flows.hpp, MemberFlow::pipe), are
+  //   one flow that crosses every edge's links at one rate (dp_flow_set). This is the fold's
+  //   model, not SimGrid's: unfolded, the edges are flows of their own (docs/speed.md measures
+  //   the difference).
+  // - Links that no allocation saturates are left out of the flows' routes, and a link
   //   that several groups share and can saturate (an oversubscribed pod uplink) is split into one
   //   per group, of its capacity times the group's weight over the weights of the groups using it
   //   (shared_links.hpp, the one approximation: exact for alike groups launched together, as a
@@ -424,7 +431,7 @@ struct Replay {
         load.push_back(n);
       }
       const DpFlow& f = fold_->flows[static_cast<size_t>(cell.flow)];
-      route = fluid_->add_route(std::move(links), plat.fabric().route_latency(f.from, f.to).value, std::move(load));
+      route = fluid_->add_route(std::move(links), f.latency, std::move(load));
     }
     fluid_->start(now(), static_cast<double>(bytes), route, group);
     ++result.transfers;
@@ -472,12 +479,16 @@ struct Replay {
       SIM_ASSERT(v != variants.end(), "a gradient reduction of a buffer the fold did not see");
       const auto kept = rank.find({g, v - variants.begin()});
       if (kept == rank.end()) continue;  // all its flows folded into other groups'
-      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, share);
-      if (in_flight.fluid < 0) in_flight.fluid = fluid_->new_group();
-      for (const auto& f : kept->second) {
-        const auto bytes = static_cast<uint64_t>(op.flows[static_cast<size_t>(f.index)].bytes.value);
-        if (bytes > 0) fluid_cell(f.cell, bytes, in_flight.fluid);
+      auto [sizes, fresh] = folded_bytes_.try_emplace({r, g, v - variants.begin(), share.value});
+      if (fresh) {
+        const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, share);
+        for (const auto& f : kept->second)
+          sizes->second.push_back(static_cast<uint64_t>(op.flows[static_cast<size_t>(f.index)].bytes.value));
       }
+      if (in_flight.fluid < 0) in_flight.fluid = fluid_->new_group();
+      for (size_t k = 0; k < kept->second.size(); ++k)
+        if (const uint64_t bytes = sizes->second[k]; bytes > 0)
+          fluid_cell(kept->second[k].cell, bytes, in_flight.fluid);
     }
     fluid_started();
     in_flight.latency = std::max(in_flight.latency, latency.total());

@@ -104,10 +104,16 @@ namespace {
 // validation row and bench case, scripts/bench's matrix included) but for four it cannot price
 // (below): the worst factor 2.7 (TPU v4 HSDP at 65,536 and 131,072 chips, 0.37; TPU v4 ZeRO-1 at
 // 16,384, 2.3).
-//   S_PER_FABRIC_END  5 us a route end: the fabric, the placement and the fold's pass over every
-//                    data-parallel group (A100 nodes, 131,072 GPUs, ZeRO-1: 262,144 ends, 1.2 s).
-//   S_PER_FLUID_TRANSFER  14 us a pipeline transfer (the receiver's wait, the network daemon's
-//                    wake, the solve of its links): t1-gpt-1008B, 130,266 transfers, 1.7 s.
+//   S_PER_FABRIC_END  2.5 us a route end: the fabric, the placement and the fold's pass over every
+//                    data-parallel group (A100 nodes, 131,072 GPUs, ZeRO-1: 262,144 ends, 0.76 s
+//                    of CPU with its other terms).
+//   S_PER_FLUID_TRANSFER  5 us a pipeline transfer (the receiver's wait, the network daemon's
+//                    wake, the solve of its links): t1-gpt-1008B, 130,202 transfers, 0.61 s.
+//                    Both refitted (they were 5 and 14 us) when a tree channel came to move as one
+//                    pipeline (collective_flows.hpp, MemberFlow::pipe) and the fluid network to
+//                    solve routes: scripts/estimate-check's 216 runs on the idle machine lie at
+//                    0.64 (DGX A100 HSDP at 131k) to 2.08 (DGX B200 ZeRO-2 at 65k) times their CPU
+//                    time, where the old coefficients put 12 of them at 2.7 to 3.06.
 //   S_PER_FLUID_RING_FLOW  1 us a gradient-reduction flow the engine starts (a cell's), and
 //   S_PER_FLUID_SCAN  0.08 us a flow in flight when its component is solved again (fluid_scans):
 //                    refitted with the others held when the fluid network came to solve routes
@@ -158,8 +164,8 @@ constexpr double S_PER_TRANSFER = 7e-6;
 constexpr double BYTES_PER_FOLDED_RING_FLOW = 400;
 constexpr double S_PER_FOLD_LINK = 1.4e-6;
 constexpr double S_PER_LIVE_FLOW = 2.55e-6;
-constexpr double S_PER_FABRIC_END = 5e-6;
-constexpr double S_PER_FLUID_TRANSFER = 14e-6;
+constexpr double S_PER_FABRIC_END = 2.5e-6;
+constexpr double S_PER_FLUID_TRANSFER = 5e-6;
 constexpr double S_PER_FLUID_RING_FLOW = 1e-6;
 constexpr double S_PER_FLUID_SCAN = 0.08e-6;
 #ifdef TRAINSIM_JEMALLOC  // the trainsim binary's allocator (CMakeLists.txt)

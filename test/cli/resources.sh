@@ -127,15 +127,25 @@ refused "full fidelity, 20 virtual stages" "$wall_limit" \
 python3 - "$work/layers.json" <<'PY'
 import json, sys
 # 100,000 tiny layers on 1,024 GPUs under ZeRO-3 (FSDP: a unit per layer), each layer's gradients
-# reduced as its own bucket: 10^5 rings of 8,192 flows launched before the step's end. (Without
-# ZeRO-3, Megatron's buckets of 40 million parameters hold them all in a few.)
+# reduced as its own bucket: 10^5 trees over 128 nodes launched before the step's end. (Without
+# ZeRO-3, Megatron's buckets of 40 million parameters hold them all in a few.) At full fidelity
+# every tree edge is a flow: refused. Folded, each of a tree's 8 channels x 2 trees is one pipeline
+# (collective_flows.hpp, MemberFlow::pipe) and the chains inside the nodes fold by symmetry: at
+# most 16 flows a bucket, whatever dp -- before the pipelines, 2 x 127 edges' flows a tree.
 json.dump({"kind": "scenario", "name": "layers", "model": {"name": "tiny", "layers": 100000, "hidden": 16,
            "heads": 1, "ffn_hidden": 64, "vocab": 1000, "activation": "gelu"},
            "cluster": {"from": "dgx-a100-superpod", "gpus": 1024},
            "parallelism": {"tp": 1, "pp": 1, "dp": 1024, "zero": 3, "overlap_grad_reduce": True},
            "training": {"seq_len": 128, "global_batch": 1024, "micro_batch": 1}}, open(sys.argv[1], "w"))
 PY
-refused "100,000 layers as gradient buckets" "$any_limit" run "$work/layers.json" -q
+refused "100,000 layers as gradient buckets, full fidelity" "$any_limit" run "$work/layers.json" -q --fidelity full
+if "$trainsim" run "$work/layers.json" -q -o "$work/layers-report.json" 2>"$work/layers.err" &&
+  python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['simulation']['transfers'] <= 16 * 100000 else 1)" \
+    "$work/layers-report.json"; then
+  pass "100,000 layers as gradient buckets, folded: runs, at most 16 flows a bucket"
+else
+  fail "100,000 layers as gradient buckets, folded" "$(head -c 300 "$work/layers.err")"
+fi
 
 # Tensor-parallel groups that span two nodes run their collectives live (replay.cpp, run_live):
 # 3,200 microbatches of a 76-layer model make 6.4e7 live flows at about 2.5 us each, over the

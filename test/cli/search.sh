@@ -110,25 +110,25 @@ bad "missing config" "no such file" "$work/missing.json"
 bad "--top 0" "--top" "$config" --top 0
 bad "--objective fast" "--objective" "$config" --objective fast
 bad "--max-sim-wall 0" "--max-sim-wall" "$config" --max-sim-wall 0
-# The platform alone (32 route ends at 5 us each when the step folds, the cheaper engine:
-# resource_estimate.cpp, 0.16 ms) over the limit: refused before any plan is planned; between that
-# and the cheapest plan's estimate (0.23 ms), by the most split plan.
-bad "the platform over --max-sim-wall" "no plan can run on 16 GPUs, whatever the plan: simulating any plan would take at least about 0.00016 s (hosts 32, actors 1: the platform alone" \
+# The platform alone (32 route ends at 2.5 us each when the step folds, the cheaper engine:
+# resource_estimate.cpp, 0.08 ms) over the limit: refused before any plan is planned; between that
+# and the cheapest plan's estimate (0.11 ms), by the most split plan.
+bad "the platform over --max-sim-wall" "no plan can run on 16 GPUs, whatever the plan: simulating any plan would take at least about 8e-05 s (hosts 32, actors 1: the platform alone" \
   "$config" --max-sim-wall 0.000001
-bad "every plan over --max-sim-wall" "no plan can run; the most split one .*more than the limit of 0.0002 s" \
-  "$config" --max-sim-wall 0.0002
-# 131,072 GPUs (262,144 route ends: 1.3 s) under a 0.5 s limit: refused before planning a plan of its
+bad "every plan over --max-sim-wall" "no plan can run; the most split one .*more than the limit of 9e-05 s" \
+  "$config" --max-sim-wall 0.00009
+# 131,072 GPUs (262,144 route ends: 0.66 s) under a 0.5 s limit: refused before planning a plan of its
 # space (planning them all, each with its O(GPUs) fold, took 28 s); --max-wall is a guard, not a timing.
 bad "131,072 GPUs over --max-sim-wall" "no plan can run on 131072 GPUs, whatever the plan: .*hosts 262144, actors 1: the platform alone" \
   "$config" --set model=gpt-1008b --set cluster.gpus=131072 --set training.global_batch=8192 --max-sim-wall 0.5 --max-wall 60
-# A limit just above the platform (1.31 s) and below every plan: each plan is refused by lower
+# A limit just above the platform (0.66 s) and below every plan: each plan is refused by lower
 # bounds of its estimate (its ring flows counted, none kept by the fold) before the O(GPUs) fold,
 # which planning each plan with took 26 s. Under the sanitizers it is left out (minutes of
 # instrumented planning; what it checks is the message, which the normal build checks).
 if ! grep -q -a __asan_init "$trainsim"; then
   bad "131,072 GPUs, every plan over --max-sim-wall" \
-    "no plan can run; the most split one (tp 8, cp 2, pp 128, dp 64, full recompute, ZeRO 2): simulating this plan would take at least about 1.8 s .*more than the limit of 1.3 s" \
-    "$config" --set model=gpt-1008b --set cluster.gpus=131072 --set training.global_batch=8192 --max-sim-wall 1.32 --max-wall 120
+    "no plan can run; the most split one (tp 8, cp 2, pp 128, dp 64, full recompute, ZeRO 2): simulating this plan would take at least about 0.82 s .*more than the limit of 0.67 s" \
+    "$config" --set model=gpt-1008b --set cluster.gpus=131072 --set training.global_batch=8192 --max-sim-wall 0.67 --max-wall 120
 fi
 bad "a model that fits no plan" "no plan can run; the most split one (tp 8, cp 2, pp 1, dp 1, full recompute, ZeRO 0): the plan needs" "$config" --set model=gpt3-175b
 

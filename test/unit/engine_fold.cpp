@@ -112,6 +112,24 @@ TEST_CASE("folding double binary trees keeps the step and launches fewer flows",
   }
 }
 
+TEST_CASE("a double binary tree's channel moves as one pipeline: its flows do not grow with dp", "[engine]") {
+  // NCCL pipelines a tree channel's chunks edge to edge (collective_flows.hpp, MemberFlow::pipe),
+  // so the fold simulates each channel's tree as one flow crossing every edge's links: with one
+  // GPU of a group per node (tp 8), one channel and two trees, two flows per group and launch at
+  // any dp -- unfolded, 2 x 2 (n - 1) edges' flows for n nodes. The same plan at dp 8 and dp 32
+  // (the same micro-batches per replica) launches as many.
+  Setup u;
+  u.tp = 8, u.pp = 2, u.all_reduce = CollectiveAlgo::TREE;
+  EngineOptions on(false);
+  u.dp = 8;
+  const Scenario small = scenario(u);
+  const EngineResult at8 = simulate_step(small, engine_test::build(small), on);
+  u.dp = 32;
+  const Scenario large = scenario(u);
+  const EngineResult at32 = simulate_step(large, engine_test::build(large), on);
+  CHECK(at32.transfers == at8.transfers);
+}
+
 TEST_CASE("folding double binary trees across an oversubscribed pod uplink keeps the step", "[engine]") {
   // Pods of two nodes at 4:1 above them: every group's trees cross the pod uplinks, which are split
   // among the groups (shared_links.hpp), so each rank's rails are twins again and one is simulated
