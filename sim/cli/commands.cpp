@@ -20,6 +20,7 @@
 #include "sim/reliability/strategies.hpp"
 #include "sim/report/json_report.hpp"
 #include "sim/run/run.hpp"
+#include "sim/scenario/dispatcher.hpp"
 #include "sim/scenario/schedules.hpp"
 #include "sim/workload/memory_budget.hpp"
 
@@ -94,6 +95,7 @@ int list() {
   print("context parallel (cp_comm)",
         {"p2p          keys and values around the cp ring, each transfer beside attention (Megatron-Core's default)",
          "all_gather   gathered before attention, their gradients reduce-scattered after it (Llama 3)"});
+  print("dispatcher (MoE expert parallelism)", described(dispatchers()));
   print("scale-up", described(scale_up_kinds()));
   print("scale-out", described(scale_out_kinds()));
   print("devices", json_names(data + "/topologies/devices"));

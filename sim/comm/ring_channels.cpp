@@ -203,6 +203,12 @@ double grad_group_share(const ParallelPlan& pl, int64_t group) {
 }
 
 std::vector<int64_t> model_group(const ParallelPlan& pl, const Placement& place, CommGroup group, const RankCoord& at) {
+  if (group == CommGroup::EP) {  // ep consecutive ranks in cp x dp, cp fastest
+    const int64_t first = (at.cp + pl.cp * at.dp) / pl.ep * pl.ep;
+    std::vector<int64_t> members;
+    for (int64_t i = first; i < first + pl.ep; ++i) members.push_back(place.gpu({at.tp, i % pl.cp, at.pp, i / pl.cp}));
+    return members;
+  }
   const bool tp = group == CommGroup::TP;
   std::vector<int64_t> members;
   for (int64_t i = 0; i < (tp ? pl.tp : pl.cp); ++i)

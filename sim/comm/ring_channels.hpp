@@ -101,7 +101,10 @@ double grad_group_share(const ParallelPlan& plan, int64_t group);
 // Whether group `group` is one of a shard's replicas (hybrid sharding), whose all-reduce follows
 // the shard groups' collectives.
 bool replicates(const ParallelPlan& plan, int64_t group);
-// The tensor- or context-parallel group of rank `at` (its other coordinates held), in rank order.
+// The tensor-, context- or expert-parallel group of rank `at` (its other coordinates held), in
+// rank order. An expert-parallel group is ep consecutive ranks of the cp x dp ranks of its tensor-
+// and pipeline-parallel coordinates, cp varying fastest (Megatron-Core's tp-cp-ep-dp-pp order with
+// the experts' tensor parallelism that of the attention's).
 // The rank classes' groups are alike; the first class's, at = {0, 0, 0, 0}, is the one the probes,
 // the closed-form estimate and the resource estimate price.
 std::vector<int64_t> model_group(const ParallelPlan& plan, const Placement& place, CommGroup group,

@@ -7,6 +7,7 @@ RingCost ring_cost(CollectiveKind kind, Bytes buffer, int64_t n) {
   if (n <= 1) return {Bytes(0), 0};
   const double frac = static_cast<double>(n - 1) / static_cast<double>(n);
   if (kind == CollectiveKind::ALL_REDUCE) return {buffer * (2.0 * frac), 2 * (n - 1)};
+  if (kind == CollectiveKind::ALL_TO_ALL) return {buffer * frac, 1};  // its sends are in flight at once
   return {buffer * frac, n - 1};
 }
 

@@ -28,13 +28,18 @@ namespace sim {
 
 // The group a collective inside a layer runs over: the tensor-parallel ranks, or the
 // context-parallel ranks (which sit next to them, DESIGN.md placement).
-enum class CommGroup { TP, CP };
+// The groups a step's collectives between kernels run over: tensor, context and expert parallel
+// (an MoE layer's token dispatch and combine, sim/scenario/dispatcher.hpp).
+enum class CommGroup { TP, CP, EP };
 
 struct RingCost {
   Bytes bytes_per_rank;  // what each rank sends to its ring successor
   int64_t steps = 0;
 };
 
+// A ring's traffic per rank and its steps: all-reduce 2(n-1)/n of the buffer in 2(n-1) steps,
+// all-gather and reduce-scatter (n-1)/n in n-1; an all-to-all, no ring, sends (n-1)/n of it to its
+// peers in one step (all its sends in flight at once, collective_flows.hpp); send/recv the buffer.
 RingCost ring_cost(CollectiveKind kind, Bytes buffer, int64_t n);
 
 // nccl-tests' bus-bandwidth factor (busbw = algbw * factor, algbw = buffer / time;

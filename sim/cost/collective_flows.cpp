@@ -137,6 +137,15 @@ std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, Collect
   if (n < 2) return out;
   SIM_ASSERT(choice.bandwidth_factor > 0, "a collective choice needs a positive bandwidth factor");
   const double scale = 1.0 / choice.bandwidth_factor;
+  if (kind == CollectiveKind::ALL_TO_ALL) {  // every member sends each other its 1/n of the buffer
+    std::vector<int64_t> members;
+    for (const auto& nd : by_node) members.insert(members.end(), nd.begin(), nd.end());
+    const Bytes each = buffer * (scale / double(n));
+    for (int64_t a : members)
+      for (int64_t b : members)
+        if (a != b) out.push_back({a, b, each});
+    return out;
+  }
   if (choice.algo == CollectiveAlgo::RING) {
     ring_flows(by_node, ring_cost(kind, buffer, n).bytes_per_rank * scale, ring_strides, out);
     return out;

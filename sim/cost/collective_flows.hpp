@@ -50,6 +50,10 @@
 //              data-center network, pipelined.
 //                 slice 0: [torus phases]   slice 1: [torus phases]
 //                      member i  <-------- rail ring -------->  member i
+//   ALL_TO_ALL (any algorithm: NCCL runs it as grouped sends and receives, nccl-tests'
+//              alltoall.cu) every member sends buffer / n to each other member at once, one flow
+//              per ordered pair: buffer (ppn - 1) / n over its NVLink port, buffer (n - ppn) / n
+//              through its NIC.
 //
 // Fewer than two members: no flows.
 #pragma once

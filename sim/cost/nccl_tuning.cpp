@@ -97,6 +97,12 @@ Seconds simple_bandwidth_term(CollectiveAlgo a, CollectiveKind kind, const Group
   // Each tree edge carries buffer / 2 per direction, spread over the node's ppn NICs.
   const Bytes nic_tree = buffer * (double(dtree_max_edges(g.nodes)) / (2.0 * ppn));
   const Seconds nvls = ppn > 1 ? buffer / (g.scale_up_bandwidth * c.nvls_efficiency) : Seconds(0);
+  if (kind == CollectiveKind::ALL_TO_ALL) {  // buffer / n to each peer: ppn - 1 over NVLink, the rest out
+    const double n = double(g.ranks);
+    Seconds t = (buffer * ((ppn - 1) / n)) / up;
+    if (g.nodes > 1) t = worst(t, (buffer * ((n - ppn) / n)) / out);
+    return t;
+  }
   switch (a) {
     case CollectiveAlgo::RING: {
       const Bytes per_rank = ring_cost(kind, buffer, g.ranks).bytes_per_rank;

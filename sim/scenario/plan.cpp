@@ -156,6 +156,7 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   if (r.has("dp_shard")) p.dp_shard = schema_count(r, "/parallelism/dp_shard");
   p.tp_comm_overlap = schema_bool(r, "/parallelism/tp_comm_overlap");
   p.tp_library = registry_choice(*schema_value(r, "/parallelism/tp_library"), tp_libraries());
+  p.dispatcher = registry_choice(*schema_value(r, "/parallelism/dispatcher"), dispatchers());
   p.cp_comm =
       schema_choice(r, "/parallelism/cp_comm") == "p2p" ? ParallelPlan::CpComm::P2P : ParallelPlan::CpComm::ALL_GATHER;
   if (auto l = r.find("layers_per_stage")) {

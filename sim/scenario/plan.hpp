@@ -10,6 +10,7 @@
 
 #include "sim/scenario/collective_names.hpp"
 #include "sim/scenario/device.hpp"
+#include "sim/scenario/dispatcher.hpp"
 #include "sim/scenario/elementwise.hpp"
 #include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/fp8_scaling.hpp"
@@ -94,6 +95,8 @@ struct ParallelPlan {
   // block's transfer overlapped with attention on the previous one (Megatron-Core's default
   // --cp-comm-type p2p), or gathered whole before attention (Llama 3's all-gather).
   enum class CpComm { P2P, ALL_GATHER } cp_comm = CpComm::P2P;
+  // `dispatcher` (dispatcher.hpp): how an MoE layer's tokens cross the expert-parallel group.
+  Dispatcher dispatcher = Dispatcher::ALLTOALL;
   std::vector<int64_t> layers_per_stage;  // explicit split over pp*virtual stages; empty: default
   // `placement`: the order of the dimensions in the global rank, fastest first (Megatron-LM's
   // tp-cp-pp-dp by default), and, when given as a list, the GPU of each global rank (element g is

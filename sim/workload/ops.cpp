@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/scenario/dispatcher.hpp"
 #include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/tp_library.hpp"
@@ -199,14 +200,28 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   const MoeSpec& m = *sc.model.moe;
   const bool swiglu = sc.model.activation == Activation::SWIGLU;
   const auto experts = static_cast<double>(m.experts), k = static_cast<double>(m.top_k);
+  const auto ep = static_cast<double>(sc.plan.ep);
   const double fe = static_cast<double>(m.expert_ffn_hidden) / x.t;  // an expert's FFN on one rank
   const double routed = x.tokens * k;                                // token copies the experts take
   const double shared = static_cast<double>(m.shared_experts) * fe;
   const double gate = swiglu ? 2.0 : 1.0;
   const Precision core = math_precision(sc, false);
+  // Expert parallelism: a rank holds experts / ep of the experts, and each of them takes the token
+  // copies the ep ranks of its group route to it (forced balance: routed x ep / experts).
+  const double local = experts / ep, per_expert = routed * ep / experts;
   Op router = duplicated(gemm("router", x.tokens, experts, x.h, 1.0, false, core), x.t);
-  Op fc1 = gemm("expert_fc1", routed / experts, gate * fe, x.h, experts, false, linear);
-  Op fc2 = gemm("expert_fc2", routed / experts, x.h, fe, experts, false, linear);
+  Op fc1 = gemm("expert_fc1", per_expert, gate * fe, x.h, local, false, linear);
+  Op fc2 = gemm("expert_fc2", per_expert, x.h, fe, local, false, linear);
+  // Dispatch and combine over the expert-parallel group (dispatcher.hpp), the backward running each
+  // one's reverse: an all-to-all's is an all-to-all, an all-gather's a reduce-scatter.
+  const DispatcherEntry& d = dispatcher(sc.plan.dispatcher);
+  const double rows = d.rows(x.tokens, k, ep) * x.h * E;
+  const auto reverse = [](CollectiveKind c) {
+    return c == CollectiveKind::ALL_GATHER       ? CollectiveKind::REDUCE_SCATTER
+           : c == CollectiveKind::REDUCE_SCATTER ? CollectiveKind::ALL_GATHER
+                                                 : c;
+  };
+  const bool exchanges = sc.plan.ep > 1;
   Op shared_fc1 = gemm("shared_fc1", x.tokens, gate * shared, x.h, 1.0, false, linear);
   Op shared_fc2 = gemm("shared_fc2", x.tokens, x.h, shared, 1.0, false, linear);
   const double scores = x.tokens * experts * (E + 4.0 + 4.0);
@@ -216,9 +231,11 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   f.push_back(router);
   f.push_back(mem("router_topk", scores));
   f.push_back(mem("permute", permute));
+  if (exchanges) f.push_back(coll("ep_dispatch", d.dispatch, rows, CommGroup::EP));
   f.push_back(fc1);
   f.push_back(mem("expert_" + act, act_fwd * routed * fe));
   f.push_back(fc2);
+  if (exchanges) f.push_back(coll("ep_combine", d.combine, rows, CommGroup::EP));
   f.push_back(mem("unpermute", unpermute));
   if (shared > 0) {
     f.push_back(shared_fc1);
@@ -233,9 +250,11 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
     gemm_backward(b, shared_fc1);
   }
   b.push_back(mem("unpermute_bwd", unpermute));
+  if (exchanges) b.push_back(coll("ep_combine_bwd", reverse(d.combine), rows, CommGroup::EP));
   gemm_backward(b, fc2);
   b.push_back(mem("expert_" + act + "_bwd", act_bwd * routed * fe));
   gemm_backward(b, fc1);
+  if (exchanges) b.push_back(coll("ep_dispatch_bwd", reverse(d.dispatch), rows, CommGroup::EP));
   b.push_back(mem("permute_bwd", permute));
   b.push_back(mem("router_topk_bwd", scores));
   gemm_backward(b, router);

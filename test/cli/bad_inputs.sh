@@ -389,6 +389,10 @@ case("tp-library-with-userbuffers", "/parallelism/tp_library", "PyTorch's async 
             put("parallelism.tp_library", "dtensor")))
 case("tp-library-on-xla", "/parallelism/tp_library", "this cluster's runtime is XLA",
      all_of(torus([2, 2, 2]), put("parallelism.tp_library", "dtensor")))
+# parallelism.dispatcher (sim/scenario/dispatcher.hpp): a name outside the registry (DeepEP's is
+# not modelled yet).
+case("dispatcher-unknown", "/parallelism/dispatcher", "'deepep' is not known (expected one of alltoall, allgather)",
+     put("parallelism.dispatcher", "deepep"))
 case("cp-comm-unknown", "/parallelism/cp_comm", "'ring' is not known (expected one of p2p, all_gather)",
      put("parallelism.cp_comm", "ring"))
 case("placement-too-long", "/parallelism/placement", "9 GPUs listed for the plan's 8 global ranks",

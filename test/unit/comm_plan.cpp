@@ -316,3 +316,37 @@ TEST_CASE("over two tori the all-reduce reduces in each over its ICI and across 
     CHECK(plan.leaves_domain(op));
   }
 }
+
+TEST_CASE("an expert-parallel group is ep consecutive ranks of cp x dp, cp fastest; the groups tile them", "[comm]") {
+  // tp 2, cp 2, pp 2, dp 4 on 32 GPUs of 8 per node, placed tp-cp-dp-pp, ep 4: cp x dp is 8 ranks
+  // per (tp, pp), two groups of 4 -- cp 0 and 1 of dp 0 and 1, then of dp 2 and 3 -- each on one
+  // node (its members tp apart: cp and dp are the dimensions next to tp).
+  engine_test::Setup u;
+  u.tp = 2, u.pp = 2, u.dp = 8;
+  Scenario s = engine_test::scenario(u);  // 32 GPUs; the plan below is another on them
+  s.plan.cp = 2, s.plan.pp = 2, s.plan.dp = 4, s.plan.ep = 4;
+  s.plan.order = {ParallelDim::TP, ParallelDim::CP, ParallelDim::DP, ParallelDim::PP};
+  const Placement place(s.cluster, s.plan);
+  for (int64_t t = 0; t < s.plan.tp; ++t) {
+    std::vector<int> members(static_cast<size_t>(s.cluster.gpus), 0);
+    for (int64_t d = 0; d < s.plan.dp; ++d)
+      for (int64_t c = 0; c < s.plan.cp; ++c) {
+        const RankCoord me{t, c, 1, d};
+        const auto g = model_group(s.plan, place, CommGroup::EP, me);
+        REQUIRE(g.size() == 4);
+        const int64_t first = (c + s.plan.cp * d) / 4 * 4;
+        for (int64_t i = 0; i < 4; ++i) {
+          const RankCoord x = place.coord(g[static_cast<size_t>(i)]);
+          CHECK(x.tp == t);
+          CHECK(x.pp == 1);
+          CHECK(x.cp + s.plan.cp * x.dp == first + i);
+          CHECK(place.node(g[static_cast<size_t>(i)]) == place.node(g.front()));
+          ++members[static_cast<size_t>(g[static_cast<size_t>(i)])];
+        }
+        CHECK(std::count(g.begin(), g.end(), place.gpu(me)) == 1);
+      }
+    // Each of the tp index's 8 ranks is in its own group and in 4 groups' listings (one per member).
+    for (int64_t d = 0; d < s.plan.dp; ++d)
+      for (int64_t c = 0; c < s.plan.cp; ++c) CHECK(members[static_cast<size_t>(place.gpu({t, c, 1, d}))] == 4);
+  }
+}

@@ -632,3 +632,31 @@ TEST_CASE("hierarchical: a ring inside each node and one per rail, pipelined; fo
       choose_collective(K::ALL_REDUCE, one, Bytes(S), c, CollectiveAlgo::HIERARCHICAL).time_idle.value ==
       Approx(choose_collective(K::ALL_REDUCE, one, Bytes(S), c, CollectiveAlgo::RING).time_idle.value).epsilon(1e-12));
 }
+
+TEST_CASE("all-to-all: every member sends S/n to each other at once, priced by its busiest port", "[cost]") {
+  // (n-1)/n of the buffer per rank, all of it in flight at once: one step of latency.
+  const RingCost r = ring_cost(CollectiveKind::ALL_TO_ALL, Bytes(64 * MiB), 8);
+  CHECK(r.bytes_per_rank.value == Approx(64 * MiB * 7.0 / 8.0));
+  CHECK(r.steps == 1);
+  const CollectiveConstants c = nccl_defaults();
+  const double up = 450e9, out = 50e9, S = 256 * MiB;
+  for (auto [nodes, ppn] : {std::pair<int64_t, int64_t>{1, 8}, {2, 8}, {8, 8}, {4, 1}}) {
+    const int64_t n = nodes * ppn;
+    INFO(nodes << " x " << ppn);
+    const GroupShape g{n, nodes, false, BytesPerSecond(up), BytesPerSecond(out), GpuArch::HOPPER, {}};
+    const CollectiveChoice ch = choose_collective(CollectiveKind::ALL_TO_ALL, g, Bytes(S), c);
+    const auto by_node = even_nodes(nodes, ppn);
+    const auto flows = collective_flows(ch, CollectiveKind::ALL_TO_ALL, by_node, Bytes(S), c);
+    REQUIRE(flows.size() == static_cast<size_t>(n * (n - 1)));
+    for (const auto& f : flows) CHECK(f.bytes.value == Approx(S / double(n)));
+    // Each GPU: S (ppn - 1) / n over NVLink, S (n - ppn) / n through its NIC; the busier sets the time.
+    const double nvlink = S * double(ppn - 1) / double(n) / (up * c.scale_up_efficiency);
+    const double nic = S * double(n - ppn) / double(n) / (out * c.scale_out_efficiency);
+    const double price =
+        idle_price(flows, node_index(by_node), up * c.scale_up_efficiency, out * c.scale_out_efficiency);
+    CHECK(price == Approx(std::max(nvlink, nic)).epsilon(1e-12));
+    const Seconds step = nodes > 1 ? c.scale_out_step_latency : c.scale_up_step_latency;
+    CHECK(ch.latency.value == Approx((c.base_latency + step).value).epsilon(1e-12));
+    CHECK(ch.time_idle.value == Approx(ch.latency.value + price).epsilon(1e-9));
+  }
+}

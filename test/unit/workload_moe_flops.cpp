@@ -209,3 +209,61 @@ TEST_CASE("FSDP's gathered units on a stage that mixes dense and MoE layers", "[
   const double two_moe_layers = 2.0 * s.model.layer_params_per_rank(2, true) * 2.0;
   CHECK(first.workspace.value == Approx(two_moe_layers + embedding * 2.0 * (1.0 - 1.0 / 2.0)).epsilon(1e-9));
 }
+
+namespace {
+
+const Op& named(const std::vector<Op>& ops, const std::string& name) {
+  for (const Op& op : ops)
+    if (op.name == name) return op;
+  FAIL("no op " << name);
+  return ops.front();
+}
+
+std::vector<const Op*> exchanges(const std::vector<Op>& ops) {
+  std::vector<const Op*> out;
+  for (const Op& op : ops)
+    if (op.cls == OpClass::COLLECTIVE && op.group == CommGroup::EP) out.push_back(&op);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Expert parallelism: experts / ep per rank, ep times their tokens, dispatch and combine around them",
+          "[workload][moe]") {
+  // DeepSeek-V3 (256 experts, top 8) with ep 8: each rank runs 32 experts on the token copies the
+  // 8 ranks route to them -- 4,096 x 8 x 8 / 256 = 1,024 rows each, forced balance -- so the
+  // expert GEMMs' FLOPs are ep 1's. The alltoall dispatcher sends the rank's 4,096 x 8 token copies
+  // (hidden wide, bf16) to their experts' ranks and back; the allgather one gathers the 8 ranks'
+  // 4,096 tokens and reduce-scatters the outputs. Backward, each one's reverse.
+  Scenario one = on_one_gpu("deepseek-v3");
+  Scenario s = one;
+  s.plan.ep = 8;  // the ops alone: the plan's other checks are not in question here
+  const PassOps base = layer_ops(one, 1, true), ep8 = layer_ops(s, 1, true);
+  const double tokens = SEQ, k = 8, experts = 256, h = double(s.model.hidden);
+  for (const char* name : {"expert_fc1", "expert_fc2"}) {
+    INFO(name);
+    const Op &a = named(base.forward, name), &b = named(ep8.forward, name);
+    CHECK(b.shape.batch == experts / 8);
+    CHECK(b.shape.m == tokens * k * 8 / experts);
+    CHECK(b.flops.value == Approx(a.flops.value).epsilon(1e-12));
+  }
+  CHECK(exchanges(base.forward).empty());
+  CHECK(exchanges(base.backward).empty());
+  const auto fwd = exchanges(ep8.forward), bwd = exchanges(ep8.backward);
+  REQUIRE(fwd.size() == 2);
+  REQUIRE(bwd.size() == 2);
+  for (const Op* op : {fwd[0], fwd[1], bwd[0], bwd[1]}) {
+    CHECK(op->collective == CollectiveKind::ALL_TO_ALL);
+    CHECK(op->bytes.value == Approx(tokens * k * h * 2.0));
+  }
+  s.plan.dispatcher = Dispatcher::ALLGATHER;
+  const PassOps gathered = layer_ops(s, 1, true);
+  const auto gf = exchanges(gathered.forward), gb = exchanges(gathered.backward);
+  REQUIRE(gf.size() == 2);
+  REQUIRE(gb.size() == 2);
+  CHECK(gf[0]->collective == CollectiveKind::ALL_GATHER);      // dispatch
+  CHECK(gf[1]->collective == CollectiveKind::REDUCE_SCATTER);  // combine
+  CHECK(gb[0]->collective == CollectiveKind::ALL_GATHER);      // the combine's reverse
+  CHECK(gb[1]->collective == CollectiveKind::REDUCE_SCATTER);  // the dispatch's reverse
+  for (const Op* op : {gf[0], gf[1], gb[0], gb[1]}) CHECK(op->bytes.value == Approx(8 * tokens * h * 2.0));
+}

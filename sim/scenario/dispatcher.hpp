@@ -1,0 +1,29 @@
+// How an MoE layer's tokens reach their experts across the expert-parallel group and come back --
+// scenario key `parallelism.dispatcher`, printed by `trainsim list`. Each entry names the
+// collective that dispatches a micro-batch's tokens and the one that combines the experts'
+// outputs, and the buffer each moves per rank (the collectives' convention: an all-gather's and a
+// reduce-scatter's buffer is the gathered tensor, an all-to-all's what each rank sends in all);
+// the ops (sim/workload/ops.cpp, moe_mlp_ops) place them around the expert GEMMs, the backward
+// running each one's reverse.
+#pragma once
+
+#include <vector>
+
+#include "sim/scenario/collective_names.hpp"
+#include "sim/scenario/named_choice.hpp"
+
+namespace sim {
+
+enum class Dispatcher { ALLTOALL, ALLGATHER };
+
+struct DispatcherEntry : NamedChoice<Dispatcher> {
+  CollectiveKind dispatch, combine;
+  // The buffer of each, in token rows (hidden wide): `tokens` the rank's, each routed to `top_k`
+  // experts, over an expert-parallel group of `ep` ranks.
+  double (*rows)(double tokens, double top_k, double ep);
+};
+
+const std::vector<DispatcherEntry>& dispatchers();
+const DispatcherEntry& dispatcher(Dispatcher kind);
+
+}  // namespace sim
