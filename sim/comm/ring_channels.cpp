@@ -322,7 +322,7 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
   };
   for (int64_t r1 = 0; r1 < pl.pp; ++r1) {
     for (int64_t r2 = 0; r2 < pl.pp; ++r2) foreign(place.gpu({0, 0, r1, 0}), place.gpu({0, 0, r2, 0}));
-    for (CommGroup g : {CommGroup::TP, CommGroup::CP}) {  // a group that leaves its domain may run live
+    for (CommGroup g : {CommGroup::TP, CommGroup::CP, CommGroup::EP}) {  // one that leaves its domain may run live
       const auto members = model_group(pl, place, g, {0, 0, r1, 0});
       if (members_by_domain(place, members).size() < 2) continue;
       for (int64_t a : members)

@@ -60,6 +60,7 @@
 
 #include "sim/core/deadline.hpp"
 #include "sim/core/units.hpp"
+#include "sim/cost/collective.hpp"
 
 namespace sim {
 
@@ -100,7 +101,11 @@ struct TaskSpan {
   double p2p = 0;   // of which the transfers themselves (exposed pipeline communication)
   double tp = 0;    // tensor-parallel collectives inside the task
   double cp = 0;    // context-parallel collectives inside the task
+  double ep = 0;    // expert-parallel collectives inside the task (an MoE layer's dispatch and combine)
   double dp = 0;    // data-parallel gradient reduction
+  // The seconds of the collectives over `group`.
+  double& of(CommGroup group) { return group == CommGroup::TP ? tp : group == CommGroup::CP ? cp : ep; }
+  double collectives() const { return tp + cp + ep; }
 };
 
 // What a failure inside the step did; seconds from the step's start.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/comm/ring_channels.hpp"
+
 namespace sim {
 
 bool FailureWatch::touches(const std::vector<int64_t>& gpus) const {
@@ -36,16 +38,10 @@ bool FailureWatch::transfer_blocked(const RankCoord& me, int64_t peer_pp) const 
 }
 
 bool FailureWatch::collective_blocked(const RankCoord& me, CommGroup group) const {
-  const int64_t n = group == CommGroup::TP ? plan_.tp : plan_.cp;
-  if (!failed_at_ || n == 1) return false;
+  if (!failed_at_) return false;
   for (const RankCoord& m : members(me)) {
-    std::vector<int64_t> gpus;
-    for (int64_t i = 0; i < n; ++i) {
-      RankCoord x = m;
-      (group == CommGroup::TP ? x.tp : x.cp) = i;
-      gpus.push_back(place_.gpu(x));
-    }
-    if (touches(gpus)) return true;
+    const std::vector<int64_t> gpus = model_group(plan_, place_, group, m);
+    if (gpus.size() > 1 && touches(gpus)) return true;
   }
   return false;
 }

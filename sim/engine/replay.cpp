@@ -69,7 +69,7 @@ std::vector<int64_t> simgrid_ends(const Scenario& s, const Placement& place, con
   if (!folds(s, o)) return {};
   const auto fabric = Fabric::of(s.cluster);
   std::set<int64_t> ends{0};
-  for (CommGroup g : {CommGroup::TP, CommGroup::CP}) {
+  for (CommGroup g : {CommGroup::TP, CommGroup::CP, CommGroup::EP}) {
     const std::vector<int64_t> members = model_group(s.plan, place, g);
     for (int64_t a : members)
       for (int64_t b : members)
@@ -93,7 +93,7 @@ struct Replay {
   std::map<CollectiveKey, double> collective_cost;
   // Collectives whose flows leave the scale-up domain: run live, under contention (below).
   std::set<CollectiveKey> live_;
-  std::map<std::tuple<int, int64_t, int64_t, int64_t>, sg4::BarrierPtr> group_barrier_;  // full fidelity
+  std::map<std::pair<int, int64_t>, sg4::BarrierPtr> group_barrier_;  // full fidelity: by group and first member
   std::vector<sg4::BarrierPtr> stage_barrier;
   double t0 = 0;
   // A data edge's signal to one rank coordinate: the time (the sender's clock, which may be ahead
@@ -268,10 +268,11 @@ struct Replay {
     for (const auto& f : op.flows) send_flow(f.from, f.to, static_cast<uint64_t>(f.bytes.value), out);
   }
 
-  // Simulates every distinct TP and CP collective once, on the groups of the first class.
+  // Simulates every distinct TP, CP and EP collective once, on the groups of the first class.
   void probe_collectives() {
-    const std::vector<int64_t> groups[2] = {model_group(s.plan, place, CommGroup::TP),
-                                            model_group(s.plan, place, CommGroup::CP)};
+    const std::vector<int64_t> groups[3] = {model_group(s.plan, place, CommGroup::TP),
+                                            model_group(s.plan, place, CommGroup::CP),
+                                            model_group(s.plan, place, CommGroup::EP)};
     for (size_t v = 0; v < boost::num_vertices(p.graph); ++v)
       for (const auto& use : p.graph[v].collectives) {
         CollectiveKey key{static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value};
@@ -619,20 +620,19 @@ struct Replay {
   // the class's groups behind its NIC (as a pipeline transfer does); at full fidelity the group's
   // first member runs it between two barriers of the group. Returns the seconds it took.
   double run_live(const CollectiveUse& use, const RankCoord& me, int actor) {
-    const bool tp = use.group == CommGroup::TP;
     const std::vector<int64_t> members = model_group(s.plan, place, use.group, me);
     const auto n = static_cast<int64_t>(members.size());
     catch_up(actor);
     const double begin = now();
     sg4::BarrierPtr barrier;
-    if (opt.full_fidelity) {
-      auto& b = group_barrier_[{static_cast<int>(use.group), tp ? me.cp : me.tp, me.pp, me.dp}];
+    if (opt.full_fidelity) {  // the group's barrier, named by its first member
+      auto& b = group_barrier_[{static_cast<int>(use.group), members.front()}];
       if (!b) b = sg4::Barrier::create(static_cast<unsigned>(n));
       barrier = b;
       barrier->wait();
     }
     const CommOp op = comm.collective(use.kind, members, use.bytes);
-    if (!opt.full_fidelity || (tp ? me.tp : me.cp) == 0) {
+    if (!opt.full_fidelity || place.gpu(me) == members.front()) {
       std::vector<sg4::CommPtr> comms;
       const int32_t group = fluid_ ? fluid_->new_group() : -1;
       const auto& f = plat.fabric();
@@ -672,29 +672,28 @@ struct Replay {
       span.start = clock(actor);
       span.wait = span.start - ready;
       compute(t, me.pp, rep, dp_in_flight, actor);
-      bool live = false, uses_tp = false, uses_cp = false;
+      bool live = false, uses[3] = {false, false, false};
       for (const auto& use : t.collectives) {
-        (use.group == CommGroup::TP ? uses_tp : uses_cp) = true;
+        uses[static_cast<int>(use.group)] = true;
         const CollectiveKey key{static_cast<int>(use.group), static_cast<int>(use.kind), use.bytes.value};
         if (runs_live(use)) {
           live = true;
           continue;
         }
-        (use.group == CommGroup::TP ? span.tp : span.cp) +=
-            exposed(use, Seconds(collective_cost.at(key))).value * double(use.count);
+        span.of(use.group) += exposed(use, Seconds(collective_cost.at(key))).value * double(use.count);
       }
-      if (span.tp + span.cp > 0 || live) {
+      if (span.collectives() > 0 || live) {
         auto blocked = [&] {
-          return (uses_tp && watch.collective_blocked(me, CommGroup::TP)) ||
-                 (uses_cp && watch.collective_blocked(me, CommGroup::CP));
+          for (CommGroup group : {CommGroup::TP, CommGroup::CP, CommGroup::EP})
+            if (uses[static_cast<int>(group)] && watch.collective_blocked(me, group)) return true;
+          return false;
         };
         watch.block(actor, clock(actor));
         if (blocked()) stall(actor);
-        wait_for(actor, span.tp + span.cp);
+        wait_for(actor, span.collectives());
         for (const auto& use : t.collectives)
           if (runs_live(use))
-            for (int64_t i = 0; i < use.count; ++i)
-              (use.group == CommGroup::TP ? span.tp : span.cp) += run_live(use, me, actor);
+            for (int64_t i = 0; i < use.count; ++i) span.of(use.group) += run_live(use, me, actor);
         if (blocked()) stall(actor);  // the failure came while the collectives ran
         watch.unblock(actor);
       }

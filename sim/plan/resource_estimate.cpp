@@ -255,7 +255,8 @@ double live_flows(const Scenario& s, const StepProgram& p, bool full) {
   const auto fabric = Fabric::of(s.cluster);
   const Placement place(s.cluster, pl);
   const CommPlan comm(s, place, *fabric);
-  const std::vector<int64_t> groups[2] = {model_group(pl, place, CommGroup::TP), model_group(pl, place, CommGroup::CP)};
+  const std::vector<int64_t> groups[3] = {model_group(pl, place, CommGroup::TP), model_group(pl, place, CommGroup::CP),
+                                          model_group(pl, place, CommGroup::EP)};
   // At full fidelity each group's first member runs it: cp*dp groups of tp, tp*dp of cp.
   const double runs[2] = {full ? double(pl.cp * pl.dp) : 1.0, full ? double(pl.tp * pl.dp) : 1.0};
   std::map<std::tuple<int, int, double>, double> per_use;

@@ -156,12 +156,20 @@ std::string report_json(const RunResult& r) {
   j["hfu"] = r.hfu;
   j["mfu_precision_peak"] = r.mfu_precision_peak;
   const Breakdown& b = r.breakdown;
-  j["breakdown"] = {
-      {"pipeline_rank", b.rank},      {"compute_s", b.compute_s},         {"gemm_s", b.gemm_s},
-      {"attention_s", b.attention_s}, {"elementwise_s", b.elementwise_s}, {"host_wait_s", b.host_wait_s},
-      {"optimizer_s", b.optimizer_s}, {"tp_comm_s", b.tp_comm_s},         {"cp_comm_s", b.cp_comm_s},
-      {"pp_comm_s", b.pp_comm_s},     {"dp_comm_s", b.dp_comm_s},         {"exposed_comm_s", b.exposed_comm_s},
-      {"bubble_s", b.bubble_s}};
+  j["breakdown"] = {{"pipeline_rank", b.rank},
+                    {"compute_s", b.compute_s},
+                    {"gemm_s", b.gemm_s},
+                    {"attention_s", b.attention_s},
+                    {"elementwise_s", b.elementwise_s},
+                    {"host_wait_s", b.host_wait_s},
+                    {"optimizer_s", b.optimizer_s},
+                    {"tp_comm_s", b.tp_comm_s},
+                    {"cp_comm_s", b.cp_comm_s},
+                    {"ep_comm_s", b.ep_comm_s},
+                    {"pp_comm_s", b.pp_comm_s},
+                    {"dp_comm_s", b.dp_comm_s},
+                    {"exposed_comm_s", b.exposed_comm_s},
+                    {"bubble_s", b.bubble_s}};
   const MemoryEstimate& m = r.plan.memory;
   ojson stages = ojson::array();
   for (const auto& st : m.stages)
@@ -252,16 +260,19 @@ std::string trace_json(const RunResult& r) {
                         {"tid", t.rank},
                         {"ts", us(sp.start - sp.p2p)},
                         {"dur", us(sp.p2p)}});
-    events.push_back(
-        {{"name", name},
-         {"cat", t.kind == TaskKind::DP_REDUCE ? "dp_comm" : "compute"},
-         {"ph", "X"},
-         {"pid", 0},
-         {"tid", t.rank},
-         {"ts", us(sp.start)},
-         {"dur", us(sp.end - sp.start)},
-         {"args",
-          {{"tp_comm_us", us(sp.tp)}, {"cp_comm_us", us(sp.cp)}, {"microbatch", t.microbatch}, {"chunk", t.chunk}}}});
+    events.push_back({{"name", name},
+                      {"cat", t.kind == TaskKind::DP_REDUCE ? "dp_comm" : "compute"},
+                      {"ph", "X"},
+                      {"pid", 0},
+                      {"tid", t.rank},
+                      {"ts", us(sp.start)},
+                      {"dur", us(sp.end - sp.start)},
+                      {"args",
+                       {{"tp_comm_us", us(sp.tp)},
+                        {"cp_comm_us", us(sp.cp)},
+                        {"ep_comm_us", us(sp.ep)},
+                        {"microbatch", t.microbatch},
+                        {"chunk", t.chunk}}}});
   }
   // An optical circuit switch's reconfigurations: its circuits dark on a track of their own.
   if (!r.engine.dark.empty())

@@ -191,6 +191,7 @@ std::string summary_text(const ParamReader& r, bool colour) {
   out += row("optimizer", "optimizer_s");
   out += row("tp comm", "tp_comm_s");
   if (non_negative(b, "cp_comm_s") > 0) out += row("cp comm", "cp_comm_s");
+  if (b.has("ep_comm_s") && non_negative(b, "ep_comm_s") > 0) out += row("ep comm", "ep_comm_s");
   out += row("pp comm", "pp_comm_s");
   out += row("dp comm", "dp_comm_s");
   out += row("bubble/idle", "bubble_s");

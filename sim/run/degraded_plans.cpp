@@ -188,7 +188,7 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
       double forward = 0;
       for (size_t v = 0; v < boost::num_vertices(g); ++v)
         if (g[v].kind == TaskKind::FORWARD && g[v].rank == healthy.breakdown.rank)
-          forward += g[v].compute.value + healthy.engine.spans[v].tp + healthy.engine.spans[v].cp;
+          forward += g[v].compute.value + healthy.engine.spans[v].collectives();
       out.step_s = T + std::max(0.0, forward - healthy.breakdown.bubble_s);
       d.merged_rate = std::min(1.0, out.step_s / required_step(s, merged_plan(s), healthy.plan.memory, opt));
       break;

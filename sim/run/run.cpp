@@ -128,16 +128,19 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
     }
     b.tp_comm_s += sp.tp;
     b.cp_comm_s += sp.cp;
+    b.ep_comm_s += sp.ep;
     b.pp_comm_s += sp.p2p;
     b.dp_comm_s += sp.dp;
   }
   size_t busiest = 0;
   for (size_t i = 0; i < per.size(); ++i) {
-    auto busy = [&](size_t k) { return per[k].compute_s + per[k].optimizer_s + per[k].tp_comm_s + per[k].cp_comm_s; };
+    auto busy = [&](size_t k) {
+      return per[k].compute_s + per[k].optimizer_s + per[k].tp_comm_s + per[k].cp_comm_s + per[k].ep_comm_s;
+    };
     if (busy(i) > busy(busiest)) busiest = i;
   }
   Breakdown b = per[busiest];
-  b.exposed_comm_s = b.tp_comm_s + b.cp_comm_s + b.pp_comm_s + b.dp_comm_s;
+  b.exposed_comm_s = b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.pp_comm_s + b.dp_comm_s;
   b.bubble_s = std::max(0.0, r.step_time_s - b.compute_s - b.optimizer_s - b.exposed_comm_s);
   r.breakdown = b;
   if (s.reliability) r.reliability = simulate_job_reliability(r, opt);

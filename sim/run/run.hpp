@@ -24,9 +24,10 @@ struct Breakdown {
   double optimizer_s = 0;
   double tp_comm_s = 0;       // tensor-parallel collectives (not overlapped)
   double cp_comm_s = 0;       // context-parallel K/V exchange (not overlapped)
+  double ep_comm_s = 0;       // expert-parallel token dispatch and combine (not overlapped)
   double pp_comm_s = 0;       // pipeline transfers on the critical rank
   double dp_comm_s = 0;       // data-parallel gradient reduction (exposed)
-  double exposed_comm_s = 0;  // tp + cp + pp + dp
+  double exposed_comm_s = 0;  // tp + cp + ep + pp + dp
   double bubble_s = 0;        // idle: waiting for other stages
   int64_t rank = 0;           // the pipeline rank the breakdown describes (the busiest)
 };
