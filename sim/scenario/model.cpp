@@ -74,11 +74,20 @@ double ModelSpec::rank_kv_heads(int64_t tp) const {
   return kv_heads >= tp ? static_cast<double>(kv_heads) / static_cast<double>(tp) : 1.0;
 }
 
-double ModelSpec::layer_params_per_rank(int64_t tp, bool moe_layer) const {
+double ModelSpec::layer_params_per_rank(int64_t tp, bool moe_layer, int64_t ep) const {
   const double t = static_cast<double>(tp);
   const double extra_heads = rank_kv_heads(tp) - static_cast<double>(kv_heads) / t;  // 0 when sharded
   const double per_head = 2.0 * static_cast<double>(head_dim()) * (static_cast<double>(hidden) + (rmsnorm ? 0.0 : 1.0));
-  return layer_params(moe_layer) / t + extra_heads * per_head;
+  double params = layer_params(moe_layer);
+  if (moe_layer && ep > 1) params -= routed_expert_params() * (1.0 - 1.0 / static_cast<double>(ep));
+  return params / t + extra_heads * per_head;
+}
+
+double ModelSpec::routed_expert_params() const {
+  if (!moe) return 0.0;
+  const auto [h, q, kv, ffn, mats, experts, active] = widths(*this, true);
+  const auto routed = static_cast<double>(moe->experts);
+  return (mats * h * ffn + (rmsnorm ? 0.0 : ffn * (mats - 1.0) + h)) * routed;
 }
 
 double ModelSpec::layer_params(bool moe_layer) const { return layer_params_of(*this, moe_layer, false); }
@@ -95,6 +104,10 @@ int64_t ModelSpec::moe_layers() const {
 double ModelSpec::total_params() const { return model_params(*this, false); }
 
 double ModelSpec::active_params() const { return model_params(*this, true); }
+
+double ModelSpec::mtp_routed_expert_params() const {
+  return moe_layer(layers - 1) ? static_cast<double>(mtp_layers) * routed_expert_params() : 0.0;
+}
 
 double ModelSpec::mtp_params() const {
   const auto h = static_cast<double>(hidden);

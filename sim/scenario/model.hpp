@@ -93,13 +93,17 @@ struct ModelSpec {
   double rank_kv_heads(int64_t tp) const;
   bool kv_shardable(int64_t tp) const { return kv_heads % tp == 0 || tp % kv_heads == 0; }
   // One layer's parameters one tensor-parallel rank holds: layer_params() / tp, plus the K/V
-  // weights (and biases) it holds beyond its share when they are replicated.
-  double layer_params_per_rank(int64_t tp, bool moe_layer = false) const;
+  // weights (and biases) it holds beyond its share when they are replicated; of an MoE layer's
+  // routed experts, with expert parallelism over `ep` ranks, its 1 / ep of them.
+  double layer_params_per_rank(int64_t tp, bool moe_layer = false, int64_t ep = 1) const;
   // Of `dense` dense layers and `moe` MoE layers together.
-  double layers_params_per_rank(int64_t tp, int64_t dense, int64_t moe) const {
+  double layers_params_per_rank(int64_t tp, int64_t dense, int64_t moe, int64_t ep = 1) const {
     return static_cast<double>(dense) * layer_params_per_rank(tp) +
-           static_cast<double>(moe) * layer_params_per_rank(tp, true);
+           static_cast<double>(moe) * layer_params_per_rank(tp, true, ep);
   }
+  // One MoE layer's routed experts' parameters, all of them (their weights and biases): what
+  // expert parallelism divides; 0 for a dense model.
+  double routed_expert_params() const;
   // The weight matrices of one layer (QKV, projection, MLP; an MoE layer's every expert): no bias,
   // norm or router.
   double linear_params(bool moe_layer = false) const;
@@ -112,8 +116,10 @@ struct ModelSpec {
   // routed ones (the convention of DeepSeek's and Mistral's "activated parameters").
   double total_params() const;
   double active_params() const;
-  // The multi-token prediction modules' own parameters (none shared with the model), all of them.
+  // The multi-token prediction modules' own parameters (none shared with the model), all of them,
+  // and of those their routed experts' (each module's layer is the model's last layer's kind).
   double mtp_params() const;
+  double mtp_routed_expert_params() const;
 
   static ModelSpec parse(const ParamReader& r);
 };

@@ -102,7 +102,7 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
 
   for (int64_t r = 0; r < pp; ++r) {
     const double params = rank_params(s, layout, r);
-    const double sharded = s.plan.zero >= 1 ? params / double(s.plan.shard_group_size()) : params;
+    const double sharded = s.plan.zero >= 1 ? rank_sharded_params(s, layout, r) : params;
     const double linear = rank_linear_params(s, layout, r);
     if (s.plan.grad_group_size() > 1) {
       Task t;

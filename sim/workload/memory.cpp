@@ -47,8 +47,8 @@ double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, 
   const double tp = static_cast<double>(s.plan.tp);
   const double h = static_cast<double>(m.hidden);
   const double vocab_shard = static_cast<double>(padded_vocab(s)) * h / tp;
-  double params =
-      m.layers_params_per_rank(s.plan.tp, layout.dense_layers_of(rank, chunk), layout.moe_layers_of(rank, chunk));
+  double params = m.layers_params_per_rank(s.plan.tp, layout.dense_layers_of(rank, chunk),
+                                           layout.moe_layers_of(rank, chunk), s.plan.ep);
   if (layout.has_embedding(rank, chunk)) {
     params += vocab_shard;
     // GPT's learned position embedding; Llama-style (RMSNorm) models use RoPE, which has no weights.
@@ -58,7 +58,10 @@ double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, 
     params += m.rmsnorm ? h : 2.0 * h;  // final norm, replicated over tp
     // With pp > 1 Megatron keeps a copy of the tied embedding on the last stage for the output layer.
     if (layout.pp > 1 || !m.tied_embeddings) params += vocab_shard;
-    params += m.mtp_params() / tp;  // multi-token prediction modules (their head is the model's)
+    // Multi-token prediction modules (their head is the model's), their routed experts over ep.
+    double mtp = m.mtp_params();
+    if (s.plan.ep > 1) mtp -= m.mtp_routed_expert_params() * (1.0 - 1.0 / static_cast<double>(s.plan.ep));
+    params += mtp / tp;
   }
   return params;
 }
@@ -67,6 +70,21 @@ double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
   double params = 0;
   for (int64_t c = 0; c < layout.virtual_stages; ++c) params += chunk_params(s, layout, rank, c);
   return params;
+}
+
+double rank_routed_expert_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
+  const ModelSpec& m = s.model;
+  double routed = static_cast<double>(layout.moe_layers_on_rank(rank)) * m.routed_expert_params();
+  for (int64_t c = 0; c < layout.virtual_stages; ++c)
+    if (layout.has_output(rank, c)) routed += m.mtp_routed_expert_params();
+  return routed / static_cast<double>(s.plan.tp * s.plan.ep);
+}
+
+double rank_sharded_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
+  const double params = rank_params(s, layout, rank), shards = static_cast<double>(s.plan.shard_group_size());
+  if (s.plan.ep == 1) return params / shards;
+  const double experts = rank_routed_expert_params(s, layout, rank);
+  return (params - experts) / shards + experts / (shards / static_cast<double>(s.plan.ep));
 }
 
 double rank_linear_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
@@ -199,8 +217,13 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     st.rank = r;
     st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? shards : 1.0) +
                        rank_linear_params(s, layout, r) * fp8_weight_bytes(s));
-    st.grads = Bytes(params * grad_bytes / (s.plan.zero >= 2 ? shards : 1.0));
-    st.optimizer = Bytes(params * OPTIMIZER_BYTES / (s.plan.zero >= 1 ? shards : 1.0));
+    // ZeRO's share of `per_param` bytes a parameter, from `stage` on (rank_sharded_params).
+    const auto zero = [&, sharded = rank_sharded_params(s, layout, r)](double per_param, int stage) {
+      if (s.plan.zero < stage) return params * per_param;
+      return s.plan.ep == 1 ? params * per_param / shards : sharded * per_param;
+    };
+    st.grads = Bytes(zero(grad_bytes, 2));
+    st.optimizer = Bytes(zero(OPTIMIZER_BYTES, 1));
     // Working set at the stage's peak, beyond what it keeps, of whichever step needs more, one
     // after the other in the backward: the last stage's loss backward where the loss runs eager
     // (loss_peak_bytes_per_logit; the KEPT_LOGIT_BYTES are counted among the activations below),

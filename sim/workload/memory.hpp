@@ -38,6 +38,14 @@ double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, 
 double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank);
 // Of those, the linear layers' (over tp): the parameters an FP8 run casts, keeps and gathers in FP8.
 double rank_linear_params(const Scenario& s, const StageLayout& layout, int64_t rank);
+// Of those, the routed experts' (over tp and ep): under expert parallelism they are sharded and
+// reduced over the expert-data-parallel ranks, dp x cp / ep, the rest over dp x cp.
+double rank_routed_expert_params(const Scenario& s, const StageLayout& layout, int64_t rank);
+// What ZeRO shards of a rank's parameters (its optimizer states from stage 1, its gradients from
+// 2): the dense ones over ParallelPlan::shard_group_size() ranks, the routed experts' over 1 / ep of
+// them (Megatron-Core's distributed optimizer over the expert-data-parallel group). Each rank's
+// share is then the same at any ep: the stage's experts, all of them, over dp x cp.
+double rank_sharded_params(const Scenario& s, const StageLayout& layout, int64_t rank);
 
 struct StageMemory {
   int64_t rank = 0;

@@ -267,3 +267,34 @@ TEST_CASE("Expert parallelism: experts / ep per rank, ep times their tokens, dis
   CHECK(gb[1]->collective == CollectiveKind::REDUCE_SCATTER);  // the dispatch's reverse
   for (const Op* op : {gf[0], gf[1], gb[0], gb[1]}) CHECK(op->bytes.value == Approx(8 * tokens * h * 2.0));
 }
+
+TEST_CASE("Expert parallelism holds 1/ep of the routed experts; ZeRO shards them over dp x cp / ep",
+          "[workload][moe]") {
+  // DeepSeek-V3's routed experts: 256 of 3 x 7168 x 2048 SwiGLU weights, no biases, per MoE layer.
+  // On 4 stages with ep 8 each rank holds 1/8 of its stage's (its MoE layers' and, on the last,
+  // the MTP module's), the rest as at ep 1. Megatron-Core's distributed optimizer shards the dense
+  // parameters over dp x cp and the experts' over the expert-data-parallel dp x cp / 8: the same
+  // states per rank as at ep 1 (each of the stage's experts over dp x cp ranks in all).
+  Scenario one = on_one_gpu("deepseek-v3", 2);
+  one.plan.pp = 4, one.plan.dp = 16, one.plan.zero = 1;
+  Scenario s = one;
+  s.plan.ep = 8;
+  const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
+  const double routed = 256.0 * 3.0 * 7168.0 * 2048.0;
+  CHECK(s.model.routed_expert_params() == Approx(routed).epsilon(1e-15));
+  for (int64_t r = 0; r < 4; ++r) {
+    INFO("stage " << r);
+    const double moe = double(layout.moe_layers_on_rank(r)) + (r == 3 ? double(s.model.mtp_layers) : 0.0);
+    CHECK(moe > 0);
+    CHECK(rank_routed_expert_params(s, layout, r) == Approx(moe * routed / (2.0 * 8.0)).epsilon(1e-12));
+    CHECK(rank_params(one, layout, r) - rank_params(s, layout, r) ==
+          Approx(moe * routed / 2.0 * (1.0 - 1.0 / 8.0)).epsilon(1e-12));
+    CHECK(rank_sharded_params(s, layout, r) == Approx(rank_sharded_params(one, layout, r)).epsilon(1e-12));
+    CHECK(rank_sharded_params(one, layout, r) == Approx(rank_params(one, layout, r) / 16.0).epsilon(1e-15));
+  }
+  const MemoryEstimate a = estimate_memory(one, layout, 1), b = estimate_memory(s, layout, 1);
+  for (size_t r = 0; r < 4; ++r) {
+    CHECK(b.stages[r].optimizer.value == Approx(a.stages[r].optimizer.value).epsilon(1e-12));
+    CHECK(b.stages[r].weights.value < a.stages[r].weights.value);  // 1/8 of the experts
+  }
+}
