@@ -76,15 +76,25 @@ Seconds CommCosts::p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const {
   return plan_.send_latency(a, b) + cost.route_latency + Seconds(bytes.value * cost.per_byte);
 }
 
-Seconds CommCosts::dp_all_reduce(int64_t rank, Bytes buffer) const {
+Seconds CommCosts::dp_all_reduce(int64_t rank, const GradBucket& buffer) const {
   return dp_latency(rank, buffer) + dp_route_latency(rank, buffer) + dp_transfer(rank, buffer);
 }
 
 // With hybrid sharding a bucket's shard-group collectives and then its replicas' all-reduce, one
 // after the other (ring_channels.hpp, grad_groups).
-Seconds CommCosts::dp_latency(int64_t rank, Bytes buffer) const {
-  const auto replicas = replica_choice(rank, buffer);
-  return dp_choice(rank, buffer).latency + (replicas ? replicas->latency : Seconds(0));
+Seconds CommCosts::dp_latency(int64_t rank, const GradBucket& buffer) const {
+  const auto replicas = replica_choice(rank, buffer.dense);
+  const Seconds dense = dp_choice(rank, buffer.dense).latency + (replicas ? replicas->latency : Seconds(0));
+  const auto experts = expert_choice(rank, buffer.expert);
+  return experts ? std::max(dense, experts->latency) : dense;  // the two groups' at once
+}
+
+std::optional<CollectiveChoice> CommCosts::expert_choice(int64_t rank, Bytes experts) const {
+  const auto& pl = s_.plan;
+  if (pl.ep <= 1 || experts.value <= 0) return std::nullopt;
+  for (int64_t g = 0; g < grad_groups(pl); ++g)
+    if (reduces_experts(pl, g)) return plan_.choose(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g), experts);
+  return std::nullopt;
 }
 
 std::optional<CollectiveChoice> CommCosts::replica_choice(int64_t rank, Bytes buffer) const {
@@ -99,33 +109,38 @@ std::optional<CollectiveChoice> CommCosts::replica_choice(int64_t rank, Bytes bu
   });
 }
 
-const CommCosts::FlowCost& CommCosts::dp_cost(int64_t rank, Bytes buffer) const {
+const CommCosts::FlowCost& CommCosts::dp_cost(int64_t rank, const GradBucket& buffer) const {
   const auto& pl = s_.plan;
-  const CollectiveChoice ch = dp_choice(rank, buffer);
-  const auto replicas = replica_choice(rank, buffer);
-  const int replica_algo = replicas ? static_cast<int>(replicas->algo) : -1;
-  const int replica_protocol = replicas ? static_cast<int>(replicas->protocol) : -1;
-  return memoised(
-      memo_->dp_cost,
-      std::make_tuple(rank, static_cast<int>(ch.algo), static_cast<int>(ch.protocol), replica_algo, replica_protocol),
-      [&] {
-        std::vector<GpuFlow> flows;
-        for (int64_t g = 0; g < grad_groups(pl); ++g) {
-          const CommOp op = plan_.collective(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g),
-                                             buffer * grad_group_share(pl, g));
-          flows.insert(flows.end(), op.flows.begin(), op.flows.end());
-        }
-        return FlowCost{plan_.transfer_time(flows).value / buffer.value, plan_.route_latency(flows)};
-      });
+  const CollectiveChoice ch = dp_choice(rank, buffer.dense);
+  const auto replicas = replica_choice(rank, buffer.dense);
+  const auto experts = expert_choice(rank, buffer.expert);
+  const auto algo = [](const std::optional<CollectiveChoice>& c) { return c ? static_cast<int>(c->algo) : -1; };
+  const auto protocol = [](const std::optional<CollectiveChoice>& c) { return c ? static_cast<int>(c->protocol) : -1; };
+  // Per byte of the bucket, which depends on its experts' part where they have groups of their own.
+  const double expert_share = experts ? buffer.expert.value / buffer.total() : 0.0;
+  return memoised(memo_->dp_cost,
+                  std::make_tuple(rank, static_cast<int>(ch.algo), static_cast<int>(ch.protocol), algo(replicas),
+                                  protocol(replicas), algo(experts), protocol(experts), expert_share),
+                  [&] {
+                    std::vector<GpuFlow> flows;
+                    for (int64_t g = 0; g < grad_groups(pl); ++g) {
+                      const Bytes part = group_buffer(pl, g, buffer);
+                      if (part.value <= 0) continue;
+                      const CommOp op =
+                          plan_.collective(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g), part);
+                      flows.insert(flows.end(), op.flows.begin(), op.flows.end());
+                    }
+                    return FlowCost{plan_.transfer_time(flows).value / buffer.total(), plan_.route_latency(flows)};
+                  });
 }
 
-Seconds CommCosts::dp_transfer(int64_t rank, Bytes buffer) const {
-  if (s_.plan.grad_group_size() <= 1 || buffer.value <= 0) return Seconds(0);
-  return Seconds(buffer.value * dp_cost(rank, buffer).per_byte);
+Seconds CommCosts::dp_transfer(int64_t rank, const GradBucket& buffer) const {
+  if (s_.plan.grad_group_size() <= 1 || buffer.total() <= 0) return Seconds(0);
+  return Seconds(buffer.total() * dp_cost(rank, buffer).per_byte);
 }
 
-Seconds CommCosts::dp_route_latency(int64_t rank, Bytes buffer) const {
-  if (s_.plan.grad_group_size() <= 1 || buffer.value <= 0) return Seconds(0);
+Seconds CommCosts::dp_route_latency(int64_t rank, const GradBucket& buffer) const {
+  if (s_.plan.grad_group_size() <= 1 || buffer.total() <= 0) return Seconds(0);
   return dp_cost(rank, buffer).route_latency;
 }
 

@@ -14,6 +14,7 @@
 #include "sim/comm/comm_plan.hpp"
 #include "sim/core/units.hpp"
 #include "sim/cost/collective.hpp"
+#include "sim/cost/grad_bucket.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
 
@@ -37,14 +38,14 @@ class CommCosts {
   // links' latency (Fabric::route_latency) included.
   Seconds p2p(int64_t from_rank, int64_t to_rank, Bytes bytes) const;
   // = dp_latency + dp_route_latency + dp_transfer
-  Seconds dp_all_reduce(int64_t rank, Bytes buffer) const;
-  Seconds dp_latency(int64_t rank, Bytes buffer) const;  // NCCL's alpha terms
+  Seconds dp_all_reduce(int64_t rank, const GradBucket& buffer) const;
+  Seconds dp_latency(int64_t rank, const GradBucket& buffer) const;  // NCCL's alpha terms
   // Every data-parallel group of the rank reducing `buffer` at once: the flows on the fabric, and
   // the longest of their routes' link latencies, which each flow pays once before it moves bytes
   // (the engine launches each collective's steps as one flow per sender, receiver and channel:
   // collective_flows.hpp).
-  Seconds dp_transfer(int64_t rank, Bytes buffer) const;
-  Seconds dp_route_latency(int64_t rank, Bytes buffer) const;
+  Seconds dp_transfer(int64_t rank, const GradBucket& buffer) const;
+  Seconds dp_route_latency(int64_t rank, const GradBucket& buffer) const;
   // An optical circuit switch's dark time at each change of circuits (CommPlan::reconfiguration),
   // and whether a pipeline transfer from rank `from_rank` to `to_rank` crosses it (leaves its
   // scale-up domain).
@@ -59,13 +60,16 @@ class CommCosts {
   CollectiveChoice dp_choice(int64_t rank, Bytes buffer) const;
   // Under hybrid sharding, the all-reduce a shard's replicas run after the shard groups'; else none.
   std::optional<CollectiveChoice> replica_choice(int64_t rank, Bytes buffer) const;
+  // Under expert parallelism, the all-reduce of a bucket's experts' part over the expert-data-
+  // parallel group, beside the dense part's; else none.
+  std::optional<CollectiveChoice> expert_choice(int64_t rank, Bytes experts) const;
   // What flows between a pair of ends, or of a gradient reduction, cost: per byte, and their route
   // latency.
   struct FlowCost {
     double per_byte = 0;
     Seconds route_latency;
   };
-  const FlowCost& dp_cost(int64_t rank, Bytes buffer) const;
+  const FlowCost& dp_cost(int64_t rank, const GradBucket& buffer) const;
 
   // What the flows cost per byte, which depends on the plan's shape and placement and the fabric
   // only: shared by every CommCosts of one plan shape (the `auto` search prices many candidates
@@ -74,7 +78,7 @@ class CommCosts {
     std::map<std::tuple<int, int, double>, Seconds> group_cost;  // (group, kind, buffer)
     std::map<std::pair<int64_t, int64_t>, FlowCost> p2p_cost;    // (from rank, to rank)
     // (rank, algo, protocol; of a shard's replicas too under hybrid sharding, else -1, -1)
-    std::map<std::tuple<int64_t, int, int, int, int>, FlowCost> dp_cost;
+    std::map<std::tuple<int64_t, int, int, int, int, int, int, double>, FlowCost> dp_cost;
     std::map<std::pair<int64_t, double>, CollectiveChoice> dp_choice;                      // (rank, buffer)
     std::map<std::pair<int64_t, double>, std::optional<CollectiveChoice>> replica_choice;  // (rank, buffer)
   };

@@ -14,13 +14,16 @@
 namespace sim {
 
 std::shared_ptr<const DpFold> fold_dp_flows(const Scenario& s, const CommPlan& comm, const Placement& place,
-                                            const std::vector<std::vector<Bytes>>& buffers,
+                                            const std::vector<std::vector<GradBucket>>& buffers,
                                             const std::vector<double>& capacity) {
   using Key = std::tuple<CommShape, std::vector<std::vector<double>>, std::vector<double>>;
   Key key{comm_shape(comm.fabric().serial(), s), {}, capacity};
   for (const auto& rank : buffers) {
     std::get<1>(key).emplace_back();
-    for (const Bytes& b : rank) std::get<1>(key).back().push_back(b.value);
+    for (const GradBucket& b : rank) {
+      std::get<1>(key).back().push_back(b.dense.value);
+      std::get<1>(key).back().push_back(b.expert.value);
+    }
   }
   static std::mutex mutex;
   static std::optional<Key> last_key;

@@ -29,7 +29,7 @@ struct DpFold {
 // it in a child process (sim/engine/fork_call.hpp), which inherits the result instead of folding
 // again. `comm` is the scenario's plan on Fabric::of's fabric.
 std::shared_ptr<const DpFold> fold_dp_flows(const Scenario& s, const CommPlan& comm, const Placement& place,
-                                            const std::vector<std::vector<Bytes>>& buffers,
+                                            const std::vector<std::vector<GradBucket>>& buffers,
                                             const std::vector<double>& capacity);
 
 }  // namespace sim

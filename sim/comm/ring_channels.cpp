@@ -175,14 +175,33 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
 
 namespace sim {
 
-int64_t grad_groups(const ParallelPlan& pl) {
-  const int64_t replicas = pl.replicas();
-  return pl.tp * replicas + (replicas > 1 ? pl.tp * pl.shard_group_size() : 0);
+namespace {
+
+// The groups of grad_groups in order: per replica and tp index a shard group; with hybrid
+// sharding, per tp index and position in a shard group its replicas; with expert parallelism, per
+// tp index and position in an expert-parallel group its expert-data-parallel ranks.
+int64_t replica_groups(const ParallelPlan& pl) { return pl.replicas() > 1 ? pl.tp * pl.shard_group_size() : 0; }
+int64_t first_expert_group(const ParallelPlan& pl) { return pl.tp * pl.replicas() + replica_groups(pl); }
+
+}  // namespace
+
+int64_t grad_groups(const ParallelPlan& pl) { return first_expert_group(pl) + (pl.ep > 1 ? pl.tp * pl.ep : 0); }
+
+bool reduces_experts(const ParallelPlan& pl, int64_t group) { return pl.ep > 1 && group >= first_expert_group(pl); }
+
+Bytes group_buffer(const ParallelPlan& pl, int64_t group, const GradBucket& bucket) {
+  return (reduces_experts(pl, group) ? bucket.expert : bucket.dense) * grad_group_share(pl, group);
 }
 
 std::vector<int64_t> dp_group(const ParallelPlan& pl, const Placement& place, int64_t r, int64_t group) {
   const int64_t shard = pl.shard_group_size() / pl.cp, replicas = pl.replicas();
   std::vector<int64_t> members;
+  if (reduces_experts(pl, group)) {  // an expert-data-parallel group: every ep-th rank of cp x dp, cp fastest
+    const int64_t k = group - first_expert_group(pl), t = k % pl.tp, position = k / pl.tp;
+    for (int64_t i = position; i < pl.cp * pl.dp; i += pl.ep)
+      members.push_back(place.gpu({t, i % pl.cp, r, i / pl.cp}));
+    return members;
+  }
   if (!replicates(pl, group)) {  // a shard group: dp_shard consecutive data-parallel ranks x cp, one tp index
     const int64_t t = group % pl.tp, first = group / pl.tp * shard;
     for (int64_t d = first; d < first + shard; ++d)
@@ -195,7 +214,9 @@ std::vector<int64_t> dp_group(const ParallelPlan& pl, const Placement& place, in
   return members;
 }
 
-bool replicates(const ParallelPlan& pl, int64_t group) { return group >= pl.tp * pl.replicas(); }
+bool replicates(const ParallelPlan& pl, int64_t group) {
+  return group >= pl.tp * pl.replicas() && group < first_expert_group(pl);
+}
 
 double grad_group_share(const ParallelPlan& pl, int64_t group) {
   if (!replicates(pl, group)) return 1.0;
@@ -217,7 +238,7 @@ std::vector<int64_t> model_group(const ParallelPlan& pl, const Placement& place,
 }
 
 RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Placement& place,
-                        const std::vector<std::vector<Bytes>>& buffers, const std::vector<double>& capacity,
+                        const std::vector<std::vector<GradBucket>>& buffers, const std::vector<double>& capacity,
                         std::vector<DpFlow>& flows, std::vector<DpVariant>& variants) {
   const Fabric& fabric = comm.fabric();
   RingFlowSet set;
@@ -225,8 +246,9 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
   variants.clear();
   std::unordered_map<uint64_t, int64_t> route_of;                        // by its ends, in one number
   std::unordered_map<std::vector<uint64_t>, int64_t, FnvHash> shape_of;  // capacities and latencies' words
-  std::map<std::pair<size_t, double>, int64_t> tier_of;                  // (variant, bytes per buffer byte)
-  std::map<std::pair<int64_t, DpVariant>, Bytes> group_variants;         // (group, variant) -> a buffer it runs at
+  // (variant, the bucket's part the group reduces (GradBucket: dense 0, expert 1), bytes per byte of it)
+  std::map<std::tuple<size_t, int, double>, int64_t> tier_of;
+  std::map<std::pair<int64_t, DpVariant>, Bytes> group_variants;  // (group, variant) -> a part it runs at
   std::map<std::pair<int64_t, std::vector<std::pair<int, int>>>, int64_t> launches;  // DpFlow::launch
   const auto& links = fabric.network().links();
   std::vector<double> route_latency;  // per route
@@ -277,10 +299,16 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
       const auto members = dp_group(pl, place, r, g);
       group_variants.clear();
       const double share = grad_group_share(pl, g);
-      std::vector<std::pair<int, int>> picks;  // the variant at each buffer
-      for (const Bytes& b : buffers[static_cast<size_t>(r)]) {
-        const CollectiveChoice ch = comm.choose(CollectiveKind::ALL_REDUCE, members, b * share);
-        group_variants.try_emplace({g, DpVariant{ch.algo, ch.protocol}}, b);
+      const bool experts = reduces_experts(pl, g);
+      std::vector<std::pair<int, int>> picks;  // the variant at each buffer (-1: the group has none of it)
+      for (const GradBucket& b : buffers[static_cast<size_t>(r)]) {
+        const Bytes part = experts ? b.expert : b.dense;
+        if (part.value <= 0) {
+          picks.emplace_back(-1, -1);
+          continue;
+        }
+        const CollectiveChoice ch = comm.choose(CollectiveKind::ALL_REDUCE, members, part * share);
+        group_variants.try_emplace({g, DpVariant{ch.algo, ch.protocol}}, part);
         picks.emplace_back(static_cast<int>(ch.algo), static_cast<int>(ch.protocol));
       }
       const int64_t launch = launches.try_emplace({r, picks}, static_cast<int64_t>(launches.size())).first->second;
@@ -288,7 +316,7 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
         const auto v = static_cast<size_t>(std::find(variants.begin(), variants.end(), key.second) - variants.begin());
         if (v == variants.size()) variants.push_back(key.second);
         const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer * share);
-        std::pair<size_t, double> last{v, -1.0};
+        std::tuple<size_t, int, double> last{v, experts, -1.0};
         int64_t tier = -1;
         std::map<int32_t, std::vector<size_t>> pipes;  // a pipeline's edges, by its number
         for (size_t k = 0; k < op.flows.size(); ++k)
@@ -296,7 +324,8 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
         for (size_t k = 0; k < op.flows.size(); ++k) {
           const auto& f = op.flows[k];
           if (f.pipe >= 0 && pipes.at(f.pipe).front() != k) continue;  // its pipeline's first edge stands for it
-          if (const std::pair<size_t, double> t{v, f.bytes.value / buffer.value}; t != last || tier < 0) {
+          if (const std::tuple<size_t, int, double> t{v, experts, f.bytes.value / buffer.value};
+              t != last || tier < 0) {
             last = t;
             tier = tier_of.try_emplace(t, static_cast<int64_t>(tier_of.size())).first->second;
           }
@@ -307,26 +336,35 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
         }
       }
     }
-  // The traffic between GPUs a and b of data-parallel replica 0, and its images in the others.
-  const auto foreign = [&](int64_t a, int64_t b) {
+  // The traffic between GPUs a and b of data-parallel replica 0, and its images in the others: the
+  // same GPUs of each replica, or for an expert-parallel group's (whose members are ranks of cp x
+  // dp), the same members of each expert-parallel group.
+  const auto foreign = [&](int64_t a, int64_t b, bool expert) {
     if (a == b) return;
     const auto i = static_cast<int64_t>(set.foreign_routes.size());
     set.foreign_ends.emplace_back(a, b);
-    RankCoord ca = place.coord(a), cb = place.coord(b);
-    for (int64_t d = 0; d < pl.dp; ++d) {
-      ca.dp = cb.dp = d;
+    const RankCoord ca = place.coord(a), cb = place.coord(b);
+    const int64_t images = expert ? pl.cp * pl.dp / pl.ep : pl.dp;
+    for (int64_t d = 0; d < images; ++d) {
+      RankCoord x = ca, y = cb;
+      if (expert) {  // shifted by d groups of ep in cp x dp
+        const int64_t cx = x.cp + pl.cp * x.dp + d * pl.ep, cy = y.cp + pl.cp * y.dp + d * pl.ep;
+        x.cp = cx % pl.cp, x.dp = cx / pl.cp, y.cp = cy % pl.cp, y.dp = cy / pl.cp;
+      } else {
+        x.dp = y.dp = d;
+      }
       auto& links = d == 0 ? set.foreign_routes.emplace_back()
                            : set.foreign_images.emplace_back(i, std::vector<uint64_t>{}).second;
-      fabric.for_each_link(place.gpu(ca), place.gpu(cb), [&](uint64_t id, int64_t) { links.push_back(id); });
+      fabric.for_each_link(place.gpu(x), place.gpu(y), [&](uint64_t id, int64_t) { links.push_back(id); });
     }
   };
   for (int64_t r1 = 0; r1 < pl.pp; ++r1) {
-    for (int64_t r2 = 0; r2 < pl.pp; ++r2) foreign(place.gpu({0, 0, r1, 0}), place.gpu({0, 0, r2, 0}));
+    for (int64_t r2 = 0; r2 < pl.pp; ++r2) foreign(place.gpu({0, 0, r1, 0}), place.gpu({0, 0, r2, 0}), false);
     for (CommGroup g : {CommGroup::TP, CommGroup::CP, CommGroup::EP}) {  // one that leaves its domain may run live
       const auto members = model_group(pl, place, g, {0, 0, r1, 0});
       if (members_by_domain(place, members).size() < 2) continue;
       for (int64_t a : members)
-        for (int64_t b : members) foreign(a, b);
+        for (int64_t b : members) foreign(a, b, g == CommGroup::EP);
     }
   }
   return set;

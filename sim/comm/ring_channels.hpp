@@ -14,6 +14,7 @@
 
 #include "sim/core/units.hpp"
 #include "sim/cost/collective.hpp"
+#include "sim/cost/grad_bucket.hpp"
 #include "sim/cost/nccl_tuning.hpp"
 #include "sim/topology/placement.hpp"
 
@@ -92,9 +93,16 @@ struct DpFlow {
 // (grad_group_share): per tp index, the ParallelPlan::shard_group_size() GPUs of each replica
 // (dp_shard consecutive data-parallel ranks x cp; with one replica, all dp x cp of them), which
 // gather and reduce-scatter the bucket (share 1: it is counted in all-reduces, reduction_passes);
-// and with hybrid sharding, per tp index and position in a shard group, the replicas of that
-// shard, which all-reduce its gradient: 1 / (reduction_passes x shard_group_size) of the bucket.
+// with hybrid sharding, per tp index and position in a shard group, the replicas of that
+// shard, which all-reduce its gradient: 1 / (reduction_passes x shard_group_size) of the bucket;
+// and with expert parallelism, per tp index and position in an expert-parallel group (model_group),
+// the dp x cp / ep ranks at that position (every ep-th of cp x dp), which all-reduce the bucket's
+// routed experts' part (GradBucket::expert; the groups before, its dense part).
 int64_t grad_groups(const ParallelPlan& plan);
+// Whether group `group` reduces the routed experts' gradients, and the buffer it all-reduces of a
+// bucket: its part (dense or expert) times its share.
+bool reduces_experts(const ParallelPlan& plan, int64_t group);
+Bytes group_buffer(const ParallelPlan& plan, int64_t group, const GradBucket& bucket);
 // Gradient-reduction group `group` of pipeline rank r, in rank order.
 std::vector<int64_t> dp_group(const ParallelPlan& plan, const Placement& place, int64_t r, int64_t group);
 double grad_group_share(const ParallelPlan& plan, int64_t group);
@@ -110,7 +118,7 @@ bool replicates(const ParallelPlan& plan, int64_t group);
 std::vector<int64_t> model_group(const ParallelPlan& plan, const Placement& place, CommGroup group,
                                  const RankCoord& at = {});
 RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& plan, const Placement& place,
-                        const std::vector<std::vector<Bytes>>& buffers, const std::vector<double>& capacity,
+                        const std::vector<std::vector<GradBucket>>& buffers, const std::vector<double>& capacity,
                         std::vector<DpFlow>& flows, std::vector<DpVariant>& variants);
 
 }  // namespace sim

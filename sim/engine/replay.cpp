@@ -50,8 +50,8 @@ using CollectiveKey = std::tuple<int, int, double>;  // (CommGroup, CollectiveKi
 // (its flows were not started: the reduction can never finish).
 struct InFlight {
   std::vector<sg4::CommPtr> comms;
-  int32_t fluid = -1;       // when folded: the group of its flows in the fluid network
-  std::vector<Bytes> held;  // buckets waiting for the reduction's circuits (an optical circuit switch)
+  int32_t fluid = -1;            // when folded: the group of its flows in the fluid network
+  std::vector<GradBucket> held;  // buckets waiting for the reduction's circuits (an optical circuit switch)
   bool broken = false;
   double latency = 0;  // the largest latency term of the all-reduces in flight, paid after them
 };
@@ -467,12 +467,13 @@ struct Replay {
 
   // Starts rank r's folded gradient all-reduce of `buffer`: each data-parallel group's kept flows
   // for the algorithm and protocol NCCL runs it with.
-  void launch_folded(int64_t r, Bytes buffer, InFlight& in_flight) {
+  void launch_folded(int64_t r, const GradBucket& buffer, InFlight& in_flight) {
     const auto& rank = folded_[static_cast<size_t>(r)];
     BucketLatency latency;
     for (int64_t g = 0; g < grad_groups(s.plan); ++g) {
+      const Bytes share = group_buffer(s.plan, g, buffer);
+      if (share.value <= 0) continue;  // an expert group of a bucket without experts
       const auto members = dp_group(s.plan, place, r, g);
-      const Bytes share = buffer * grad_group_share(s.plan, g);
       const CollectiveChoice choice = comm.choose(CollectiveKind::ALL_REDUCE, members, share);
       latency.add(s.plan, g, choice.latency);
       const auto& variants = fold_->variants;
@@ -496,17 +497,19 @@ struct Replay {
   }
 
   // Starts the gradient all-reduce of `buffer` over dp for every tp/cp index of pipeline rank r.
-  void launch_dp(int64_t r, Bytes buffer, InFlight& in_flight) {
-    if (buffer.value <= 0) return;
+  void launch_dp(int64_t r, const GradBucket& buffer, InFlight& in_flight) {
+    if (buffer.total() <= 0) return;
     if (!folded_.empty()) return launch_folded(r, buffer, in_flight);
     BucketLatency latency;
     for (int64_t g = 0; g < grad_groups(s.plan); ++g) {
+      const Bytes part = group_buffer(s.plan, g, buffer);
+      if (part.value <= 0) continue;
       const std::vector<int64_t> members = dp_group(s.plan, place, r, g);
       if (watch.touches(members)) {
         in_flight.broken = true;
         continue;
       }
-      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer * grad_group_share(s.plan, g));
+      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, part);
       latency.add(s.plan, g, op.choice.latency);
       launch(op, in_flight.comms);
     }
@@ -514,9 +517,9 @@ struct Replay {
   }
 
   // The rank's gradient reduction: `buffer` now, plus the overlapped buckets already in flight.
-  void dp_reduce(int64_t r, Bytes buffer, InFlight& in_flight, int actor) {
+  void dp_reduce(int64_t r, const GradBucket& buffer, InFlight& in_flight, int actor) {
     await_reduction(actor);
-    for (Bytes b : std::exchange(in_flight.held, {})) launch_dp(r, b, in_flight);
+    for (const GradBucket& b : std::exchange(in_flight.held, {})) launch_dp(r, b, in_flight);
     launch_dp(r, buffer, in_flight);
     if (in_flight.broken) stall(actor);
     or_stall(actor, [&] { sg4::Comm::wait_all(in_flight.comms); });

@@ -93,12 +93,12 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
           start = std::max(start, channel);  // overlapped buckets still in flight
           if (switching) start = std::max(start, reduction_ready);
           // The engine pays the largest latency term of the all-reduces in flight once they end.
-          if (t.dp_bytes.value > 0) alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_bytes));
+          if (t.dp_bytes.total() > 0) alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_bytes));
           // The final reduction, with the buckets held for the circuits, launched together.
           const Seconds route =
               std::max(std::exchange(held_route[r], Seconds(0)), comm.dp_route_latency(t.rank, t.dp_bytes));
           const Seconds carried = route + std::exchange(held[r], Seconds(0)) + comm.dp_transfer(t.rank, t.dp_bytes);
-          const int64_t buffers = (t.dp_bytes.value > 0 ? 1 : 0) + std::exchange(held_buckets[r], 0);
+          const int64_t buffers = (t.dp_bytes.total() > 0 ? 1 : 0) + std::exchange(held_buckets[r], 0);
           if (buffers > 0) e.dp_launches[r].push_back({start, start + carried, buffers});
           dur += carried + alpha;
           alpha = Seconds(0);

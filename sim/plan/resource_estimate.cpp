@@ -206,7 +206,7 @@ double folded_ring_flows(const Scenario& s, const EngineShape& c, bool full) {
 // launch (one per cell of the quotient, flow_quotient.hpp), and the sum over the components the
 // engine simulates of the square of their cells (EngineShape::coupled_pairs).
 void fold_shape(const Scenario& s, const Placement& place, const Fabric& fabric,
-                const std::vector<std::vector<Bytes>>& buffers, EngineShape& shape) {
+                const std::vector<std::vector<GradBucket>>& buffers, EngineShape& shape) {
   std::vector<double> capacity;
   for (int64_t l = 0; l < static_cast<int64_t>(fabric.network().links().size()); ++l)
     capacity.push_back(fabric.capacity(l));
@@ -233,8 +233,10 @@ void fold_shape(const Scenario& s, const Placement& place, const Fabric& fabric,
     double sum = 0;
     for (int64_t g = 0; g < grad_groups(s.plan); ++g) {
       const auto members = dp_group(s.plan, place, r, g);
-      for (const Bytes& b : mine) {
-        const CollectiveChoice ch = comm.choose(CollectiveKind::ALL_REDUCE, members, b * grad_group_share(s.plan, g));
+      for (const GradBucket& b : mine) {
+        const Bytes buffer = group_buffer(s.plan, g, b);
+        if (buffer.value <= 0) continue;
+        const CollectiveChoice ch = comm.choose(CollectiveKind::ALL_REDUCE, members, buffer);
         const auto v = std::find(variants.begin(), variants.end(), DpVariant{ch.algo, ch.protocol}) - variants.begin();
         if (auto it = of_run.find(std::make_tuple(r, g, static_cast<int64_t>(v))); it != of_run.end())
           sum += it->second;
@@ -257,8 +259,9 @@ double live_flows(const Scenario& s, const StepProgram& p, bool full) {
   const CommPlan comm(s, place, *fabric);
   const std::vector<int64_t> groups[3] = {model_group(pl, place, CommGroup::TP), model_group(pl, place, CommGroup::CP),
                                           model_group(pl, place, CommGroup::EP)};
-  // At full fidelity each group's first member runs it: cp*dp groups of tp, tp*dp of cp.
-  const double runs[2] = {full ? double(pl.cp * pl.dp) : 1.0, full ? double(pl.tp * pl.dp) : 1.0};
+  // At full fidelity each group's first member runs it: cp*dp groups of tp, tp*dp of cp, tp*cp*dp/ep of ep.
+  const double runs[3] = {full ? double(pl.cp * pl.dp) : 1.0, full ? double(pl.tp * pl.dp) : 1.0,
+                          full ? double(pl.tp * pl.cp * pl.dp / pl.ep) : 1.0};
   std::map<std::tuple<int, int, double>, double> per_use;
   double n = 0;
   std::vector<double> runs_of(p.tasks.size(), 0.0);  // how many slots run each task
@@ -337,8 +340,9 @@ EngineShape engine_shape(const Scenario& s, const StepProgram* p) {
   const auto fabric = Fabric::of(c);
   if (pl.grad_group_size() < 2) return counted_shape(s);
   constexpr double kLargest = 1024.0 * 1024 * 1024 * 1024;
-  const auto buffers =
-      p ? dp_buffers(*p) : std::vector<std::vector<Bytes>>(static_cast<size_t>(pl.pp), {Bytes(kLargest)});
+  const auto buffers = p ? dp_buffers(*p)
+                         : std::vector<std::vector<GradBucket>>(static_cast<size_t>(pl.pp),
+                                                                {GradBucket{Bytes(kLargest), Bytes(kLargest)}});
   // The shape follows from the plan's communication shape and the buffers alone, and a search
   // prices many plans that differ in neither (only in recompute, sequence parallelism or
   // precision): the shapes computed last are kept, at most kKept.
@@ -349,7 +353,10 @@ EngineShape engine_shape(const Scenario& s, const StepProgram* p) {
   Key key{comm_shape(fabric->serial(), s), {}};
   for (const auto& rank : buffers) {
     key.second.emplace_back();
-    for (const Bytes& b : rank) key.second.back().push_back(b.value);
+    for (const GradBucket& b : rank) {
+      key.second.back().push_back(b.dense.value);
+      key.second.back().push_back(b.expert.value);
+    }
   }
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -464,7 +471,7 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
     for (size_t i = 0; i < prog.size(); ++i) {
       const Task& t = p.task(r, i);
       const double per_launch = launch_flows(s, c, static_cast<int64_t>(r), full_fidelity);
-      const double here = t.kind == TaskKind::DP_REDUCE ? (t.dp_bytes.value > 0 ? per_launch : 0.0)
+      const double here = t.kind == TaskKind::DP_REDUCE ? (t.dp_bytes.total() > 0 ? per_launch : 0.0)
                                                         : per_launch * double(t.dp_buckets.size());
       if (here > 0 && start < 0) start = i > 0 ? timeline.finish[r][i - 1].value : 0.0;
       launched += here;

@@ -14,6 +14,7 @@
 #include "sim/core/error.hpp"
 #include "sim/run/run.hpp"
 #include "sim/scenario/circuits.hpp"
+#include "sim/scenario/dispatcher.hpp"
 #include "sim/workload/memory_budget.hpp"
 
 namespace sim {
@@ -147,6 +148,7 @@ std::string report_json(const RunResult& r) {
                {"dp_shard", s.plan.shard_group_size() / s.plan.cp},
                {"recompute", to_string(s.training.recompute)},
                {"precision", to_string(s.training.precision)}};
+  if (s.plan.ep > 1) j["plan"]["dispatcher"] = registry_entry(dispatchers(), s.plan.dispatcher).name;
   j["step_time_s"] = r.step_time_s;
   j["tokens_per_s"] = r.tokens_per_s;
   j["model_flops_per_step"] = r.model_flops_per_step;
@@ -208,8 +210,8 @@ std::string report_json(const RunResult& r) {
       if (use.group == CommGroup::TP && use.kind == CollectiveKind::ALL_REDUCE)
         tp_bytes = std::max(tp_bytes, use.bytes);
     if (g[v].rank != 0) continue;
-    dp_bytes = std::max(dp_bytes, g[v].dp_bytes);
-    for (const Bytes& b : g[v].dp_buckets) dp_bytes = std::max(dp_bytes, b);
+    dp_bytes = std::max(dp_bytes, g[v].dp_bytes.dense);  // the data-parallel groups' (not the experts')
+    for (const GradBucket& b : g[v].dp_buckets) dp_bytes = std::max(dp_bytes, b.dense);
   }
   const CommCosts comm(s);
   j["chosen"]["all_reduce"] = {{"tp", to_string(comm.group_all_reduce_algo(CommGroup::TP, tp_bytes))},

@@ -129,10 +129,13 @@ std::string summary_text(const ParamReader& r, bool colour) {
   out += st.bold(fmt::format("{} — {} on {} x {}", r.string("name"), r.string("model"), cluster.count("gpus"),
                              cluster.string("device"))) +
          "\n";
+  // Expert parallelism, where the plan has it (reports before it had none).
+  const int64_t ep = plan.has("ep") ? plan.count("ep") : 1;
+  const std::string experts = ep > 1 ? fmt::format(" ep {} ({})", ep, plan.string("dispatcher")) : "";
   out += fmt::format(
-      "  plan        tp {} pp {} dp {} cp {}  sp {}  {} (v={})  micro_batch {}  {} microbatches  "
+      "  plan        tp {} pp {} dp {} cp {}{}  sp {}  {} (v={})  micro_batch {}  {} microbatches  "
       "recompute {}\n",
-      plan.count("tp"), plan.count("pp"), plan.count("dp"), plan.count("cp"),
+      plan.count("tp"), plan.count("pp"), plan.count("dp"), plan.count("cp"), experts,
       plan.boolean("sequence_parallel") ? "on" : "off", chosen.string("schedule"), chosen.count("virtual_stages"),
       chosen.count("micro_batch"), chosen.count("microbatches"), plan.string("recompute"));
   out += fmt::format("  step time   {}    tokens/s {:.0f}\n", st.bold(fmt::format("{:.3f} s", step_s)),

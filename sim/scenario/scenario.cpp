@@ -155,13 +155,16 @@ void cross_check(const Scenario& s, const ParamReader& r) {
   if ((p.dp * p.cp) % p.ep != 0)
     par.at("ep").fail(i2s(p.ep) + " does not divide dp*cp=" + i2s(p.dp * p.cp), "a divisor of dp*cp");
   if (p.ep > 1 && !m.moe) par.at("ep").fail("expert parallelism needs an MoE model", "ep = 1 for a dense model");
-  // MoE layers run with expert tensor parallelism tp and every expert on every rank (ops.cpp,
-  // moe_mlp_ops): their tokens are not yet dispatched over the topology.
-  if (m.moe && p.ep > 1)
-    par.at("ep").fail(
-        "expert parallelism is not simulated in this version (the experts' tokens are not dispatched "
-        "over the network yet)",
-        "ep 1: every rank holds its tp shard of every expert");
+  // Expert parallelism (ops.cpp, moe_mlp_ops; ring_channels.hpp, the expert-parallel and expert-
+  // data-parallel groups): over cp x dp, the experts' tensor parallelism the attention's. What it
+  // does not model yet is refused: tensor parallelism beside it (Megatron's dispatchers then shard
+  // the tokens over tp and gather them after the exchange), FSDP and hybrid sharding (whose units
+  // hold experts sharded over another group).
+  if (m.moe && p.ep > 1 && p.tp > 1)
+    par.at("ep").fail("expert parallelism beside tensor parallelism (tp " + i2s(p.tp) + ") is not modelled yet",
+                      "tp 1 with ep > 1, or ep 1");
+  if (m.moe && p.ep > 1 && p.zero == 3)
+    par.at("ep").fail("expert parallelism under zero 3 (FSDP) is not modelled yet", "zero 0 to 2 with ep > 1, or ep 1");
   if (m.moe && m.moe->experts % p.ep != 0)
     par.at("ep").fail(i2s(p.ep) + " does not divide experts=" + i2s(m.moe->experts), "a divisor of moe.experts");
   if (s.training.seq_len % (p.cp > 1 ? 2 * p.cp : 1) != 0)

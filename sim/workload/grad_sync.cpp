@@ -36,28 +36,45 @@ double megatron_bucket_params(const ParallelPlan& plan) {
   return std::max(40e6, 1e6 * static_cast<double>(plan.grad_group_size()));
 }
 
+// `bytes` of parameters of which `expert` of `params` are routed experts' (GradBucket): all dense
+// without expert parallelism.
+GradBucket split(const Scenario& s, double bytes, double expert, double params) {
+  if (s.plan.ep == 1 || expert <= 0 || params <= 0) return {Bytes(bytes), Bytes(0)};
+  const double f = expert / params;
+  return {Bytes(bytes * (1.0 - f)), Bytes(bytes * f)};
+}
+
+// The routed experts' parameters of chunk `chunk` of pipeline rank `rank` (over tp and ep).
+double chunk_expert_params(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
+  double routed = static_cast<double>(layout.moe_layers_of(rank, chunk)) * s.model.routed_expert_params();
+  if (layout.has_output(rank, chunk)) routed += s.model.mtp_routed_expert_params();
+  return routed / static_cast<double>(s.plan.tp * s.plan.ep);
+}
+
 }  // namespace
 
-std::vector<Bytes> grad_buckets(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
+std::vector<GradBucket> grad_buckets(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
   if (!s.plan.overlap_grad_reduce || s.plan.grad_group_size() < 2) return {};
   const double per_param = bucket_bytes_per_param(s);
   const int64_t layers = layout.layers_of(rank, chunk);
   const double params = chunk_params(s, layout, rank, chunk);
-  std::vector<Bytes> out;
+  const double expert = chunk_expert_params(s, layout, rank, chunk);
+  std::vector<GradBucket> out;
   if (s.plan.zero == 3) {
     // One bucket per layer, in model order; the embedding, final norm and output layer's
     // parameters join the last layer's bucket.
     const int64_t first = layout.first_layer(rank, chunk);
     for (int64_t i = first; i < first + layers; ++i)
-      out.push_back(Bytes(s.model.layer_params_per_rank(s.plan.tp, s.model.moe_layer(i)) * per_param));
+      out.push_back({Bytes(s.model.layer_params_per_rank(s.plan.tp, s.model.moe_layer(i)) * per_param), Bytes(0)});
     const double in_layers = s.model.layers_params_per_rank(s.plan.tp, layout.dense_layers_of(rank, chunk),
                                                             layout.moe_layers_of(rank, chunk));
-    if (!out.empty()) out.back() += Bytes((params - in_layers) * per_param);
+    if (!out.empty()) out.back().dense += Bytes((params - in_layers) * per_param);
     return out;
   }
   if (params <= 0) return out;
   const double bucket = rank == 0 && chunk == 0 ? megatron_bucket_params(s.plan) : params;
-  for (double left = params; left > 0; left -= bucket) out.push_back(Bytes(std::min(bucket, left) * per_param));
+  for (double left = params; left > 0; left -= bucket)
+    out.push_back(split(s, std::min(bucket, left) * per_param, expert, params));
   return out;
 }
 
@@ -111,9 +128,10 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
       const double gathered = s.training.fp8_params
                                   ? (params - linear) * PARAM_GATHER_BYTES + linear * FP8_PARAM_GATHER_BYTES
                                   : params * PARAM_GATHER_BYTES;
-      t.dp_bytes = !overlap                        ? Bytes(params * dp_bytes_per_param(s))
-                   : s.plan.param_gather_exposed() ? Bytes(gathered / 2.0)
-                                                   : Bytes(0);
+      const double expert = rank_routed_expert_params(s, layout, r);
+      t.dp_bytes = !overlap                        ? split(s, params * dp_bytes_per_param(s), expert, params)
+                   : s.plan.param_gather_exposed() ? split(s, gathered / 2.0, expert, params)
+                                                   : GradBucket{};
       append_task(p, r, t);
     }
     Task opt;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/cost/grad_bucket.hpp"
 
 namespace sim {
 
@@ -28,7 +29,7 @@ class ComputeModel;
 //   for pipeline ranks after the first and model chunks after the first: DDP's pp_rank > 0 and
 //   training.py get_model's disable_bucketing=(model_chunk_idx > 0)).
 // Empty when the chunk holds nothing or there is no gradient reduction.
-std::vector<Bytes> grad_buckets(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk);
+std::vector<GradBucket> grad_buckets(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk);
 
 // Appends those tasks to every rank's program of a step whose forward/backward units exist.
 void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& layout, const ComputeModel& cm);

@@ -108,24 +108,24 @@ Seconds exposed(const CollectiveUse& use, Seconds cost) {
 
 std::vector<double> bucket_ready(const Task& t) {
   double total = 0;
-  for (const Bytes& b : t.dp_buckets) total += b.value;
+  for (const GradBucket& b : t.dp_buckets) total += b.total();
   std::vector<double> ready(t.dp_buckets.size());
   double done = 0;
   for (size_t k = 0; k < ready.size(); ++k) {
-    done += t.dp_buckets[k].value;
+    done += t.dp_buckets[k].total();
     ready[k] = total > 0 ? done / total : double(k + 1) / double(ready.size());
   }
   return ready;
 }
 
-std::vector<std::vector<Bytes>> dp_buffers(const StepProgram& p) {
-  std::vector<std::vector<Bytes>> out(p.ranks.size());
+std::vector<std::vector<GradBucket>> dp_buffers(const StepProgram& p) {
+  std::vector<std::vector<GradBucket>> out(p.ranks.size());
   for (size_t r = 0; r < p.ranks.size(); ++r)
     for (size_t i = 0; i < p.ranks[r].size(); ++i) {
       const Task& t = p.task(r, i);
-      for (const Bytes& b : t.dp_buckets)
-        if (b.value > 0) out[r].push_back(b);
-      if (t.kind == TaskKind::DP_REDUCE && t.dp_bytes.value > 0) out[r].push_back(t.dp_bytes);
+      for (const GradBucket& b : t.dp_buckets)
+        if (b.total() > 0) out[r].push_back(b);
+      if (t.kind == TaskKind::DP_REDUCE && t.dp_bytes.total() > 0) out[r].push_back(t.dp_bytes);
     }
   return out;
 }

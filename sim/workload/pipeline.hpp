@@ -54,6 +54,6 @@ Bytes p2p_bytes(const Scenario& s, int64_t micro_batch);
 
 // The buffers each of the `pp` pipeline ranks reduces over data parallel: its gradient buckets and
 // its reduction buffers, zeros left out.
-std::vector<std::vector<Bytes>> dp_buffers(const StepProgram& p);
+std::vector<std::vector<GradBucket>> dp_buffers(const StepProgram& p);
 
 }  // namespace sim

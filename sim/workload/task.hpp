@@ -9,6 +9,7 @@
 
 #include "sim/core/units.hpp"
 #include "sim/cost/collective.hpp"
+#include "sim/cost/grad_bucket.hpp"
 
 namespace sim {
 
@@ -46,11 +47,11 @@ struct Task {
   Seconds host_wait;    // the GPU waiting for the host to launch the task's kernels (cost/host_launch.hpp)
   Flops model_flops, hardware_flops;
   std::vector<CollectiveUse> collectives;  // TP and CP collectives, run between the task's kernels
-  Bytes dp_bytes;                          // DP_REDUCE: the gradient buffer all-reduced over dp (0 when overlapped)
+  GradBucket dp_bytes;                     // DP_REDUCE: the gradient buffer all-reduced over dp (0 when overlapped)
   // overlap_grad_reduce: gradient buckets (grad_sync.hpp, grad_buckets) whose all-reduce over dp
   // starts as this task's compute passes each of them (bucket_ready); the rank's DP_REDUCE task
   // then waits for them.
-  std::vector<Bytes> dp_buckets;
+  std::vector<GradBucket> dp_buckets;
 };
 
 // Per gradient bucket k of task t, the fraction of its compute after which the bucket is ready:

@@ -301,13 +301,22 @@ case("top-k-above-experts", "/model/moe/top_k", "9 is out of range",
      put("model.moe", {"experts": 8, "top_k": 9}))
 # A plan over memory is not bad input: it is simulated and reported as not fitting, refused only
 # with --strict-memory (memory_verdict.sh).
-# MoE, MLA and multi-token prediction layers run with every expert on every rank, in 16 bits,
-# without per-op checkpointing (ops.cpp): the rest is refused in one line.
+# MoE, MLA and multi-token prediction layers run in 16 bits, without per-op checkpointing, and
+# expert parallelism without tensor parallelism or FSDP beside it (ops.cpp, scenario.cpp): the
+# rest is refused in one line.
 MOE = {"experts": 8, "top_k": 2}
 MLA = {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}
-case("moe-expert-parallel-not-simulated", "/parallelism/ep", "expert parallelism is not simulated",
+ep_on_16 = lambda ep, experts=8, **extra: all_of(
+    put("model.moe", {"experts": experts, "top_k": 2}), put("parallelism.tp", 1), put("parallelism.dp", 16),
+    put("cluster.gpus", 16), put("training.global_batch", 16), put("training.micro_batch", 1),
+    put("parallelism.ep", ep), *[put("parallelism." + k, v) for k, v in extra.items()])
+case("moe-expert-parallel-beside-tp", "/parallelism/ep", "expert parallelism beside tensor parallelism (tp 8)",
      all_of(put("model.moe", MOE), put("parallelism.ep", 2), put("parallelism.dp", 2), put("cluster.gpus", 16),
             put("training.global_batch", 8)))
+case("moe-expert-parallel-zero-3", "/parallelism/ep", "expert parallelism under zero 3 (FSDP) is not modelled",
+     ep_on_16(8, zero=3))
+case("moe-experts-not-dividing-ep", "/parallelism/ep", "8 does not divide experts=6", ep_on_16(8, experts=6))
+case("moe-ep-not-dividing-dp", "/parallelism/ep", "32 does not divide dp*cp=16", ep_on_16(32, experts=64))
 case("tp-not-dividing-expert-ffn", "/parallelism/tp", "8 does not divide moe.expert_ffn_hidden=1004",
      put("model.moe", dict(MOE, expert_ffn_hidden=1004)))
 case("moe-fp8-not-simulated", "/training/precision", "'fp8' is not simulated for a model with \"moe\"",

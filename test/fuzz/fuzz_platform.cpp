@@ -160,9 +160,9 @@ double price(Scenario& s, const std::string& input, bool engine) {
     for (const CollectiveUse& c : t.collectives)
       check(finite_time(comm.group_collective(c.group, c.kind, c.bytes)),
             "a TP/CP collective takes no finite time >= 0", input);
-    for (Bytes b : t.dp_buckets)
+    for (const GradBucket& b : t.dp_buckets)
       check(finite_time(comm.dp_all_reduce(t.rank, b)), "a gradient bucket takes no finite time >= 0", input);
-    if (t.dp_bytes.value > 0)
+    if (t.dp_bytes.total() > 0)
       check(finite_time(comm.dp_all_reduce(t.rank, t.dp_bytes)), "the gradient reduction takes no finite time >= 0",
             input);
   }

@@ -53,7 +53,7 @@ TEST_CASE("an intra-node data-parallel all-reduce takes the ring closed form 2(n
   const Scenario s = scenario(u);
   const Pipeline p = build(s);
   const size_t v = dp_task(p, 0);
-  const double S = p.graph[v].dp_bytes.value, n = 8;
+  const double S = p.graph[v].dp_bytes.total(), n = 8;
   const auto& k = s.cluster.device.collectives;
   const double B = s.cluster.scale_up.bandwidth.value, eff = k.scale_up_efficiency;
   const double expect = 2 * (n - 1) / n * S / (B * eff) + k.base_latency.value +
@@ -76,7 +76,7 @@ TEST_CASE("an intra-node all-reduce on an H100 NVSwitch node takes the NVLS clos
   REQUIRE(s.cluster.nvls());
   const Pipeline p = build(s);
   const size_t v = dp_task(p, 0);
-  const double S = p.graph[v].dp_bytes.value, n = 8;
+  const double S = p.graph[v].dp_bytes.total(), n = 8;
   const auto& k = s.cluster.device.collectives;
   const double B = s.cluster.scale_up.bandwidth.value, port = s.cluster.scale_up.latency.value;
   const double nvls = S / (B * k.nvls_efficiency) + k.nvls_latency.value + 2 * port;
@@ -129,7 +129,7 @@ TEST_CASE("a data-parallel all-reduce over a 4 x 4 x 4 torus takes its bandwidth
   const Scenario s = scenario(engine_test::dp64_on_4x4x4());
   const Pipeline p = build(s);
   const size_t v = dp_task(p, 0);
-  const double S = p.graph[v].dp_bytes.value, n = 64;
+  const double S = p.graph[v].dp_bytes.total(), n = 64;
   const auto& k = s.cluster.device.collectives;
   const double expect = 2 * (n - 1) / n * S / (6 * 50e9 * k.scale_up_efficiency) + k.base_latency.value +
                         18 * k.scale_up_step_latency.value + 1e-6;
@@ -263,7 +263,7 @@ TEST_CASE("overlapping the gradient reduction with backward hides it, and engine
     // The engine pays the largest latency term of the buckets' all-reduces: at least any one's.
     Bytes bucket;
     for (size_t t = 0; t < boost::num_vertices(p.graph); ++t)
-      if (p.graph[t].rank == 0 && !p.graph[t].dp_buckets.empty()) bucket = p.graph[t].dp_buckets.front();
+      if (p.graph[t].rank == 0 && !p.graph[t].dp_buckets.empty()) bucket = p.graph[t].dp_buckets.front().dense;
     REQUIRE(bucket.value > 0);
     CHECK(r.spans[v].dp >= CommCosts(s).dp_latency(0, bucket).value);
   }

@@ -70,7 +70,7 @@ TEST_CASE("a GPU slowed f-fold on tp 1 pp 1 dp 2 stretches the compute f-fold: s
   // 2(n-1) steps) + the two NVLink port latencies (as test engine_step.cpp's intra-node case).
   double S = 0;
   for (size_t v = 0; v < boost::num_vertices(p.graph); ++v)
-    if (p.graph[v].kind == TaskKind::DP_REDUCE) S += p.graph[v].dp_bytes.value;
+    if (p.graph[v].kind == TaskKind::DP_REDUCE) S += p.graph[v].dp_bytes.total();
   const auto& k = healthy.cluster.device.collectives;
   const double n = 2, B = healthy.cluster.scale_up.bandwidth.value * k.scale_up_efficiency;
   const double ring = 2 * (n - 1) / n * S / B + k.base_latency.value + 2 * (n - 1) * k.scale_up_step_latency.value +

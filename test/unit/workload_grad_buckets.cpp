@@ -41,13 +41,13 @@ double dp_task_bytes(const StepProgram& program, int64_t r) {
   double dp = -1;
   for (const auto& u : program.ranks[static_cast<size_t>(r)]) {
     const Task& t = program.tasks[static_cast<size_t>(u.task)];
-    if (t.kind == TaskKind::DP_REDUCE) dp = t.dp_bytes.value;
+    if (t.kind == TaskKind::DP_REDUCE) dp = t.dp_bytes.total();
   }
   return dp;
 }
 
 // The bytes of a chunk's only bucket; -1 when it has another count.
-double one_bucket(const std::vector<Bytes>& b) { return b.size() == 1 ? b[0].value : -1.0; }
+double one_bucket(const std::vector<GradBucket>& b) { return b.size() == 1 ? b[0].total() : -1.0; }
 
 }  // namespace
 
@@ -68,8 +68,8 @@ TEST_CASE("Megatron's buckets: max(40e6, 1e6 x dp) parameters on the first chunk
     const double first = 12 * layer + embedding;    // rank 0, chunk 0: 12 layers and the embedding
     const auto b = grad_buckets(s, layout, 0, 0);
     REQUIRE(b.size() == static_cast<size_t>(std::ceil(first / bucket)));
-    for (size_t i = 0; i + 1 < b.size(); ++i) CHECK(b[i].value == Approx(bucket * grad));
-    CHECK(b.back().value == Approx((first - bucket * double(b.size() - 1)) * grad));
+    for (size_t i = 0; i + 1 < b.size(); ++i) CHECK(b[i].total() == Approx(bucket * grad));
+    CHECK(b.back().total() == Approx((first - bucket * double(b.size() - 1)) * grad));
     // Rank 0's second chunk, and every chunk of the other ranks: one bucket each.
     CHECK(one_bucket(grad_buckets(s, layout, 0, 1)) == Approx(12 * layer * grad));
     CHECK(one_bucket(grad_buckets(s, layout, 2, 0)) == Approx(12 * layer * grad));
@@ -91,10 +91,10 @@ TEST_CASE("ZeRO-3 reduces a bucket per layer, 1.5x the gradient bytes, 1.0x kept
     const double layer = s.model.layer_params() / 8 * 4 * passes;
     const auto b = grad_buckets(s, layout, 1, 0);
     REQUIRE(b.size() == 12);
-    for (const Bytes& x : b) CHECK(x.value == Approx(layer));
+    for (const GradBucket& x : b) CHECK(x.total() == Approx(layer));
     const auto first = grad_buckets(s, layout, 0, 0);
     REQUIRE(first.size() == 12);
-    CHECK(first.back().value == Approx(layer + (51200 * 12288.0 / 8 + 2048 * 12288.0) * 4 * passes));
+    CHECK(first.back().total() == Approx(layer + (51200 * 12288.0 / 8 + 2048 * 12288.0) * 4 * passes));
   }
 }
 
@@ -129,7 +129,7 @@ TEST_CASE("an untied output layer's gradients are reduced with the embedding's, 
   const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
   const double h = 4096, expected = 4 * s.model.layer_params() + 2 * 128256 * h + h;
   double sum = 0;
-  for (const Bytes& b : grad_buckets(s, layout, 0, 0)) sum += b.value;
+  for (const GradBucket& b : grad_buckets(s, layout, 0, 0)) sum += b.total();
   CHECK(sum == Approx(expected * 4));  // fp32 gradient buffers
 }
 

@@ -61,7 +61,7 @@ double gpu_params(const Scenario& s) { return rank_params(s, make_stage_layout(s
 double step_buffer(const Scenario& s) {
   const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
   double total = 0;
-  for (const Bytes& b : grad_buckets(s, layout, 0, 0)) total += b.value;
+  for (const GradBucket& b : grad_buckets(s, layout, 0, 0)) total += b.total();
   return total;
 }
 

@@ -114,7 +114,7 @@ TEST_CASE("the estimate from a step program is the longest path through its grap
       }
       const Task& t = g[v];
       double own = t.compute.value + collective_time(t, comm).value;
-      if (t.kind == TaskKind::DP_REDUCE && t.dp_bytes.value > 0) own += comm.dp_all_reduce(t.rank, t.dp_bytes).value;
+      if (t.kind == TaskKind::DP_REDUCE && t.dp_bytes.total() > 0) own += comm.dp_all_reduce(t.rank, t.dp_bytes).value;
       end[v] = start + own;
       longest = std::max(longest, end[v]);
     }

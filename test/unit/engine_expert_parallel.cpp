@@ -1,0 +1,127 @@
+// Expert parallelism in a step (ops.cpp moe_mlp_ops; ring_channels.hpp, the expert-parallel and
+// expert-data-parallel groups; replay.cpp): Mixtral 8x7B, tp 1, pp 4, dp 8, ep 8 on 32 H100 (4
+// DGX nodes). Placed tp-cp-dp-pp, a stage's 8 data-parallel ranks share a node and each expert-
+// parallel group stays on NVLink; placed tp-cp-pp-dp (dp slowest), its members sit two to a node
+// and its all-to-alls cross the network, live beside the pipeline transfers and gradient
+// reductions. Each TEST_CASE runs in its own process (ctest); the engine forks a child per step.
+#include <catch2/catch.hpp>
+#include <iomanip>
+#include <string>
+
+#include "sim/comm/ring_channels.hpp"
+#include "sim/core/params.hpp"
+#include "sim/cost/compute_model.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/topology/placement.hpp"
+#include "sim/workload/grad_sync.hpp"
+#include "sim/workload/memory.hpp"
+#include "sim/workload/pipeline.hpp"
+#include "sim/workload/stage_layout.hpp"
+#include "test/unit/text_fill.hpp"
+
+using namespace sim;
+
+namespace {
+
+Scenario mixtral(const std::string& placement, int64_t ep = 8, const std::string& dispatcher = "alltoall") {
+  const std::string text = fill(R"({"kind": "scenario", "name": "ep", "model": "mixtral-8x7b",
+    "cluster": {"from": "dgx-h100-superpod", "gpus": 32},
+    "parallelism": {"tp": 1, "pp": 4, "dp": 8, "ep": {ep}, "zero": 1, "placement": "{placement}",
+                    "dispatcher": "{dispatcher}"},
+    "training": {"seq_len": 4096, "global_batch": 64, "micro_batch": 1, "recompute": "full", "precision": "bf16"}})",
+                                {{"placement", placement}, {"ep", std::to_string(ep)}, {"dispatcher", dispatcher}});
+  return parse_scenario(ParamReader::from_text(text, "ep.json"), TRAINSIM_SOURCE_DIR);
+}
+
+Pipeline build(const Scenario& s) {
+  ComputeModel cm(s.cluster.device, s.training.precision);
+  const StageLayout layout = make_stage_layout(s.model, s.plan, s.plan.virtual_stages.value, s.file);
+  return build_pipeline(s, layout, s.training.micro_batch.value, cm);
+}
+
+}  // namespace
+
+TEST_CASE("an expert-parallel group inside a node: each dispatch and combine takes the all-to-all's closed form",
+          "[engine][moe]") {
+  // Each rank sends 7/8 of the buffer S (its 4,096 x 2 token copies, 4,096 wide, bf16) to its 7
+  // peers at once through its NVLink port (B per direction, the profile's fraction eff): 7 S / (8 B
+  // eff), plus NCCL's latency of one step (base + a scale-up step) and the two NVLink ports'.
+  const Scenario s = mixtral("tp-cp-dp-pp");
+  const Pipeline p = build(s);
+  const auto& k = s.cluster.device.collectives;
+  const double S = 4096.0 * 2 * 4096 * 2, B = s.cluster.scale_up.bandwidth.value;
+  const double a2a = 7.0 / 8.0 * S / (B * k.scale_up_efficiency) + k.base_latency.value +
+                     k.scale_up_step_latency.value + 2 * s.cluster.scale_up.latency.value;
+  const EngineResult r = simulate_step(s, p);
+  int64_t tasks = 0;
+  for (size_t v = 0; v < boost::num_vertices(p.graph); ++v) {
+    double count = 0;
+    for (const auto& use : p.graph[v].collectives)
+      if (use.group == CommGroup::EP) {
+        CHECK(use.kind == CollectiveKind::ALL_TO_ALL);
+        CHECK(use.bytes.value == Approx(S));
+        count += double(use.count);
+      }
+    if (count == 0) continue;
+    ++tasks;
+    INFO("task " << v << ": " << count << " all-to-alls, engine " << r.spans[v].ep << " s");
+    CHECK(r.spans[v].ep == Approx(count * a2a).epsilon(1e-6));
+  }
+  CHECK(tasks > 0);
+}
+
+TEST_CASE("all-to-alls across nodes run live and agree with full fidelity", "[engine][moe]") {
+  // The members of each expert-parallel group two to a node: each rank's 6/8 of S leave through its
+  // NIC, beside the other groups' (at class fidelity one group is simulated, standing for the
+  // others on the links they share). Class and full fidelity give the same step; the exchanges
+  // cost several times what they cost on NVLink.
+  for (const char* dispatcher : {"alltoall", "allgather"}) {
+    INFO(dispatcher);
+    const Scenario across = mixtral("tp-cp-pp-dp", 8, dispatcher), inside = mixtral("tp-cp-dp-pp", 8, dispatcher);
+    const Pipeline p = build(across), q = build(inside);
+    const EngineResult cls = simulate_step(across, p), full = simulate_step(across, p, EngineOptions(true));
+    const EngineResult near = simulate_step(inside, q);
+    INFO(std::setprecision(12) << "class " << cls.step.value << " s, full " << full.step.value << " s");
+    CHECK(cls.step.value == Approx(full.step.value).epsilon(1e-6));
+    double far_ep = 0, near_ep = 0;
+    for (const auto& sp : cls.spans) far_ep += sp.ep;
+    for (const auto& sp : near.spans) near_ep += sp.ep;
+    CHECK(far_ep > 3 * near_ep);
+  }
+}
+
+TEST_CASE("expert gradients are reduced over the expert-data-parallel ranks, the rest over dp", "[workload][moe]") {
+  // ep 4 of dp 8: the groups of every 4th rank of cp x dp (2 ranks each) all-reduce each bucket's
+  // experts' part; the dp groups (8 ranks) its dense part. A Mixtral stage is 8 MoE layers: its
+  // buckets' expert parts sum to its routed experts' parameters over ep, the rest dense.
+  const Scenario s = mixtral("tp-cp-dp-pp", 4);
+  const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
+  const Placement place(s.cluster, s.plan);
+  REQUIRE(grad_groups(s.plan) == 1 + 4);
+  CHECK_FALSE(reduces_experts(s.plan, 0));
+  CHECK(dp_group(s.plan, place, 1, 0).size() == 8);
+  for (int64_t g = 1; g < 5; ++g) {
+    CHECK(reduces_experts(s.plan, g));
+    const auto members = dp_group(s.plan, place, 1, g);
+    REQUIRE(members.size() == 2);
+    for (size_t i = 0; i < 2; ++i) {
+      const RankCoord c = place.coord(members[i]);
+      CHECK(c.pp == 1);
+      CHECK(c.dp == (g - 1) + 4 * int64_t(i));
+    }
+    CHECK(group_buffer(s.plan, g, GradBucket{Bytes(3), Bytes(5)}).value == 5);
+  }
+  CHECK(group_buffer(s.plan, 0, GradBucket{Bytes(3), Bytes(5)}).value == 3);
+  Scenario overlapped = s;
+  overlapped.plan.overlap_grad_reduce = true;
+  const double per_param = overlapped.training.grad_bytes() * overlapped.plan.reduction_passes();
+  for (int64_t r = 1; r < 4; ++r) {  // the stages without the embedding's large first bucket
+    double dense = 0, expert = 0;
+    for (const GradBucket& b : grad_buckets(overlapped, layout, r, 0)) dense += b.dense.value, expert += b.expert.value;
+    const double experts = rank_routed_expert_params(s, layout, r);
+    CHECK(experts == Approx(8.0 * s.model.routed_expert_params() / 4.0));
+    CHECK(expert == Approx(experts * per_param).epsilon(1e-12));
+    CHECK(dense == Approx((rank_params(s, layout, r) - experts) * per_param).epsilon(1e-12));
+  }
+}
