@@ -71,10 +71,17 @@ int32_t FluidNetwork::new_group() {
 
 void FluidNetwork::start(double now, double bytes, int32_t route, int32_t group) {
   advance(now);
-  const auto f = static_cast<int32_t>(flows_.size());
+  int32_t f = static_cast<int32_t>(flows_.size());
+  if (ended_.empty()) {
+    flows_.push_back({});
+  } else {
+    f = ended_.back();
+    ended_.pop_back();
+    flows_[static_cast<size_t>(f)] = {};
+  }
   const Route& r = routes_[static_cast<size_t>(route)];
-  flows_.push_back({});
-  Flow& x = flows_.back();
+  Flow& x = flows_[static_cast<size_t>(f)];
+  x.serial = started_++;
   x.route = route;
   x.remaining = std::max(0.0, bytes);
   x.since = now;
@@ -87,8 +94,8 @@ void FluidNetwork::start(double now, double bytes, int32_t route, int32_t group)
 }
 
 bool FluidNetwork::before(int32_t a, int32_t b) const {
-  const double x = flows_[static_cast<size_t>(a)].at, y = flows_[static_cast<size_t>(b)].at;
-  return x != y ? x < y : a < b;
+  const Flow &x = flows_[static_cast<size_t>(a)], &y = flows_[static_cast<size_t>(b)];
+  return x.at != y.at ? x.at < y.at : x.serial < y.serial;
 }
 
 void FluidNetwork::place(size_t i) {
@@ -188,6 +195,7 @@ void FluidNetwork::finish(int32_t f) {
       if (l.active.empty() && !l.stands.empty()) use(r.links[i], false);
     }
   }
+  ended_.push_back(f);
   if (--groups_[static_cast<size_t>(x.group)] == 0) on_done_(x.group);
 }
 

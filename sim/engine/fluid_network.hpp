@@ -65,7 +65,8 @@ class FluidNetwork {
   double next_event();
   // Flows of the group not yet ended.
   int64_t pending(int32_t group) const { return groups_[static_cast<size_t>(group)]; }
-  // Rates as last solved (bytes per second), for tests.
+  // Rates as last solved (bytes per second), for tests: flows are numbered from 0 as they start,
+  // an ended flow's number going to the next flow started (a step starts 10^8 of them).
   double rate(int64_t flow) const { return flows_[static_cast<size_t>(flow)].rate; }
 
  private:
@@ -94,6 +95,7 @@ class FluidNetwork {
     int32_t queued = -1;  // its place in the event queue, -1 for none
     Phase phase = Phase::LATENCY;
     int32_t group = 0;
+    uint64_t serial = 0;  // its start's place among all starts: simultaneous events go in that order
   };
   struct Link {
     double capacity = 0;
@@ -130,6 +132,8 @@ class FluidNetwork {
   std::function<void(int32_t)> on_done_;
 
   std::vector<Flow> flows_;
+  std::vector<int32_t> ended_;  // flows' numbers free for the next starts
+  uint64_t started_ = 0;
   std::vector<Route> routes_;
   std::vector<Link> links_;
   std::vector<Shared> shared_;

@@ -92,7 +92,11 @@ namespace {
 //                    a 76-layer model on 192 b200, tp 8 across two 4-GPU nodes, pp 8, dp 3, 16
 //                    microbatches, class fidelity: 317,616 flows, all but 2,328 of them live TP
 //                    collectives, 0.85 s; the same with 8 GPUs per node (TP inside a node, no live
-//                    flow) 0.04 s: 2.55 us per live flow.
+//                    flow) 0.04 s: 2.55 us per live flow, kept for a step SimGrid moves (not folded).
+//                    In the fluid network, since it solves routes, 0.5 us: that input at global batch
+//                    1,920 (3.16e6 flows) took 1.09 s of CPU, and DeepSeek-V3 on 512 H100 with ep 64
+//                    across 8 nodes (11.4e6 live all-to-all flows) 6.3 s, both on the loaded
+//                    development machine (0.35 and 0.55 us).
 //   BYTES_PER_FOLDED_RING_FLOW  the fold's workspace (routes and groups, in the planner and the
 //                    engine's child): gpt3-175b 8/8/2048 on 131,072 GPUs, 96 microbatches,
 //                    virtual_stages 1 (131,072 ring flows folded to 3 per rank) 744 MiB, and
@@ -164,6 +168,7 @@ constexpr double S_PER_TRANSFER = 7e-6;
 constexpr double BYTES_PER_FOLDED_RING_FLOW = 400;
 constexpr double S_PER_FOLD_LINK = 1.4e-6;
 constexpr double S_PER_LIVE_FLOW = 2.55e-6;
+constexpr double S_PER_FLUID_LIVE_FLOW = 0.5e-6;
 constexpr double S_PER_FABRIC_END = 2.5e-6;
 constexpr double S_PER_FLUID_TRANSFER = 5e-6;
 constexpr double S_PER_FLUID_RING_FLOW = 1e-6;
@@ -289,8 +294,8 @@ double wall_of(const SimulationSize& n, bool fluid) {
          (fluid ? S_PER_FLUID_TRANSFER : S_PER_TRANSFER) * pipeline +
          (fluid ? S_PER_FLUID_RING_FLOW : 0.0) * n.ring_flows + S_PER_IN_FLIGHT_SCAN * n.in_flight_scans +
          S_PER_ACTOR_RUN * double(n.actors) * double(n.task_runs) + S_PER_FOLD_LINK * n.fold_links +
-         S_PER_LIVE_FLOW * n.live_flows + (fluid ? 0.0 : S_PER_COUPLED_PAIR) * n.coupled_pairs +
-         S_PER_FLUID_SCAN * n.fluid_scans;
+         (fluid ? S_PER_FLUID_LIVE_FLOW : S_PER_LIVE_FLOW) * n.live_flows +
+         (fluid ? 0.0 : S_PER_COUPLED_PAIR) * n.coupled_pairs + S_PER_FLUID_SCAN * n.fluid_scans;
 }
 
 // A lower bound (`lower`) takes the cheaper of the two engines where the plan alone does not yet

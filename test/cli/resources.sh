@@ -148,9 +148,9 @@ else
 fi
 
 # Tensor-parallel groups that span two nodes run their collectives live (replay.cpp, run_live):
-# 3,200 microbatches of a 76-layer model make 6.4e7 live flows at about 2.5 us each, over the
+# 16,000 microbatches of a 76-layer model make 3.2e8 live flows at about 0.5 us each, over the
 # limit although the task count is modest (fuzz_scenario's regression live-tp-collectives-took-seconds,
-# its global batch x 200).
+# its global batch x 1,000).
 python3 - "$work/live.json" <<'PY'
 import json, sys
 json.dump({"kind": "scenario", "name": "live", "seed": 1,
@@ -163,14 +163,14 @@ json.dump({"kind": "scenario", "name": "live", "seed": 1,
            "parallelism": {"cp": 1, "dp": 3, "pp": 8, "tp": 8, "sequence_parallel": True, "virtual_stages": 2,
                            "layers_per_stage": [1, 1, 1, 3, 5, 1, 8, 8, 6, 6, 6, 6, 6, 6, 6, 6],
                            "overlap_grad_reduce": True, "zero": 3},
-           "training": {"attention": "unfused", "global_batch": 38400, "micro_batch": 4, "precision": "bf16",
+           "training": {"attention": "unfused", "global_batch": 192000, "micro_batch": 4, "precision": "bf16",
                         "recompute": "selective", "seq_len": 1296}}, open(sys.argv[1], "w"))
 PY
-refused "live tensor-parallel collectives, 3,200 microbatches" "$wall_limit" run "$work/live.json" -q
-if grep -q "live tensor/context-parallel flows" "$work/live tensor-parallel collectives, 3,200 microbatches.err"; then
+refused "live tensor-parallel collectives, 16,000 microbatches" "$wall_limit" run "$work/live.json" -q
+if grep -q "live tensor/context-parallel flows" "$work/live tensor-parallel collectives, 16,000 microbatches.err"; then
   pass "the refusal counts the live flows"
 else
-  fail "live flows" "not named: $(head -c 300 "$work/live tensor-parallel collectives, 3,200 microbatches.err")"
+  fail "live flows" "not named: $(head -c 300 "$work/live tensor-parallel collectives, 16,000 microbatches.err")"
 fi
 
 # Gradient reductions whose trees cross an oversubscribed pod uplink fold too: the fold splits each
