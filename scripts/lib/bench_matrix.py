@@ -64,11 +64,37 @@ def cells(sizes=tuple(SIZES)):
                 yield f"{c} {size} {sh}", args(c, size, sh)
 
 
+def moe_cases():
+    """(name, arguments) of the expert-parallel cases (sim/workload/ops.cpp, expert parallelism):
+    BF16, 1F1B, full recompute, forced balance, the alltoall dispatcher, on DGX H100 nodes placed
+    tp-cp-dp-pp (a stage's data-parallel ranks on consecutive GPUs): Mixtral 8x7B on 32 GPUs with
+    ep 8 inside a node; DeepSeek-V3 on 2,048 GPUs as its report's plan without DualPipe, FP8 or
+    DeepEP (pp 16, ep 64 over 8 nodes, 15,360 sequences of 4,096), its all-to-alls live."""
+    base = {"cluster.from": "dgx-h100-superpod", "parallelism.tp": 1, "parallelism.sequence_parallel": "false",
+            "parallelism.virtual_stages": 1, "parallelism.zero": 1, "parallelism.overlap_grad_reduce": "true",
+            "parallelism.placement": '"tp-cp-dp-pp"', "training.seq_len": 4096, "training.micro_batch": 1,
+            "training.recompute": '"full"', "training.attention": '"flash"'}
+    for name, sets in (("MoE mixtral-8x7b 32 H100 ep 8", {"model": '"mixtral-8x7b"', "cluster.gpus": 32,
+                                                          "parallelism.pp": 4, "parallelism.dp": 8,
+                                                          "parallelism.ep": 8, "training.global_batch": 64}),
+                       ("MoE deepseek-v3 2048 H100 ep 64", {"model": '"deepseek-v3"', "cluster.gpus": 2048,
+                                                            "parallelism.pp": 16, "parallelism.dp": 128,
+                                                            "parallelism.ep": 64, "training.global_batch": 15360})):
+        out = [MODEL]
+        for k, v in dict(base, **sets).items():
+            out += ["--set", f"{k}={v}"]
+        yield name, out
+
+
 def main(argv):
     """--list SIZES: one line per cell of those sizes (comma-separated), its name and its trainsim
     run arguments, tab-separated (scripts/bench reads it). --ceilings TRAINSIM: prints
     test/data/bench-matrix-transfers.json for the binary's counts (the cells test/cli/flow_counts.sh
     runs: 1k and 16k)."""
+    if argv == ["--moe"]:  # the expert-parallel cases, as --list prints cells
+        for name, args in moe_cases():
+            print("\t".join([name, *args]))
+        return
     if len(argv) == 2 and argv[0] == "--list":
         sizes = [] if argv[1] == "none" else argv[1].split(",")
         unknown = [x for x in sizes if x not in SIZES]
@@ -80,7 +106,7 @@ def main(argv):
             print("\t".join([name, *args]))
         return
     if len(argv) != 2 or argv[0] != "--ceilings":
-        sys.exit("usage: python3 scripts/lib/bench_matrix.py --list SIZES | --ceilings TRAINSIM")
+        sys.exit("usage: python3 scripts/lib/bench_matrix.py --list SIZES | --moe | --ceilings TRAINSIM")
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     out = {}
     with tempfile.TemporaryDirectory() as folder:
