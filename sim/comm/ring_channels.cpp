@@ -183,6 +183,14 @@ namespace {
 int64_t replica_groups(const ParallelPlan& pl) { return pl.replicas() > 1 ? pl.tp * pl.shard_group_size() : 0; }
 int64_t first_expert_group(const ParallelPlan& pl) { return pl.tp * pl.replicas() + replica_groups(pl); }
 
+// A rank's index among the cp x dp ranks of its tp and pp coordinates, cp fastest (the order
+// expert parallelism groups them in), and the rank at index i there.
+int64_t cp_dp_index(const ParallelPlan& pl, const RankCoord& c) { return c.cp + pl.cp * c.dp; }
+RankCoord at_cp_dp_index(const ParallelPlan& pl, RankCoord c, int64_t i) {
+  c.cp = i % pl.cp, c.dp = i / pl.cp;
+  return c;
+}
+
 }  // namespace
 
 int64_t grad_groups(const ParallelPlan& pl) { return first_expert_group(pl) + (pl.ep > 1 ? pl.tp * pl.ep : 0); }
@@ -199,7 +207,7 @@ std::vector<int64_t> dp_group(const ParallelPlan& pl, const Placement& place, in
   if (reduces_experts(pl, group)) {  // an expert-data-parallel group: every ep-th rank of cp x dp, cp fastest
     const int64_t k = group - first_expert_group(pl), t = k % pl.tp, position = k / pl.tp;
     for (int64_t i = position; i < pl.cp * pl.dp; i += pl.ep)
-      members.push_back(place.gpu({t, i % pl.cp, r, i / pl.cp}));
+      members.push_back(place.gpu(at_cp_dp_index(pl, {t, 0, r, 0}, i)));
     return members;
   }
   if (!replicates(pl, group)) {  // a shard group: dp_shard consecutive data-parallel ranks x cp, one tp index
@@ -225,9 +233,9 @@ double grad_group_share(const ParallelPlan& pl, int64_t group) {
 
 std::vector<int64_t> model_group(const ParallelPlan& pl, const Placement& place, CommGroup group, const RankCoord& at) {
   if (group == CommGroup::EP) {  // ep consecutive ranks in cp x dp, cp fastest
-    const int64_t first = (at.cp + pl.cp * at.dp) / pl.ep * pl.ep;
+    const int64_t first = cp_dp_index(pl, at) / pl.ep * pl.ep;
     std::vector<int64_t> members;
-    for (int64_t i = first; i < first + pl.ep; ++i) members.push_back(place.gpu({at.tp, i % pl.cp, at.pp, i / pl.cp}));
+    for (int64_t i = first; i < first + pl.ep; ++i) members.push_back(place.gpu(at_cp_dp_index(pl, at, i)));
     return members;
   }
   const bool tp = group == CommGroup::TP;
@@ -348,8 +356,8 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
     for (int64_t d = 0; d < images; ++d) {
       RankCoord x = ca, y = cb;
       if (expert) {  // shifted by d groups of ep in cp x dp
-        const int64_t cx = x.cp + pl.cp * x.dp + d * pl.ep, cy = y.cp + pl.cp * y.dp + d * pl.ep;
-        x.cp = cx % pl.cp, x.dp = cx / pl.cp, y.cp = cy % pl.cp, y.dp = cy / pl.cp;
+        x = at_cp_dp_index(pl, ca, cp_dp_index(pl, ca) + d * pl.ep);
+        y = at_cp_dp_index(pl, cb, cp_dp_index(pl, cb) + d * pl.ep);
       } else {
         x.dp = y.dp = d;
       }

@@ -148,7 +148,7 @@ std::string report_json(const RunResult& r) {
                {"dp_shard", s.plan.shard_group_size() / s.plan.cp},
                {"recompute", to_string(s.training.recompute)},
                {"precision", to_string(s.training.precision)}};
-  if (s.plan.ep > 1) j["plan"]["dispatcher"] = registry_entry(dispatchers(), s.plan.dispatcher).name;
+  if (s.plan.ep > 1) j["plan"]["dispatcher"] = dispatcher(s.plan.dispatcher).name;
   j["step_time_s"] = r.step_time_s;
   j["tokens_per_s"] = r.tokens_per_s;
   j["model_flops_per_step"] = r.model_flops_per_step;

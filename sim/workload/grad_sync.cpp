@@ -44,13 +44,6 @@ GradBucket split(const Scenario& s, double bytes, double expert, double params) 
   return {Bytes(bytes * (1.0 - f)), Bytes(bytes * f)};
 }
 
-// The routed experts' parameters of chunk `chunk` of pipeline rank `rank` (over tp and ep).
-double chunk_expert_params(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
-  double routed = static_cast<double>(layout.moe_layers_of(rank, chunk)) * s.model.routed_expert_params();
-  if (layout.has_output(rank, chunk)) routed += s.model.mtp_routed_expert_params();
-  return routed / static_cast<double>(s.plan.tp * s.plan.ep);
-}
-
 }  // namespace
 
 std::vector<GradBucket> grad_buckets(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
@@ -58,7 +51,7 @@ std::vector<GradBucket> grad_buckets(const Scenario& s, const StageLayout& layou
   const double per_param = bucket_bytes_per_param(s);
   const int64_t layers = layout.layers_of(rank, chunk);
   const double params = chunk_params(s, layout, rank, chunk);
-  const double expert = chunk_expert_params(s, layout, rank, chunk);
+  const double expert = chunk_routed_expert_params(s, layout, rank, chunk);
   std::vector<GradBucket> out;
   if (s.plan.zero == 3) {
     // One bucket per layer, in model order; the embedding, final norm and output layer's

@@ -72,12 +72,16 @@ double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
   return params;
 }
 
-double rank_routed_expert_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
-  const ModelSpec& m = s.model;
-  double routed = static_cast<double>(layout.moe_layers_on_rank(rank)) * m.routed_expert_params();
-  for (int64_t c = 0; c < layout.virtual_stages; ++c)
-    if (layout.has_output(rank, c)) routed += m.mtp_routed_expert_params();
+double chunk_routed_expert_params(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
+  double routed = static_cast<double>(layout.moe_layers_of(rank, chunk)) * s.model.routed_expert_params();
+  if (layout.has_output(rank, chunk)) routed += s.model.mtp_routed_expert_params();
   return routed / static_cast<double>(s.plan.tp * s.plan.ep);
+}
+
+double rank_routed_expert_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
+  double routed = 0;
+  for (int64_t c = 0; c < layout.virtual_stages; ++c) routed += chunk_routed_expert_params(s, layout, rank, c);
+  return routed;
 }
 
 double rank_sharded_params(const Scenario& s, const StageLayout& layout, int64_t rank) {

@@ -40,6 +40,7 @@ double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank);
 double rank_linear_params(const Scenario& s, const StageLayout& layout, int64_t rank);
 // Of those, the routed experts' (over tp and ep): under expert parallelism they are sharded and
 // reduced over the expert-data-parallel ranks, dp x cp / ep, the rest over dp x cp.
+double chunk_routed_expert_params(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk);
 double rank_routed_expert_params(const Scenario& s, const StageLayout& layout, int64_t rank);
 // What ZeRO shards of a rank's parameters (its optimizer states from stage 1, its gradients from
 // 2): the dense ones over ParallelPlan::shard_group_size() ranks, the routed experts' over 1 / ep of
