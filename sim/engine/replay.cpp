@@ -666,6 +666,9 @@ struct Replay {
     const bool rep = me.tp == 0 && me.cp == 0 && me.dp == 0;
     const auto& g = p.graph;
     InFlight& dp_in_flight = in_flight_[static_cast<size_t>(actor)];  // overlapped gradient buckets
+    // Where each rank starts its next step as it ends (StepProgram::overlaps_steps), the step is
+    // timed from the rank's first task's start.
+    double begins = -1;
     for (TaskId v : p.program[static_cast<size_t>(me.pp)]) {
       const Task& t = g[v];
       double ready = clock(actor);
@@ -674,6 +677,7 @@ struct Replay {
         if (g[*it].kind == EdgeKind::DATA) span.p2p += receive(boost::source(*it, g), v, g[*it].bytes, me, actor);
       span.start = clock(actor);
       span.wait = span.start - ready;
+      if (begins < 0) begins = p.steps.overlaps_steps ? span.start : t0;
       compute(t, me.pp, rep, dp_in_flight, actor);
       bool live = false, uses[3] = {false, false, false};
       for (const auto& use : t.collectives) {
@@ -730,7 +734,7 @@ struct Replay {
         span.start -= t0, span.end -= t0;
         result.spans[v] = span;
       }
-      result.step = std::max(result.step, Seconds(clock(actor) - t0));
+      result.step = std::max(result.step, Seconds(clock(actor) - begins));
     }
     catch_up(actor);
     watch.finish(actor);

@@ -52,6 +52,7 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
   // Each rank runs its program in order; a slot starts when the slot before it ends and its input
   // has arrived. Sweeps over the ranks advance each as far as its inputs allow.
   std::vector<size_t> next(ranks, 0);
+  std::vector<Seconds> first_start(ranks);  // when each rank's first slot starts
   for (int64_t left = p.slots(); left > 0;) {
     int64_t done = 0;
     for (size_t r = 0; r < ranks; ++r) {
@@ -104,7 +105,8 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
           alpha = Seconds(0);
         }
         finish[i] = start + dur;
-        e.step = std::max(e.step, finish[i]);
+        if (i == 0) first_start[r] = start;
+        e.step = std::max(e.step, finish[i] - (p.overlaps_steps ? first_start[r] : Seconds(0)));
         ++done;
       }
     }

@@ -12,6 +12,7 @@
 #include "sim/plan/step_bound.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/placement.hpp"
+#include "sim/workload/schedule.hpp"
 #include "sim/workload/step_program.hpp"
 
 namespace sim {
@@ -43,6 +44,9 @@ std::vector<int64_t> virtual_stage_candidates(const Scenario& s) {
   // first and last stage holding the embedding and the output layer (Llama 3 paper §3.3.2).
   std::vector<int64_t> out{1};
   if (s.plan.pp == 1) return out;  // no pipeline, no virtual stages
+  // The zero-bubble schedules run one chunk per rank (1F1B's name leaves interleaving open, as
+  // Megatron-LM's interleaving is an option of its 1F1B).
+  if (s.plan.schedule_given && pipeline_schedule(s.plan.schedule).splits_backward) return out;
   for (int64_t v = 2; v * s.plan.pp <= s.model.layers; ++v) {
     const int64_t stages = v * s.plan.pp, short_by = (stages - s.model.layers % stages) % stages;
     if (short_by <= 2) out.push_back(v);
@@ -109,12 +113,13 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
   bare.rank_flows.assign(static_cast<size_t>(s.plan.pp), 0.0);
   std::optional<EngineShape> counted;
   const Schedule given = s.plan.schedule;
+  const int64_t units = pipeline_schedule(given).splits_backward ? 3 : 2;  // a microbatch's units per chunk
   // A candidate that fits in memory (or, when none does and over-memory plans run, the smallest) is
   // planned when it is within the task limit and, at a glance, the budget.
   auto admit = [&](Candidate c) {
     const int64_t m = c.m, v = c.trial.plan.virtual_stages.value;
     // Bounded by the parser: m <= 2^24, v <= 2^12, pp <= 2^20, so no overflow.
-    c.tasks = 2 * m * v * s.plan.pp;
+    c.tasks = units * m * v * s.plan.pp;
     if (c.tasks > MAX_TASKS) {
       if (over_limit == 0 || c.tasks < over_limit) over_limit = c.tasks, over_m = m, over_v = v;
       return;
@@ -265,9 +270,10 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
   }
   if (!best && over_limit > 0)
     throw InputError(s.file, s.json_path("/training/global_batch"),
-                     "a step of " + std::to_string(over_limit) + " tasks (2 * " + std::to_string(over_m) +
-                         " microbatches * pp=" + std::to_string(s.plan.pp) + " * virtual_stages=" +
-                         std::to_string(over_v) + ") is more than the limit of " + std::to_string(MAX_TASKS),
+                     "a step of " + std::to_string(over_limit) + " tasks (" + std::to_string(units) + " * " +
+                         std::to_string(over_m) + " microbatches * pp=" + std::to_string(s.plan.pp) +
+                         " * virtual_stages=" + std::to_string(over_v) + ") is more than the limit of " +
+                         std::to_string(MAX_TASKS),
                      "fewer microbatches per step: a smaller global_batch, or a larger dp or micro_batch");
   if (!best) {
     SIM_ASSERT(none_fits, "a candidate that fits was admitted, so one is planned or refused above");

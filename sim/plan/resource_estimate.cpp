@@ -23,6 +23,7 @@
 #include "sim/topology/placement.hpp"
 #include "sim/workload/grad_sync.hpp"
 #include "sim/workload/pipeline.hpp"
+#include "sim/workload/schedule.hpp"
 #include "sim/workload/stage_layout.hpp"
 
 namespace sim {
@@ -381,9 +382,11 @@ ResourceEstimate estimate_resources(const Scenario& s, const EngineShape& c, con
   SimulationSize n;
   n.hosts = c.hosts;
   n.actors = full_fidelity ? s.cluster.gpus : pl.pp;
-  // Forward and backward per microbatch and virtual stage, then a reduction and an optimizer step
-  // per rank (and the embedding exchange): every task but the first receives at most once.
-  n.tasks = 2 * microbatches * layout.virtual_stages * pl.pp + 3 * pl.pp;
+  // Forward and backward (and weight gradients) per microbatch and virtual stage, then a reduction
+  // and an optimizer step per rank (and the embedding exchange): every task but the first receives
+  // at most once.
+  const int64_t units = pipeline_schedule(pl.schedule).splits_backward ? 3 : 2;
+  n.tasks = units * microbatches * layout.virtual_stages * pl.pp + 3 * pl.pp;
   n.task_runs = int64_t(double(n.tasks) * replicas(s, full_fidelity));
   n.flows = double(n.task_runs);
   n.folded_ring_flows = folded_ring_flows(s, c, full_fidelity);

@@ -21,7 +21,9 @@ class CommCosts;
 // every earlier rank, transfers included: step >= max_r [sum_{j<r} (F(j,0) + p2p) + m sum_c
 // (F(r,c) + B(r,c)) + sum_{j<r} (B(j,0) + p2p)]; bucket waits, the gradient reduction and the
 // optimizer left out. For 1F1B on equal stages and free transfers it is (m + pp - 1)(F + B), the
-// classic bubble (Narayanan et al. 2021 §2.2).
+// classic bubble (Narayanan et al. 2021 §2.2). A schedule that splits the backward counts its
+// weight-gradient tasks in the sum; one whose ranks start their next step as they end
+// (StepProgram::overlaps_steps) is bounded by the sum alone: step >= max_r m sum_c (F + B + W).
 // The planner and search skip building the programs of candidates whose bound cannot beat what
 // they have.
 Seconds step_lower_bound(const Scenario& s, const StageLayout& layout, int64_t micro_batch, const ComputeModel& cm,

@@ -250,9 +250,11 @@ std::string trace_json(const RunResult& r) {
     const Task& t = g[v];
     const TaskSpan& sp = r.engine.spans[v];
     std::string name = to_string(t.kind);
-    if (t.kind == TaskKind::FORWARD || t.kind == TaskKind::BACKWARD)
-      name = std::string(t.kind == TaskKind::FORWARD ? "F" : "B") + std::to_string(t.microbatch) + "." +
-             std::to_string(t.chunk);
+    if (t.kind == TaskKind::FORWARD || t.kind == TaskKind::BACKWARD || t.kind == TaskKind::WEIGHT_GRAD)
+      name = std::string(t.kind == TaskKind::FORWARD    ? "F"
+                         : t.kind == TaskKind::BACKWARD ? "B"
+                                                        : "W") +
+             std::to_string(t.microbatch) + "." + std::to_string(t.chunk);
     auto us = [](double s) { return s * 1e6; };
     if (sp.p2p > 0)
       events.push_back({{"name", "recv"},

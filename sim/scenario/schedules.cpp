@@ -7,6 +7,12 @@ const std::vector<ScheduleChoice>& pipeline_schedules() {
       {Schedule::GPIPE, "gpipe", "all forwards, then all backwards (Huang et al. 2019)"},
       {Schedule::ONE_F_ONE_B, "1f1b", "one-forward-one-backward (PipeDream-Flush, Narayanan et al. 2021)"},
       {Schedule::INTERLEAVED, "interleaved", "1F1B over virtual stages (Narayanan et al. 2021)"},
+      {Schedule::ZB_H1, "zb_h1",
+       "zero bubble H1: backward split into input and weight gradients, the weight gradients filling 1F1B's "
+       "bubble at 1F1B's activation memory; stages start their next step as they finish (Qi et al. 2024)"},
+      {Schedule::ZB_H2, "zb_h2",
+       "zero bubble H2: as zb_h1 with up to 2p-1 microbatches in flight, which fills the warm-up too (Qi et al. "
+       "2024)"},
   };
   return schedules;
 }

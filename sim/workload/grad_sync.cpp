@@ -93,14 +93,16 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
 
   const bool overlap = s.plan.overlap_grad_reduce && s.plan.grad_group_size() > 1;
   if (overlap) {
-    // The last backward of each chunk in program order carries that chunk's buckets: one per layer,
-    // the embedding or output layer joining the chunk that holds it.
+    // The last backward of each chunk in program order (its last weight-gradient unit, where the
+    // schedule splits the backward) carries that chunk's buckets: one per layer, the embedding or
+    // output layer joining the chunk that holds it.
+    const TaskKind fills = p.splits_backward ? TaskKind::WEIGHT_GRAD : TaskKind::BACKWARD;
     for (int64_t r = 0; r < pp; ++r)
       for (int64_t c = 0; c < layout.virtual_stages; ++c) {
         auto& program = p.ranks[static_cast<size_t>(r)];
         for (auto it = program.rbegin(); it != program.rend(); ++it) {
           const Task& t = p.tasks[static_cast<size_t>(it->task)];
-          if (t.kind != TaskKind::BACKWARD || t.chunk != c) continue;
+          if (t.kind != fills || t.chunk != c) continue;
           Task last = t;  // this unit alone carries the buckets: a task of its own
           last.dp_buckets = grad_buckets(s, layout, r, c);
           p.tasks.push_back(std::move(last));

@@ -161,11 +161,13 @@ void tp_out(std::vector<Op>& ops, const Dims& x, const char* name, bool backward
 }
 
 // A GEMM's backward: the input gradient dX[m x k] = dY[m x n] W^T and the weight gradient
-// dW[k x n] = X^T dY, each as many FLOPs as the forward.
+// dW[k x n] = X^T dY, each as many FLOPs as the forward. The attention core's batched GEMMs multiply
+// two activations: both of their gradients are input gradients.
 void gemm_backward(std::vector<Op>& ops, const Op& fwd) {
   const GemmShape& g = fwd.shape;
   Op dgrad = gemm(fwd.name + "_dgrad", g.m, g.k, g.n, g.batch, fwd.attention_core, fwd.precision);
   Op wgrad = gemm(fwd.name + "_wgrad", g.k, g.n, g.m, g.batch, fwd.attention_core, fwd.precision);
+  wgrad.weight_grad = !fwd.attention_core;
   if (fwd.executed.value > 0) {  // duplicated on every tensor-parallel rank: the same share
     const double share = fwd.flops.value / fwd.executed.value;
     for (Op* op : {&dgrad, &wgrad}) op->executed = op->flops, op->flops = op->flops * share;

@@ -85,6 +85,7 @@ struct Op {
   CollectiveKind collective = CollectiveKind::ALL_REDUCE;
   CommGroup group = CommGroup::TP;
   bool attention_core = false;            // recomputed under selective recompute
+  bool weight_grad = false;               // a weight-gradient GEMM (dW = X^T dY)
   Precision precision = Precision::BF16;  // GEMM, FLASH_ATTENTION: the type the math runs in
   // COLLECTIVE: the kernels that run beside it and hide it, and how (pipeline.hpp,
   // CollectiveUse::chunks): under tp_comm_overlap the GEMM of the same list named `overlaps`;

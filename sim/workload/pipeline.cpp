@@ -17,6 +17,7 @@ const char* to_string(TaskKind k) {
   switch (k) {
     case TaskKind::FORWARD: return "forward";
     case TaskKind::BACKWARD: return "backward";
+    case TaskKind::WEIGHT_GRAD: return "weight-grad";
     case TaskKind::EMBEDDING_SYNC: return "embedding-sync";
     case TaskKind::DP_REDUCE: return "dp-reduce";
     case TaskKind::OPTIMIZER: return "optimizer";
@@ -64,6 +65,7 @@ Pipeline build_pipeline(StepProgram steps) {
     for (int64_t i = 0; i < units; ++i) {
       const StepSlot& slot = steps.ranks[static_cast<size_t>(r)][static_cast<size_t>(i)];
       const Task& t = steps.tasks[static_cast<size_t>(slot.task)];
+      if (t.kind == TaskKind::WEIGHT_GRAD) continue;  // it waits for its own rank's backward alone
       const size_t k = steps.unit_key(t.kind == TaskKind::FORWARD, t.chunk * pp + r, slot.microbatch);
       at[k] = p.program[static_cast<size_t>(r)][static_cast<size_t>(i)];
       input[k] = slot.bytes;

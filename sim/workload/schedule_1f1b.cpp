@@ -28,7 +28,9 @@ std::vector<ScheduleUnit> one_f_one_b_units(int64_t pp, int64_t v, int64_t m, in
 
 namespace {
 
-std::vector<ScheduleUnit> units(int64_t pp, int64_t v, int64_t m, int64_t r) { return one_f_one_b_units(pp, v, m, r); }
+std::vector<std::vector<ScheduleUnit>> units(int64_t pp, int64_t v, int64_t m) {
+  return every_rank(pp, v, m, one_f_one_b_units);
+}
 
 double in_flight(int64_t pp, int64_t, int64_t m, int64_t r) { return static_cast<double>(std::min(pp - r, m)); }
 

@@ -7,7 +7,9 @@
 namespace sim {
 namespace {
 
-std::vector<ScheduleUnit> units(int64_t pp, int64_t v, int64_t m, int64_t r) { return one_f_one_b_units(pp, v, m, r); }
+std::vector<std::vector<ScheduleUnit>> units(int64_t pp, int64_t v, int64_t m) {
+  return every_rank(pp, v, m, one_f_one_b_units);
+}
 
 double in_flight(int64_t pp, int64_t v, int64_t m, int64_t r) {
   if (v == 1) return one_f_one_b_schedule().in_flight(pp, v, m, r);

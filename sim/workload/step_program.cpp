@@ -34,29 +34,38 @@ StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int
   p.virtual_stages = v;
   p.ranks.resize(static_cast<size_t>(pp));
 
+  const PipelineSchedule& schedule = pipeline_schedule(s.plan.schedule);
+  p.splits_backward = schedule.splits_backward;
+  p.overlaps_steps = schedule.overlaps_steps;
   TaskPricer price(s, layout, micro_batch, cm);
-  std::map<std::tuple<int64_t, int64_t, bool>, int64_t> priced;  // (rank, chunk, forward) -> task
-  // Each unit's slot in its rank's program, by direction, virtual stage and microbatch.
+  std::map<std::tuple<int64_t, int64_t, int>, int64_t> priced;  // (rank, chunk, kind) -> task
+  // Each forward and backward unit's slot in its rank's program, by direction, virtual stage and microbatch.
   std::vector<int64_t> slot_of(static_cast<size_t>(2 * pp * v * m), -1);
+  const std::vector<std::vector<ScheduleUnit>> orders = schedule.units(pp, v, m);
   for (int64_t r = 0; r < pp; ++r) {
     auto& program = p.ranks[static_cast<size_t>(r)];
-    const std::vector<ScheduleUnit> units = pipeline_schedule(s.plan.schedule).units(pp, v, m, r);
+    const std::vector<ScheduleUnit>& units = orders[static_cast<size_t>(r)];
+    SIM_ASSERT(static_cast<int64_t>(units.size()) == p.units_per_rank(), "a schedule runs every unit once");
     program.reserve(units.size() + 3);
     for (const ScheduleUnit& u : units) {
-      auto [it, added] = priced.try_emplace({r, u.chunk, u.forward}, static_cast<int64_t>(p.tasks.size()));
-      if (added) p.tasks.push_back(price.task(r, u.chunk, u.forward));
-      int64_t& slot = slot_of[p.unit_key(u.forward, u.chunk * pp + r, u.microbatch)];
-      SIM_ASSERT(slot < 0, "every unit scheduled once");
-      slot = static_cast<int64_t>(program.size());
+      const TaskKind kind = u.forward ? TaskKind::FORWARD : u.weight ? TaskKind::WEIGHT_GRAD : TaskKind::BACKWARD;
+      auto [it, added] = priced.try_emplace({r, u.chunk, static_cast<int>(kind)}, static_cast<int64_t>(p.tasks.size()));
+      if (added) p.tasks.push_back(price.task(r, u.chunk, kind));
+      if (!u.weight) {
+        int64_t& slot = slot_of[p.unit_key(u.forward, u.chunk * pp + r, u.microbatch)];
+        SIM_ASSERT(slot < 0, "every unit scheduled once");
+        slot = static_cast<int64_t>(program.size());
+      }
       program.push_back(StepSlot{it->second, u.microbatch, -1, 0, Bytes(0)});
     }
   }
   // Forward units take the activation of the virtual stage before, backward units the gradient of
-  // the one after.
+  // the one after; weight-gradient units, nothing from another rank.
   const Bytes act = p2p_bytes(s, micro_batch);
   for (int64_t r = 0; r < pp; ++r)
     for (StepSlot& slot : p.ranks[static_cast<size_t>(r)]) {
       const Task& t = p.tasks[static_cast<size_t>(slot.task)];
+      if (t.kind == TaskKind::WEIGHT_GRAD) continue;
       const bool fwd = t.kind == TaskKind::FORWARD;
       const int64_t from = t.chunk * pp + r + (fwd ? -1 : 1);
       if (from < 0 || from >= pp * v) continue;

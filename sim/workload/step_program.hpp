@@ -4,9 +4,10 @@
 // estimates every candidate from it (estimate.hpp, resource_estimate.hpp), and the graph is built
 // from it only for the plan the engine simulates.
 //
-// Slots 0 .. 2 m v - 1 of every rank are its forward and backward units, in the order its
-// schedule (GPipe, 1F1B, interleaved 1F1B of Narayanan et al. 2021 §2.2, as Megatron-LM's
-// schedules.py issues them) runs them; the end of the step follows (grad_sync.hpp): the first and
+// Slots 0 .. 2 m v - 1 of every rank are its forward and backward units (0 .. 3 m v - 1 with the
+// weight-gradient units of a schedule that splits the backward), in the order its schedule
+// (schedule.hpp: GPipe, 1F1B, interleaved 1F1B as Megatron-LM's schedules.py issues them, the
+// zero-bubble schedules) runs them; the end of the step follows (grad_sync.hpp): the first and
 // last ranks' tied-embedding exchange, the data-parallel reduction and the optimizer step.
 #pragma once
 
@@ -37,11 +38,17 @@ struct StepProgram {
   int64_t microbatches = 0;
   int64_t micro_batch = 0;
   int64_t virtual_stages = 1;
+  bool splits_backward = false;  // every backward unit has a weight-gradient unit after it
+  // The step's time is the longest any pipeline rank takes from its first unit's start to its end
+  // (each rank starts its next step as it ends: the zero-bubble schedules' optimizer
+  // post-validation), not from the step's start to its last rank's end.
+  bool overlaps_steps = false;
 
   const Task& task(size_t rank, size_t index) const { return tasks[static_cast<size_t>(ranks[rank][index].task)]; }
-  // Every rank's forward and backward units: 2 m v.
-  int64_t units_per_rank() const { return 2 * microbatches * virtual_stages; }
-  // A unit's index among every rank's 2 m v units, by direction, virtual stage and microbatch.
+  // Every rank's forward and backward (and weight-gradient) units: 2 m v (3 m v).
+  int64_t units_per_rank() const { return (splits_backward ? 3 : 2) * microbatches * virtual_stages; }
+  // A forward or backward unit's index among every rank's 2 m v of them, by direction, virtual
+  // stage and microbatch.
   size_t unit_key(bool forward, int64_t stage, int64_t microbatch) const {
     const auto stages = static_cast<int64_t>(ranks.size()) * virtual_stages;
     return static_cast<size_t>(((forward ? 0 : stages) + stage) * microbatches + microbatch);

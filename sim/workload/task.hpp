@@ -1,4 +1,6 @@
-// A task of a training step: a chunk's forward or backward for one microbatch, the exchange of the
+// A task of a training step: a chunk's forward or backward for one microbatch (or, where the
+// schedule splits the backward, its input gradients and, as a task of its own, its weight
+// gradients), the exchange of the
 // tied word-embedding gradients between the first and last pipeline ranks, the data-parallel
 // gradient reduction, or the optimizer step, with what it costs (its kernels' times, FLOPs, the
 // collectives between its kernels and the gradient buckets it starts reducing).
@@ -13,7 +15,7 @@
 
 namespace sim {
 
-enum class TaskKind { FORWARD, BACKWARD, EMBEDDING_SYNC, DP_REDUCE, OPTIMIZER };
+enum class TaskKind { FORWARD, BACKWARD, WEIGHT_GRAD, EMBEDDING_SYNC, DP_REDUCE, OPTIMIZER };
 const char* to_string(TaskKind k);
 
 // A tensor- or context-parallel collective a task performs `count` times, between its kernels

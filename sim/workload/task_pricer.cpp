@@ -6,6 +6,7 @@
 #include "sim/cost/compute_model.hpp"
 #include "sim/cost/host_launch.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/schedule.hpp"
 #include "sim/workload/stage_layout.hpp"
 
 namespace sim {
@@ -18,6 +19,14 @@ struct Accumulator {
   // (group, kind, bytes, the kernels it overlaps, chunks, ring) -> count
   std::map<std::tuple<int, int, double, double, int64_t, bool>, int64_t> collectives;
   double launches = 0;  // kernels and collectives the host launches for the task
+  // Of a split backward (PipelineSchedule::splits_backward), the part this task runs: the input
+  // gradients (BACKWARD) or the weight gradients (WEIGHT_GRAD); FORWARD: every op.
+  TaskKind part = TaskKind::FORWARD;
+
+  bool runs(const Op& op) const {
+    if (part == TaskKind::FORWARD) return true;
+    return op.weight_grad == (part == TaskKind::WEIGHT_GRAD);
+  }
 
   Seconds kernel_time(const Op& op) const {
     switch (op.cls) {
@@ -43,8 +52,9 @@ struct Accumulator {
     for (const auto& op : ops)
       if (op.cls == OpClass::COLLECTIVE && op.hidden_by == Op::HiddenBy::GEMM && op.chunks > 1)
         pieces[op.overlaps] = op.chunks;
-    launches += times * static_cast<double>(ops.size());
     for (const auto& op : ops) {
+      if (!runs(op)) continue;
+      launches += times;
       Seconds t = op.cls == OpClass::GEMM ? gemm_time(op, pieces) : kernel_time(op);
       if (op.cls == OpClass::COLLECTIVE) {
         Seconds hidden;
@@ -54,7 +64,8 @@ struct Accumulator {
         } else if (op.hidden_by == Op::HiddenBy::GEMM) {
           const auto gemm = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == op.overlaps; });
           SIM_ASSERT(gemm != ops.end(), "an overlapped collective's GEMM is in its pass");
-          hidden = gemm_time(*gemm, pieces);
+          // A weight-gradient GEMM split off into a task of its own hides nothing here.
+          if (runs(*gemm)) hidden = gemm_time(*gemm, pieces);
         }
         collectives[{static_cast<int>(op.group), static_cast<int>(op.collective), op.bytes.value, hidden.value,
                      op.chunks, op.ring}] += static_cast<int64_t>(times);
@@ -87,21 +98,30 @@ TaskPricer::TaskPricer(const Scenario& s, const StageLayout& layout, int64_t mic
       moe_layer_(s.model.moe ? layer_ops(s, micro_batch, true) : PassOps{}),
       emb_(embedding_ops(s, micro_batch)),
       out_(output_ops(s, micro_batch)),
-      mtp_(mtp_ops(s, micro_batch)) {}
+      mtp_(mtp_ops(s, micro_batch)),
+      splits_backward_(pipeline_schedule(s.plan.schedule).splits_backward) {}
 
-const Task& TaskPricer::task(int64_t r, int64_t c, bool fwd) {
-  const auto key = std::make_tuple(r, c, fwd);
+const Task& TaskPricer::task(int64_t r, int64_t c, TaskKind kind) {
+  const auto key = std::make_tuple(r, c, static_cast<int>(kind));
   auto it = priced_.find(key);
-  if (it == priced_.end()) it = priced_.emplace(key, price(fwd, r, c)).first;
+  if (it == priced_.end()) it = priced_.emplace(key, price(kind, r, c)).first;
   return it->second;
 }
 
-Task TaskPricer::price(bool fwd, int64_t r, int64_t c) const {
+std::vector<TaskKind> TaskPricer::unit_kinds() const {
+  if (splits_backward_) return {TaskKind::FORWARD, TaskKind::BACKWARD, TaskKind::WEIGHT_GRAD};
+  return {TaskKind::FORWARD, TaskKind::BACKWARD};
+}
+
+Task TaskPricer::price(TaskKind kind, int64_t r, int64_t c) const {
   const int64_t pp = s_.plan.pp, v = layout_.virtual_stages;
+  const bool fwd = kind == TaskKind::FORWARD, weight = kind == TaskKind::WEIGHT_GRAD;
+  SIM_ASSERT(fwd || kind == TaskKind::BACKWARD || (weight && splits_backward_), "a unit's task");
   Task t;
-  t.kind = fwd ? TaskKind::FORWARD : TaskKind::BACKWARD;
+  t.kind = kind;
   t.rank = r, t.chunk = c, t.microbatch = 0;
   Accumulator acc{cm_, t, {}};
+  if (splits_backward_ && !fwd) acc.part = kind;
   const auto layers = static_cast<double>(layout_.dense_layers_of(r, c));
   const auto moe_layers = static_cast<double>(layout_.moe_layers_of(r, c));
   const auto mtp = static_cast<double>(s_.model.mtp_layers);
@@ -114,7 +134,13 @@ Task TaskPricer::price(bool fwd, int64_t r, int64_t c) const {
     if (has_out) acc.add(mtp_.forward, mtp, true);
   }
   double from_python = acc.launches;  // launched from Python: a forward, a recompute (below)
-  if (!fwd) {
+  if (weight) {                       // the weight gradients of the backward's layers, in its order
+    if (has_out) acc.add(out_.backward, 1, true);
+    if (has_out) acc.add(mtp_.backward, mtp, true);
+    acc.add(layer_.backward, layers, true);
+    acc.add(moe_layer_.backward, moe_layers, true);
+    if (has_emb) acc.add(emb_.backward, 1, true);
+  } else if (!fwd) {
     if (has_out) acc.add(out_.backward, 1, true);
     if (has_out) acc.add(mtp_.backward, mtp, true);
     const double before = acc.launches;
@@ -139,7 +165,7 @@ Task TaskPricer::price(bool fwd, int64_t r, int64_t c) const {
   }
   // Receiving a scatter/gather-split activation costs an all-gather over the TP group
   // (Narayanan et al. 2021 §4.1); with sequence parallelism the split is the layout itself.
-  bool receives = fwd ? !(r == 0 && c == 0) : !(r == pp - 1 && c == v - 1);
+  bool receives = fwd ? !(r == 0 && c == 0) : !weight && !(r == pp - 1 && c == v - 1);
   if (receives && pp > 1 && s_.plan.tp > 1 && !s_.plan.sequence_parallel)
     acc.collectives[{static_cast<int>(CommGroup::TP), static_cast<int>(CollectiveKind::ALL_GATHER),
                      p2p_bytes(s_, micro_batch_).value * double(s_.plan.tp), 0.0, int64_t{0}, false}] += 1;

@@ -1,4 +1,4 @@
-// The price of each (pipeline rank, chunk, direction)'s task: its kernels' times by class, its
+// The price of each (pipeline rank, chunk, pass)'s task: its kernels' times by class, its
 // FLOPs and the tensor- and context-parallel collectives between its kernels. A task's cost depends
 // on nothing else (the microbatch only names it), so each is priced once and shared by the step's
 // programs (step_program.hpp) and the step's lower bound (pipeline.hpp), which therefore price alike.
@@ -21,18 +21,23 @@ class TaskPricer {
  public:
   TaskPricer(const Scenario& s, const StageLayout& layout, int64_t micro_batch, const ComputeModel& cm);
 
-  // Rank r's forward (or backward) of chunk c, microbatch 0.
-  const Task& task(int64_t r, int64_t c, bool fwd);
+  // Rank r's forward, backward or (where the schedule splits the backward) weight gradients of
+  // chunk c, microbatch 0. A split backward computes the input gradients alone.
+  const Task& task(int64_t r, int64_t c, TaskKind kind);
+  // The kinds of the units of one chunk and microbatch: forward, backward and, where the schedule
+  // splits the backward, weight gradients.
+  std::vector<TaskKind> unit_kinds() const;
 
  private:
-  Task price(bool fwd, int64_t r, int64_t c) const;
+  Task price(TaskKind kind, int64_t r, int64_t c) const;
 
   const Scenario& s_;
   const StageLayout& layout_;
   int64_t micro_batch_;
   const ComputeModel& cm_;
   PassOps layer_, moe_layer_, emb_, out_, mtp_;  // a dense layer's ops, an MoE layer's (none without)
-  std::map<std::tuple<int64_t, int64_t, bool>, Task> priced_;
+  bool splits_backward_;
+  std::map<std::tuple<int64_t, int64_t, int>, Task> priced_;
 };
 
 }  // namespace sim

@@ -19,6 +19,7 @@ struct Setup {
   const char* model = "gpt-7.5b";
   int64_t tp = 1, pp = 1, dp = 1, global_batch = 8, micro_batch = 1;
   const char* recompute = "full";
+  const char* schedule = "1f1b";
   int64_t gpus_per_node = 8, nics_per_node = 8;
   double oversubscription = 1;
   int64_t pod_gpus = 0;  // 0: one pod
@@ -37,7 +38,8 @@ inline Scenario scenario(const Setup& u) {
            {{"nics", std::to_string(u.nics_per_node)}, {"over", std::to_string(u.oversubscription)}, {"pod", pod}});
   const std::string text = fill(R"({"kind": "scenario", "name": "engine", "model": "{model}",
     "cluster": {"from": "{cluster}", "gpus": {gpus}, "gpus_per_node": {node}{up}, "scale_out": {out}},
-    "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}, "overlap_grad_reduce": false},
+    "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}, "overlap_grad_reduce": false,
+                    "schedule": "{schedule}"},
     "training": {"seq_len": 2048, "global_batch": {B}, "micro_batch": {b}, "recompute": "{recompute}",
                  "precision": "bf16"}})",
                                 {{"model", u.model},
@@ -51,7 +53,8 @@ inline Scenario scenario(const Setup& u) {
                                  {"dp", std::to_string(u.dp)},
                                  {"B", std::to_string(u.global_batch)},
                                  {"b", std::to_string(u.micro_batch)},
-                                 {"recompute", u.recompute}});
+                                 {"recompute", u.recompute},
+                                 {"schedule", u.schedule}});
   return parse_scenario(ParamReader::from_text(text, "engine test"), TRAINSIM_SOURCE_DIR);
 }
 

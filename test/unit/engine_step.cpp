@@ -121,6 +121,40 @@ TEST_CASE("engine step time agrees with the idle-network estimate within 2%: pp 
   CHECK(r.step.value == Approx(estimate).epsilon(0.02));
 }
 
+TEST_CASE("zero-bubble schedules: engine and estimate agree, and the weight gradients fill 1F1B's bubble", "[engine]") {
+  // tp 8 fills each node: four stages on four nodes, 16 microbatches (>= 2p - 1, so ZB-H2's warm-up
+  // fills). Each rank starts its next step as it ends (StepProgram::overlaps_steps): engine and
+  // estimate time the step alike, from each rank's first task. The weight gradients are a part of
+  // the backward, so the step shrinks from 1F1B's (Qi et al. 2024 §2: bubble (p-1)(F + B + W) ->
+  // (p-1)(F + B - W) -> (p-1)(F + B - 2W)) yet stays above the busiest rank's own work.
+  Setup u;
+  u.tp = 8;
+  u.pp = 4;
+  u.global_batch = 16;
+  double step[3];
+  int k = 0;
+  for (const char* schedule : {"1f1b", "zb_h1", "zb_h2"}) {
+    u.schedule = schedule;
+    const Scenario s = scenario(u);
+    const Pipeline p = build(s);
+    CHECK(p.steps.splits_backward == (k > 0));
+    const double estimate = estimate_step(s, p, CommCosts(s)).step.value;
+    const EngineResult r = simulate_step(s, p);
+    INFO(schedule << ": engine " << r.step.value << " s, estimate " << estimate << " s");
+    CHECK(r.step.value == Approx(estimate).epsilon(0.02));
+    double busiest = 0;
+    for (const auto& program : p.program) {
+      double work = 0;
+      for (TaskId v : program) work += p.graph[v].compute.value;
+      busiest = std::max(busiest, work);
+    }
+    CHECK(r.step.value > busiest);
+    step[k++] = r.step.value;
+  }
+  CHECK(step[1] < step[0]);
+  CHECK(step[2] < step[1]);
+}
+
 TEST_CASE("a data-parallel all-reduce over a 4 x 4 x 4 torus takes its bandwidth bound + latency", "[engine]") {
   // dp 64 on one torus of 50 GB/s ICI links (B): the torus algorithm keeps each chip's six links
   // busy, 2(n-1)/n S / (6 B eff) (sim/cost/torus_collective.hpp), plus its latency, base +

@@ -90,6 +90,11 @@ TEST_CASE("the step lower bound lies between a rank's own work and the estimate,
         p.pp = pp, p.dp = 8 / pp, p.batch = batch, p.schedule = schedule;
         plans.push_back(p);
       }
+  for (const char* schedule : {"zb_h1", "zb_h2"}) {  // split backward; each rank's step from its first task
+    Plan zb;
+    zb.pp = 4, zb.dp = 2, zb.batch = 16, zb.schedule = schedule;
+    plans.push_back(zb);
+  }
   Plan interleaved;
   interleaved.pp = 4, interleaved.dp = 2, interleaved.v = 2, interleaved.schedule = "interleaved";
   interleaved.batch = 16;

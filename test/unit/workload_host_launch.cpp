@@ -46,8 +46,8 @@ Priced price(const Scenario& s) {
   const PassOps layer = layer_ops(s, 1), emb = embedding_ops(s, 1), out = output_ops(s, 1);
   const double layers = static_cast<double>(s.model.layers);
   Priced p;
-  p.fwd = pricer.task(0, 0, true);
-  p.bwd = pricer.task(0, 0, false);
+  p.fwd = pricer.task(0, 0, TaskKind::FORWARD);
+  p.bwd = pricer.task(0, 0, TaskKind::BACKWARD);
   p.fwd_launches = double(emb.forward.size()) + layers * double(layer.forward.size()) + double(out.forward.size());
   p.bwd_launches = double(emb.backward.size()) + layers * double(layer.backward.size()) + double(out.backward.size());
   p.recompute_launches = layers * double(layer.recompute.size());

@@ -1,6 +1,8 @@
 // The pipeline schedules' registry (sim/workload/schedule.hpp): every schedule a scenario may name
-// has an entry; each entry's order runs every forward and backward unit once, a microbatch's
-// backward after its forward; the activations held at the peak follow each paper's closed form.
+// has an entry; each entry's order runs every forward and backward unit once (and every
+// weight-gradient unit, where it splits the backward), a microbatch's backward after its forward
+// and its weight gradients after its backward; the activations held at the peak and the bubbles
+// follow each paper's closed form.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
@@ -20,14 +22,19 @@ TEST_CASE("every named schedule has an entry, and each runs every unit once, bac
     for (int64_t pp : {1, 4}) {
       for (int64_t m : {1, 3, 8}) {
         if (c.kind == Schedule::INTERLEAVED && m % pp != 0) continue;  // Megatron's condition
+        const auto orders = e.units(pp, v, m);
+        REQUIRE(orders.size() == static_cast<size_t>(pp));
         for (int64_t r = 0; r < pp; ++r) {
           INFO(c.name << " pp " << pp << " m " << m << " rank " << r);
-          std::set<std::tuple<bool, int64_t, int64_t>> seen;
-          for (const ScheduleUnit& u : e.units(pp, v, m, r)) {
-            CHECK(seen.insert({u.forward, u.chunk, u.microbatch}).second);
-            if (!u.forward) CHECK(seen.count({true, u.chunk, u.microbatch}) == 1);
+          // (pass: 0 forward, 1 backward, 2 weight gradients; chunk; microbatch)
+          std::set<std::tuple<int, int64_t, int64_t>> seen;
+          for (const ScheduleUnit& u : orders[static_cast<size_t>(r)]) {
+            const int pass = u.forward ? 0 : u.weight ? 2 : 1;
+            CHECK(!(u.forward && u.weight));
+            CHECK(seen.insert({pass, u.chunk, u.microbatch}).second);
+            if (pass > 0) CHECK(seen.count({pass - 1, u.chunk, u.microbatch}) == 1);
           }
-          CHECK(seen.size() == static_cast<size_t>(2 * m * v));
+          CHECK(seen.size() == static_cast<size_t>((e.splits_backward ? 3 : 2) * m * v));
         }
       }
     }
@@ -48,25 +55,46 @@ TEST_CASE("the activations a rank holds at its peak follow the schedules' closed
     CHECK(pipeline_schedule(Schedule::INTERLEAVED).in_flight(pp, v, m, 0) ==
           Approx(pp * (1.0 + double(pp - 1) / double(pp * v))));
   CHECK(pipeline_schedule(Schedule::INTERLEAVED).in_flight(pp, 1, m, 2) == pp - 2);
+  // Zero bubble (Qi et al. 2024 §2): ZB-H1 holds 1F1B's activations, ZB-H2 up to 2p - 1 on the
+  // first rank; and each order keeps to its count of forwards not yet through their backward.
+  for (int64_t mb : {int64_t{3}, m})
+    for (int64_t r = 0; r < pp; ++r) {
+      CHECK(pipeline_schedule(Schedule::ZB_H1).in_flight(pp, 1, mb, r) == std::min(pp - r, mb));
+      CHECK(pipeline_schedule(Schedule::ZB_H2).in_flight(pp, 1, mb, r) == std::min(2 * (pp - r) - 1, mb));
+    }
+  for (Schedule kind : {Schedule::ZB_H1, Schedule::ZB_H2}) {
+    const auto orders = pipeline_schedule(kind).units(pp, 1, m);
+    for (int64_t r = 0; r < pp; ++r) {
+      int64_t held = 0, peak = 0;
+      for (const ScheduleUnit& u : orders[static_cast<size_t>(r)]) {
+        if (!u.weight) held += u.forward ? 1 : -1;
+        peak = std::max(peak, held);
+      }
+      CHECK(static_cast<double>(peak) == pipeline_schedule(kind).in_flight(pp, 1, m, r));
+    }
+  }
 }
 
 namespace {
 
-// The step of a schedule's orders with every forward taking f and every backward b per chunk, and
-// transfers free: each rank runs its units in order, a forward once the previous virtual stage's
-// forward of its microbatch has ended, a backward once the next stage's backward (or, on the
-// last stage, its own forward) has. An independent replay of the orders, not the estimate's.
-double ideal_step(const PipelineSchedule& e, int64_t pp, int64_t v, int64_t m, double f, double b) {
+// The step of a schedule's orders with every forward taking f, every backward b and every
+// weight-gradient unit w per chunk (a schedule that does not split the backward runs b + w as one),
+// and transfers free: each rank runs its units in order, a forward once the previous virtual
+// stage's forward of its microbatch has ended, a backward once the next stage's backward (or, on
+// the last stage, its own forward) has, weight gradients after the rank's own backward. Where the
+// ranks start their next step as they end (overlaps_steps), the step is the longest any rank takes
+// from its first unit's start to its end; else from 0 to the last end. An independent replay of
+// the orders, not the estimate's.
+double ideal_step(const PipelineSchedule& e, int64_t pp, int64_t v, int64_t m, double f, double b, double w = 0) {
   const int64_t stages = pp * v;
-  std::vector<std::vector<ScheduleUnit>> order(static_cast<size_t>(pp));
-  for (int64_t r = 0; r < pp; ++r) order[static_cast<size_t>(r)] = e.units(pp, v, m, r);
-  // end[direction][stage][microbatch], negative until run.
-  std::vector<double> end(static_cast<size_t>(2 * stages * m), -1.0);
-  const auto at = [&](bool fwd, int64_t s, int64_t i) -> double& {
-    return end[static_cast<size_t>(((fwd ? 0 : 1) * stages + s) * m + i)];
+  const auto order = e.units(pp, v, m);
+  // end[pass][stage][microbatch], negative until run.
+  std::vector<double> end(static_cast<size_t>(3 * stages * m), -1.0);
+  const auto at = [&](int pass, int64_t s, int64_t i) -> double& {
+    return end[static_cast<size_t>((pass * stages + s) * m + i)];
   };
   std::vector<size_t> next(static_cast<size_t>(pp), 0);
-  std::vector<double> free(static_cast<size_t>(pp), 0.0);
+  std::vector<double> free(static_cast<size_t>(pp), 0.0), first(static_cast<size_t>(pp), -1.0);
   for (bool progress = true; progress;) {
     progress = false;
     for (int64_t r = 0; r < pp; ++r) {
@@ -74,19 +102,26 @@ double ideal_step(const PipelineSchedule& e, int64_t pp, int64_t v, int64_t m, d
       while (k < order[static_cast<size_t>(r)].size()) {
         const ScheduleUnit& u = order[static_cast<size_t>(r)][k];
         const int64_t s = u.chunk * pp + r;
-        const double ready = u.forward ? (s == 0 ? 0.0 : at(true, s - 1, u.microbatch))
-                                       : (s == stages - 1 ? at(true, s, u.microbatch) : at(false, s + 1, u.microbatch));
+        const double ready = u.forward  ? (s == 0 ? 0.0 : at(0, s - 1, u.microbatch))
+                             : u.weight ? at(1, s, u.microbatch)
+                                        : (s == stages - 1 ? at(0, s, u.microbatch) : at(1, s + 1, u.microbatch));
         if (ready < 0) break;  // its input is not there yet
         double& t = free[static_cast<size_t>(r)];
-        t = std::max(t, ready) + (u.forward ? f : b);
-        at(u.forward, s, u.microbatch) = t;
+        const double start = std::max(t, ready);
+        if (first[static_cast<size_t>(r)] < 0) first[static_cast<size_t>(r)] = start;
+        t = start + (u.forward ? f : u.weight ? w : e.splits_backward ? b : b + w);
+        at(u.forward ? 0 : u.weight ? 2 : 1, s, u.microbatch) = t;
         ++k;
         progress = true;
       }
     }
   }
-  for (int64_t r = 0; r < pp; ++r) REQUIRE(next[static_cast<size_t>(r)] == order[static_cast<size_t>(r)].size());
-  return *std::max_element(free.begin(), free.end());
+  double step = 0;
+  for (int64_t r = 0; r < pp; ++r) {
+    REQUIRE(next[static_cast<size_t>(r)] == order[static_cast<size_t>(r)].size());
+    step = std::max(step, free[static_cast<size_t>(r)] - (e.overlaps_steps ? first[static_cast<size_t>(r)] : 0.0));
+  }
+  return step;
 }
 
 }  // namespace
@@ -105,4 +140,26 @@ TEST_CASE("the schedules' orders give the papers' bubbles at 8 microbatches", "[
       CHECK(ideal_step(pipeline_schedule(Schedule::INTERLEAVED), pp, v, m, F / v, B / v) ==
             Approx(m * (F + B) + (pp - 1) * (F + B) / v));
   }
+}
+
+TEST_CASE("the zero-bubble orders give the paper's bubbles", "[workload]") {
+  // Qi et al. 2024 §2 (T_F, T_B, T_W per stage and microbatch; transfers free): 1F1B's bubble is
+  // (p-1)(T_F + T_B + T_W); ZB-H1's (p-1)(T_F + T_B - T_W); ZB-H2's (p-1)(T_F + T_B - 2 T_W), zero
+  // where T_F + T_B <= 2 T_W, once there are the 2p - 1 microbatches its warm-up needs (with fewer,
+  // it is ZB-H1's). At equal times: the repository's bubble rates (p-1)/3m and 0.
+  for (auto [F, B, W] : {std::tuple{1.0, 1.0, 1.0}, std::tuple{1.0, 1.2, 0.8}, std::tuple{1.0, 1.5, 0.7},
+                         std::tuple{1.0, 2.0, 1.0}, std::tuple{1.0, 1.0, 0.5}})
+    for (int64_t pp : {2, 4, 8})
+      for (int64_t m : {8, 24}) {
+        INFO("F " << F << " B " << B << " W " << W << " pp " << pp << " m " << m);
+        const double work = m * (F + B + W), p1 = static_cast<double>(pp - 1);
+        CHECK(ideal_step(pipeline_schedule(Schedule::ONE_F_ONE_B), pp, 1, m, F, B, W) ==
+              Approx(work + p1 * (F + B + W)));
+        CHECK(ideal_step(pipeline_schedule(Schedule::ZB_H1), pp, 1, m, F, B, W) == Approx(work + p1 * (F + B - W)));
+        const double h2 = m >= 2 * pp - 1 ? std::max(0.0, F + B - 2 * W) : F + B - W;
+        CHECK(ideal_step(pipeline_schedule(Schedule::ZB_H2), pp, 1, m, F, B, W) == Approx(work + p1 * h2));
+      }
+  // Equal times: ZB-H1's bubble rate (p-1)/(3m + p - 1), a third of 1F1B's bubble.
+  const double rate = 1.0 - 24.0 * 3.0 / ideal_step(pipeline_schedule(Schedule::ZB_H1), 8, 1, 24, 1, 1, 1);
+  CHECK(rate == Approx(7.0 / (72.0 + 7.0)));
 }

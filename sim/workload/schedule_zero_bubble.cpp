@@ -1,0 +1,103 @@
+// Zero-bubble pipeline schedules (Qi et al., "Zero Bubble (Almost) Pipeline Parallelism", ICLR
+// 2024, §2): the backward splits into B, the input gradients the stage before waits for, and W,
+// the weight gradients nothing waits for; W units fill the bubbles 1F1B leaves. Like the paper's
+// handcrafted ZB-H1 and ZB-H2, the orders are laid out with every F, B and W taking one unit of
+// time and transfers free: each rank, when it is free, runs the B whose input has arrived, else
+// the F whose input has arrived while it holds fewer than `limit` microbatches' activations
+// (forwards not yet through their B), else a W it owes, else waits for the next input. With
+// T_F, T_B, T_W and p stages the bubble is then (p-1)(T_F + T_B - T_W) for ZB-H1, whose limit
+// p - r is 1F1B's, and (p-1)(T_F + T_B - 2 T_W) (zero when T_F + T_B <= 2 T_W) for ZB-H2, whose
+// limit 2(p - r) - 1 fills the warm-up with forwards (Qi et al. §2.1-2.2; the repository's table
+// of bubble rates, (p-1)/3m and 0 at equal times). Both reach those bubbles only with the
+// paper's optimizer post-validation, which lets each stage start its next step as it ends
+// (overlaps_steps): the step is then the longest any stage is busy or waiting between its first
+// unit and its last.
+//
+// The weight units hold, between B and W, their layers' inputs and output gradients; those are
+// not counted in in_flight (the paper's M_W, "typically less" than M_B: Table 1).
+#include <algorithm>
+#include <limits>
+
+#include "sim/core/error.hpp"
+#include "sim/workload/schedule.hpp"
+
+namespace sim {
+namespace {
+
+std::vector<std::vector<ScheduleUnit>> zero_bubble_units(int64_t pp, int64_t m,
+                                                         int64_t (*limit)(int64_t pp, int64_t r)) {
+  constexpr int64_t NOT_YET = -1, NEVER = std::numeric_limits<int64_t>::max();
+  const auto P = static_cast<size_t>(pp), M = static_cast<size_t>(m);
+  std::vector<std::vector<ScheduleUnit>> out(P);
+  // When each rank's forward (backward) of each microbatch ends, in units of time.
+  std::vector<int64_t> f_end(P * M, NOT_YET), b_end(P * M, NOT_YET);
+  std::vector<int64_t> free(P, 0), nf(P, 0), nb(P, 0), nw(P, 0);
+  // When rank r's next forward (backward) may start, NOT_YET while its input is unknown, NEVER
+  // when it has none to run.
+  auto next_forward = [&](size_t r) {
+    if (nf[r] == m || nf[r] - nb[r] >= limit(pp, static_cast<int64_t>(r))) return NEVER;
+    return r == 0 ? int64_t{0} : f_end[(r - 1) * M + static_cast<size_t>(nf[r])];
+  };
+  auto next_backward = [&](size_t r) {
+    if (nb[r] == nf[r]) return NEVER;
+    return r + 1 == P ? f_end[r * M + static_cast<size_t>(nb[r])] : b_end[(r + 1) * M + static_cast<size_t>(nb[r])];
+  };
+  for (int64_t left = 3 * m * pp; left > 0; --left) {
+    // The rank that can start a unit soonest (the lowest rank among equals), and which unit.
+    int64_t best_at = NEVER;
+    size_t best = 0;
+    char pass = 0;
+    for (size_t r = 0; r < P; ++r) {
+      if (nw[r] == m) continue;
+      const int64_t b = next_backward(r), f = next_forward(r);
+      int64_t at = NEVER;
+      char what = 0;
+      if (b != NEVER && b != NOT_YET && b <= free[r]) {
+        at = free[r], what = 'B';
+      } else if (f != NEVER && f != NOT_YET && f <= free[r]) {
+        at = free[r], what = 'F';
+      } else if (nw[r] < nb[r]) {
+        at = free[r], what = 'W';
+      } else {
+        if (b != NEVER && b != NOT_YET) at = b, what = 'B';
+        if (f != NEVER && f != NOT_YET && f < at) at = f, what = 'F';
+      }
+      if (at < best_at) best_at = at, best = r, pass = what;
+    }
+    SIM_ASSERT(best_at != NEVER, "a zero-bubble order always has a unit to run");
+    free[best] = best_at + 1;
+    if (pass == 'F') {
+      f_end[best * M + static_cast<size_t>(nf[best])] = free[best];
+      out[best].push_back({true, 0, nf[best]++});
+    } else if (pass == 'B') {
+      b_end[best * M + static_cast<size_t>(nb[best])] = free[best];
+      out[best].push_back({false, 0, nb[best]++});
+    } else {
+      out[best].push_back({false, 0, nw[best]++, true});
+    }
+  }
+  return out;
+}
+
+int64_t h1_limit(int64_t pp, int64_t r) { return pp - r; }
+int64_t h2_limit(int64_t pp, int64_t r) { return 2 * (pp - r) - 1; }
+
+std::vector<std::vector<ScheduleUnit>> h1_units(int64_t pp, int64_t, int64_t m) {
+  return zero_bubble_units(pp, m, h1_limit);
+}
+std::vector<std::vector<ScheduleUnit>> h2_units(int64_t pp, int64_t, int64_t m) {
+  return zero_bubble_units(pp, m, h2_limit);
+}
+double h1_in_flight(int64_t pp, int64_t, int64_t m, int64_t r) {
+  return static_cast<double>(std::min(h1_limit(pp, r), m));
+}
+double h2_in_flight(int64_t pp, int64_t, int64_t m, int64_t r) {
+  return static_cast<double>(std::min(h2_limit(pp, r), m));
+}
+
+}  // namespace
+
+PipelineSchedule zb_h1_schedule() { return {Schedule::ZB_H1, h1_units, h1_in_flight, true, true}; }
+PipelineSchedule zb_h2_schedule() { return {Schedule::ZB_H2, h2_units, h2_in_flight, true, true}; }
+
+}  // namespace sim
