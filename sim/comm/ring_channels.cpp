@@ -179,21 +179,28 @@ namespace {
 
 // The groups of grad_groups in order: per replica and tp index a shard group; with hybrid
 // sharding, per tp index and position in a shard group its replicas; with expert parallelism, per
-// tp index and position in an expert-parallel group its expert-data-parallel ranks.
+// expert-tp index and position in an expert-parallel group its expert-data-parallel ranks.
 int64_t replica_groups(const ParallelPlan& pl) { return pl.replicas() > 1 ? pl.tp * pl.shard_group_size() : 0; }
 int64_t first_expert_group(const ParallelPlan& pl) { return pl.tp * pl.replicas() + replica_groups(pl); }
 
-// A rank's index among the cp x dp ranks of its tp and pp coordinates, cp fastest (the order
-// expert parallelism groups them in), and the rank at index i there.
-int64_t cp_dp_index(const ParallelPlan& pl, const RankCoord& c) { return c.cp + pl.cp * c.dp; }
-RankCoord at_cp_dp_index(const ParallelPlan& pl, RankCoord c, int64_t i) {
+// A rank's index among the ranks the expert-parallel groups partition (ParallelPlan::expert_ranks):
+// the cp x dp ranks of its tp and pp coordinates, cp fastest, or, folded (expert_tp 1 beside tp >
+// 1), the tp x cp x dp ranks of its pp coordinate, tp fastest; and the rank at index i there.
+int64_t expert_index(const ParallelPlan& pl, const RankCoord& c) {
+  const int64_t cp_dp = c.cp + pl.cp * c.dp;
+  return pl.expert_tp() < pl.tp ? c.tp + pl.tp * cp_dp : cp_dp;
+}
+RankCoord at_expert_index(const ParallelPlan& pl, RankCoord c, int64_t i) {
+  if (pl.expert_tp() < pl.tp) c.tp = i % pl.tp, i /= pl.tp;
   c.cp = i % pl.cp, c.dp = i / pl.cp;
   return c;
 }
 
 }  // namespace
 
-int64_t grad_groups(const ParallelPlan& pl) { return first_expert_group(pl) + (pl.ep > 1 ? pl.tp * pl.ep : 0); }
+int64_t grad_groups(const ParallelPlan& pl) {
+  return first_expert_group(pl) + (pl.ep > 1 ? pl.expert_tp() * pl.ep : 0);
+}
 
 bool reduces_experts(const ParallelPlan& pl, int64_t group) { return pl.ep > 1 && group >= first_expert_group(pl); }
 
@@ -204,10 +211,10 @@ Bytes group_buffer(const ParallelPlan& pl, int64_t group, const GradBucket& buck
 std::vector<int64_t> dp_group(const ParallelPlan& pl, const Placement& place, int64_t r, int64_t group) {
   const int64_t shard = pl.shard_group_size() / pl.cp, replicas = pl.replicas();
   std::vector<int64_t> members;
-  if (reduces_experts(pl, group)) {  // an expert-data-parallel group: every ep-th rank of cp x dp, cp fastest
-    const int64_t k = group - first_expert_group(pl), t = k % pl.tp, position = k / pl.tp;
-    for (int64_t i = position; i < pl.cp * pl.dp; i += pl.ep)
-      members.push_back(place.gpu(at_cp_dp_index(pl, {t, 0, r, 0}, i)));
+  if (reduces_experts(pl, group)) {  // an expert-data-parallel group: every ep-th rank of expert_index
+    const int64_t k = group - first_expert_group(pl), t = k % pl.expert_tp(), position = k / pl.expert_tp();
+    for (int64_t i = position; i < pl.expert_ranks(); i += pl.ep)
+      members.push_back(place.gpu(at_expert_index(pl, {t, 0, r, 0}, i)));
     return members;
   }
   if (!replicates(pl, group)) {  // a shard group: dp_shard consecutive data-parallel ranks x cp, one tp index
@@ -232,10 +239,10 @@ double grad_group_share(const ParallelPlan& pl, int64_t group) {
 }
 
 std::vector<int64_t> model_group(const ParallelPlan& pl, const Placement& place, CommGroup group, const RankCoord& at) {
-  if (group == CommGroup::EP) {  // ep consecutive ranks in cp x dp, cp fastest
-    const int64_t first = cp_dp_index(pl, at) / pl.ep * pl.ep;
+  if (group == CommGroup::EP) {  // ep consecutive ranks of expert_index
+    const int64_t first = expert_index(pl, at) / pl.ep * pl.ep;
     std::vector<int64_t> members;
-    for (int64_t i = first; i < first + pl.ep; ++i) members.push_back(place.gpu(at_cp_dp_index(pl, at, i)));
+    for (int64_t i = first; i < first + pl.ep; ++i) members.push_back(place.gpu(at_expert_index(pl, at, i)));
     return members;
   }
   const bool tp = group == CommGroup::TP;
@@ -345,19 +352,19 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
       }
     }
   // The traffic between GPUs a and b of data-parallel replica 0, and its images in the others: the
-  // same GPUs of each replica, or for an expert-parallel group's (whose members are ranks of cp x
-  // dp), the same members of each expert-parallel group.
+  // same GPUs of each replica, or for an expert-parallel group's (whose members are ranks of
+  // expert_index), the same members of each expert-parallel group.
   const auto foreign = [&](int64_t a, int64_t b, bool expert) {
     if (a == b) return;
     const auto i = static_cast<int64_t>(set.foreign_routes.size());
     set.foreign_ends.emplace_back(a, b);
     const RankCoord ca = place.coord(a), cb = place.coord(b);
-    const int64_t images = expert ? pl.cp * pl.dp / pl.ep : pl.dp;
+    const int64_t images = expert ? pl.expert_dp() : pl.dp;
     for (int64_t d = 0; d < images; ++d) {
       RankCoord x = ca, y = cb;
-      if (expert) {  // shifted by d groups of ep in cp x dp
-        x = at_cp_dp_index(pl, ca, cp_dp_index(pl, ca) + d * pl.ep);
-        y = at_cp_dp_index(pl, cb, cp_dp_index(pl, cb) + d * pl.ep);
+      if (expert) {  // shifted by d groups of ep in expert_index
+        x = at_expert_index(pl, ca, expert_index(pl, ca) + d * pl.ep);
+        y = at_expert_index(pl, cb, expert_index(pl, cb) + d * pl.ep);
       } else {
         x.dp = y.dp = d;
       }

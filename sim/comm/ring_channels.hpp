@@ -95,9 +95,10 @@ struct DpFlow {
 // gather and reduce-scatter the bucket (share 1: it is counted in all-reduces, reduction_passes);
 // with hybrid sharding, per tp index and position in a shard group, the replicas of that
 // shard, which all-reduce its gradient: 1 / (reduction_passes x shard_group_size) of the bucket;
-// and with expert parallelism, per tp index and position in an expert-parallel group (model_group),
-// the dp x cp / ep ranks at that position (every ep-th of cp x dp), which all-reduce the bucket's
-// routed experts' part (GradBucket::expert; the groups before, its dense part).
+// and with expert parallelism, per expert-tp index and position in an expert-parallel group
+// (model_group), the ParallelPlan::expert_dp() ranks at that position (every ep-th of the ranks the
+// groups partition), which all-reduce the bucket's routed experts' part (GradBucket::expert; the
+// groups before, its dense part).
 int64_t grad_groups(const ParallelPlan& plan);
 // Whether group `group` reduces the routed experts' gradients, and the buffer it all-reduces of a
 // bucket: its part (dense or expert) times its share.
@@ -112,7 +113,9 @@ bool replicates(const ParallelPlan& plan, int64_t group);
 // The tensor-, context- or expert-parallel group of rank `at` (its other coordinates held), in
 // rank order. An expert-parallel group is ep consecutive ranks of the cp x dp ranks of its tensor-
 // and pipeline-parallel coordinates, cp varying fastest (Megatron-Core's tp-cp-ep-dp-pp order with
-// the experts' tensor parallelism that of the attention's).
+// the experts' tensor parallelism that of the attention's), or, folded beside tensor parallelism
+// (ParallelPlan::expert_tp), of the tp x cp x dp ranks of its pipeline coordinate, tp fastest
+// (Megatron-Core's expert order tp-ep-dp-pp with expert_tensor_parallel_size 1).
 // The rank classes' groups are alike; the first class's, at = {0, 0, 0, 0}, is the one the probes,
 // the closed-form estimate and the resource estimate price.
 std::vector<int64_t> model_group(const ParallelPlan& plan, const Placement& place, CommGroup group,

@@ -47,11 +47,15 @@ std::vector<PlanChoice> plan_space(const Scenario& s) {
       for (int64_t pp : divisors(s.cluster.gpus / (tp * cp))) {
         if (pp > m.layers) break;
         const int64_t dp = s.cluster.gpus / (tp * cp * pp);
-        if (s.training.global_batch % dp != 0 || (dp * cp) % s.plan.ep != 0) continue;
+        // The ranks the expert-parallel groups partition (ParallelPlan::expert_ranks): folded
+        // over tp x dp x cp with ep > 1.
+        const int64_t expert_ranks = (s.plan.ep > 1 ? tp : 1) * dp * cp;
+        if (s.training.global_batch % dp != 0 || expert_ranks % s.plan.ep != 0) continue;
         std::vector<int64_t> zeros{0, 1, 2, 3};
         if (dp == 1) zeros = {s.plan.zero};
         for (bool sp : {false, true}) {
           if (sp && tp == 1) continue;
+          if (!sp && tp > 1 && s.plan.ep > 1) continue;  // MoE beside tp runs sequence-parallel (scenario.cpp)
           std::vector<Recompute> recomputes{Recompute::NONE, Recompute::SELECTIVE, Recompute::FULL};
           // torchtitan's per-op checkpointing where the scenario runs it (its framework does), on
           // the plans that can run it: sequence parallel when tp > 1 (scenario.cpp).

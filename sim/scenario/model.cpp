@@ -74,10 +74,14 @@ double ModelSpec::rank_kv_heads(int64_t tp) const {
   return kv_heads >= tp ? static_cast<double>(kv_heads) / static_cast<double>(tp) : 1.0;
 }
 
-double ModelSpec::layer_params_per_rank(int64_t tp, bool moe_layer, int64_t ep) const {
+double ModelSpec::layer_params_per_rank(int64_t tp, bool moe_layer, int64_t ep, int64_t etp) const {
   const double t = static_cast<double>(tp);
   const double extra_heads = rank_kv_heads(tp) - static_cast<double>(kv_heads) / t;  // 0 when sharded
   const double per_head = 2.0 * static_cast<double>(head_dim()) * (static_cast<double>(hidden) + (rmsnorm ? 0.0 : 1.0));
+  if (moe_layer && etp > 0 && etp != tp) {  // the routed experts split otherwise than the rest
+    const double routed = routed_expert_params();
+    return (layer_params(true) - routed) / t + routed / static_cast<double>(ep * etp) + extra_heads * per_head;
+  }
   double params = layer_params(moe_layer);
   if (moe_layer && ep > 1) params -= routed_expert_params() * (1.0 - 1.0 / static_cast<double>(ep));
   return params / t + extra_heads * per_head;

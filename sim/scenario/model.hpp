@@ -94,12 +94,13 @@ struct ModelSpec {
   bool kv_shardable(int64_t tp) const { return kv_heads % tp == 0 || tp % kv_heads == 0; }
   // One layer's parameters one tensor-parallel rank holds: layer_params() / tp, plus the K/V
   // weights (and biases) it holds beyond its share when they are replicated; of an MoE layer's
-  // routed experts, with expert parallelism over `ep` ranks, its 1 / ep of them.
-  double layer_params_per_rank(int64_t tp, bool moe_layer = false, int64_t ep = 1) const;
+  // routed experts, with expert parallelism over `ep` ranks, its 1 / ep of them, split over `etp`
+  // (ParallelPlan::expert_tp; 0: tp).
+  double layer_params_per_rank(int64_t tp, bool moe_layer = false, int64_t ep = 1, int64_t etp = 0) const;
   // Of `dense` dense layers and `moe` MoE layers together.
-  double layers_params_per_rank(int64_t tp, int64_t dense, int64_t moe, int64_t ep = 1) const {
+  double layers_params_per_rank(int64_t tp, int64_t dense, int64_t moe, int64_t ep = 1, int64_t etp = 0) const {
     return static_cast<double>(dense) * layer_params_per_rank(tp) +
-           static_cast<double>(moe) * layer_params_per_rank(tp, true, ep);
+           static_cast<double>(moe) * layer_params_per_rank(tp, true, ep, etp);
   }
   // One MoE layer's routed experts' parameters, all of them (their weights and biases): what
   // expert parallelism divides; 0 for a dense model.

@@ -97,6 +97,17 @@ struct ParallelPlan {
   enum class CpComm { P2P, ALL_GATHER } cp_comm = CpComm::P2P;
   // `dispatcher` (dispatcher.hpp): how an MoE layer's tokens cross the expert-parallel group.
   Dispatcher dispatcher = Dispatcher::ALLTOALL;
+  // MoE parallel folding (Megatron-Core: the attention's TP x CP x DP and the experts' ETP x EP x
+  // EDP as two groupings of one pipeline stage's ranks). With ep 1 the routed experts split over tp
+  // as a dense MLP does (expert tensor parallelism ETP = tp). With ep > 1 they run whole (ETP 1, the
+  // expert_tensor_parallel_size Megatron-Bridge's MoE recipes set), and an expert-parallel group is
+  // ep consecutive ranks of the stage's tp x cp x dp ranks, tp fastest (cp x dp when tp is 1); the
+  // ranks of equal place in their groups form the expert-data-parallel groups (EDP) that reduce
+  // the experts' gradients.
+  int64_t expert_tp() const { return ep > 1 ? 1 : tp; }
+  // The ranks of one ETP index that the expert-parallel groups partition, and the EDP degree.
+  int64_t expert_ranks() const { return tp / expert_tp() * cp * dp; }
+  int64_t expert_dp() const { return expert_ranks() / ep; }
   std::vector<int64_t> layers_per_stage;  // explicit split over pp*virtual stages; empty: default
   // `placement`: the order of the dimensions in the global rank, fastest first (Megatron-LM's
   // tp-cp-pp-dp by default), and, when given as a list, the GPU of each global rank (element g is

@@ -149,22 +149,27 @@ void cross_check(const Scenario& s, const ParamReader& r) {
                       "a divisor or a multiple of the model's kv_heads");
   if (m.ffn_hidden % p.tp != 0)
     par.at("tp").fail(i2s(p.tp) + " does not divide ffn_hidden=" + i2s(m.ffn_hidden), "a divisor of ffn_hidden");
-  if (m.moe && m.moe->expert_ffn_hidden % p.tp != 0)  // each rank holds its tp share of every expert
+  if (m.moe && m.moe->expert_ffn_hidden % p.expert_tp() != 0)  // each rank its tp share of every expert
     par.at("tp").fail(i2s(p.tp) + " does not divide moe.expert_ffn_hidden=" + i2s(m.moe->expert_ffn_hidden),
                       "a divisor of the experts' FFN width");
-  if ((p.dp * p.cp) % p.ep != 0)
-    par.at("ep").fail(i2s(p.ep) + " does not divide dp*cp=" + i2s(p.dp * p.cp), "a divisor of dp*cp");
   if (p.ep > 1 && !m.moe) par.at("ep").fail("expert parallelism needs an MoE model", "ep = 1 for a dense model");
   // Expert parallelism (ops.cpp, moe_mlp_ops; ring_channels.hpp, the expert-parallel and expert-
-  // data-parallel groups): over cp x dp, the experts' tensor parallelism the attention's. What it
-  // does not model yet is refused: tensor parallelism beside it (Megatron's dispatchers then shard
-  // the tokens over tp and gather them after the exchange), FSDP and hybrid sharding (whose units
-  // hold experts sharded over another group).
-  if (m.moe && p.ep > 1 && p.tp > 1)
-    par.at("ep").fail("expert parallelism beside tensor parallelism (tp " + i2s(p.tp) + ") is not modelled yet",
-                      "tp 1 with ep > 1, or ep 1");
-  if (m.moe && p.ep > 1 && p.zero == 3)
-    par.at("ep").fail("expert parallelism under zero 3 (FSDP) is not modelled yet", "zero 0 to 2 with ep > 1, or ep 1");
+  // data-parallel groups): folded over tp x cp x dp (ParallelPlan::expert_tp). Beside tensor
+  // parallelism it needs sequence parallelism, as Megatron-Core asserts for MoE with tp > 1. What
+  // it does not model yet is refused: hybrid sharding (whose replicas would reduce the experts
+  // over yet another group).
+  const std::string expert_ranks = p.expert_tp() < p.tp ? "tp*dp*cp" : "dp*cp";
+  if (p.expert_ranks() % p.ep != 0)
+    par.at("ep").fail(i2s(p.ep) + " does not divide " + expert_ranks + "=" + i2s(p.expert_ranks()),
+                      "a divisor of " + expert_ranks);
+  if (m.moe && p.ep > 1 && p.tp > 1 && !p.sequence_parallel)
+    par.at("ep").fail("expert parallelism beside tensor parallelism (tp " + i2s(p.tp) +
+                          ") needs sequence parallelism (Megatron-Core runs MoE with tp > 1 only so)",
+                      "\"sequence_parallel\": true, or ep 1");
+  if (m.moe && p.ep > 1 && p.zero == 3 && p.dp_shard > 0 && p.dp_shard != p.dp)
+    par.at("ep").fail("expert parallelism under hybrid sharding (dp_shard " + i2s(p.dp_shard) + " of dp " + i2s(p.dp) +
+                          ") is not modelled yet",
+                      "dp_shard absent (FSDP over all of dp) with ep > 1, or ep 1");
   if (m.moe && m.moe->experts % p.ep != 0)
     par.at("ep").fail(i2s(p.ep) + " does not divide experts=" + i2s(m.moe->experts), "a divisor of moe.experts");
   if (s.training.seq_len % (p.cp > 1 ? 2 * p.cp : 1) != 0)

@@ -55,13 +55,25 @@ std::vector<GradBucket> grad_buckets(const Scenario& s, const StageLayout& layou
   std::vector<GradBucket> out;
   if (s.plan.zero == 3) {
     // One bucket per layer, in model order; the embedding, final norm and output layer's
-    // parameters join the last layer's bucket.
-    const int64_t first = layout.first_layer(rank, chunk);
-    for (int64_t i = first; i < first + layers; ++i)
-      out.push_back({Bytes(s.model.layer_params_per_rank(s.plan.tp, s.model.moe_layer(i)) * per_param), Bytes(0)});
+    // parameters (and the multi-token prediction modules') join the last layer's bucket. With
+    // expert parallelism an MoE layer's bucket is its dense part and the rank's experts, which
+    // FSDP shards over the expert-data-parallel ranks (ring_channels.hpp, grad_groups).
+    const int64_t first = layout.first_layer(rank, chunk), ep = s.plan.ep, etp = s.plan.expert_tp();
+    const double routed = ep > 1 ? s.model.routed_expert_params() / static_cast<double>(ep * etp) : 0.0;
+    double in_experts = 0;
+    for (int64_t i = first; i < first + layers; ++i) {
+      const bool moe = s.model.moe_layer(i);
+      const double all = s.model.layer_params_per_rank(s.plan.tp, moe, ep, etp), experts = moe ? routed : 0.0;
+      in_experts += experts;
+      out.push_back({Bytes((all - experts) * per_param), Bytes(experts * per_param)});
+    }
     const double in_layers = s.model.layers_params_per_rank(s.plan.tp, layout.dense_layers_of(rank, chunk),
-                                                            layout.moe_layers_of(rank, chunk));
-    if (!out.empty()) out.back().dense += Bytes((params - in_layers) * per_param);
+                                                            layout.moe_layers_of(rank, chunk), ep, etp);
+    const double rest_experts = ep > 1 ? expert - in_experts : 0.0;
+    if (!out.empty()) {
+      out.back().dense += Bytes((params - in_layers - rest_experts) * per_param);
+      out.back().expert += Bytes(rest_experts * per_param);
+    }
     return out;
   }
   if (params <= 0) return out;

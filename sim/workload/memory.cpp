@@ -48,7 +48,7 @@ double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, 
   const double h = static_cast<double>(m.hidden);
   const double vocab_shard = static_cast<double>(padded_vocab(s)) * h / tp;
   double params = m.layers_params_per_rank(s.plan.tp, layout.dense_layers_of(rank, chunk),
-                                           layout.moe_layers_of(rank, chunk), s.plan.ep);
+                                           layout.moe_layers_of(rank, chunk), s.plan.ep, s.plan.expert_tp());
   if (layout.has_embedding(rank, chunk)) {
     params += vocab_shard;
     // GPT's learned position embedding; Llama-style (RMSNorm) models use RoPE, which has no weights.
@@ -60,8 +60,13 @@ double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, 
     if (layout.pp > 1 || !m.tied_embeddings) params += vocab_shard;
     // Multi-token prediction modules (their head is the model's), their routed experts over ep.
     double mtp = m.mtp_params();
-    if (s.plan.ep > 1) mtp -= m.mtp_routed_expert_params() * (1.0 - 1.0 / static_cast<double>(s.plan.ep));
-    params += mtp / tp;
+    const double mtp_routed = m.mtp_routed_expert_params(), ep = static_cast<double>(s.plan.ep);
+    if (s.plan.expert_tp() != s.plan.tp) {  // the routed experts whole on their ep ranks
+      params += (mtp - mtp_routed) / tp + mtp_routed / ep;
+    } else {
+      if (s.plan.ep > 1) mtp -= mtp_routed * (1.0 - 1.0 / ep);
+      params += mtp / tp;
+    }
   }
   return params;
 }
@@ -75,7 +80,7 @@ double rank_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
 double chunk_routed_expert_params(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
   double routed = static_cast<double>(layout.moe_layers_of(rank, chunk)) * s.model.routed_expert_params();
   if (layout.has_output(rank, chunk)) routed += s.model.mtp_routed_expert_params();
-  return routed / static_cast<double>(s.plan.tp * s.plan.ep);
+  return routed / static_cast<double>(s.plan.expert_tp() * s.plan.ep);
 }
 
 double rank_routed_expert_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
@@ -87,8 +92,10 @@ double rank_routed_expert_params(const Scenario& s, const StageLayout& layout, i
 double rank_sharded_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
   const double params = rank_params(s, layout, rank), shards = static_cast<double>(s.plan.shard_group_size());
   if (s.plan.ep == 1) return params / shards;
+  // The routed experts over the expert-data-parallel ranks (ParallelPlan::expert_dp).
   const double experts = rank_routed_expert_params(s, layout, rank);
-  return (params - experts) / shards + experts / (shards / static_cast<double>(s.plan.ep));
+  const double expert_shards = shards * static_cast<double>(s.plan.tp / s.plan.expert_tp()) / double(s.plan.ep);
+  return (params - experts) / shards + experts / expert_shards;
 }
 
 double rank_linear_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
@@ -128,7 +135,9 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
   // An MoE layer (ops.cpp, moe_mlp_ops): the inner activations of its top_k routed experts and
   // its shared ones, split over tp as a dense MLP's; and, whole on every rank (the tokens gathered
   // before the router, sequence parallel or not), each token's top_k permuted copies of the
-  // experts' input and the router's fp32 scores (4 bytes per expert).
+  // experts' input and the router's fp32 scores (4 bytes per expert). Folded (expert_tp 1 beside
+  // tp > 1, sequence parallel), each rank routes and keeps the experts' work of its own s/tp tokens:
+  // the same bytes as the split, and the copies and scores split too.
   const bool moe = moe_layer && m.moe;
   const double ffn = moe ? static_cast<double>((m.moe->top_k + m.moe->shared_experts) * m.moe->expert_ffn_hidden)
                          : double(m.ffn_hidden);
@@ -136,7 +145,9 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
   const double input = fp8 ? 1.0 : 2.0;  // a linear layer's saved input, per element
   const double inner = ((m.activation == Activation::SWIGLU ? 4.0 : 2.0) + input) * ffn / h;
   const double whole = 4.0 + input + input + (m.dropout ? 2.0 : 0.0);
-  double unsplit = moe ? static_cast<double>(m.moe->top_k) * input + 4.0 * double(m.moe->experts) / h : 0.0;
+  // Under MoE parallel folding (ParallelPlan::expert_tp) a rank routes its own 1/tp of the tokens.
+  const double routes = s.plan.expert_tp() != s.plan.tp ? 1.0 / t : 1.0;
+  double unsplit = moe ? (static_cast<double>(m.moe->top_k) * input + 4.0 * double(m.moe->experts) / h) * routes : 0.0;
   // Q and the projection's input span the queries' width (hidden unless head_dim says otherwise).
   // Latent attention (MlaSpec): Q and K d_qk wide per head, V and the projection's input d_v; and,
   // whole on every rank (its down-projections duplicated), each latent's norm input and the
@@ -219,13 +230,12 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     const double in_flight = pipeline_schedule(s.plan.schedule).in_flight(layout.pp, layout.virtual_stages, m, r);
     StageMemory st;
     st.rank = r;
-    st.weights = Bytes(params * WEIGHT_BYTES / (s.plan.zero >= 3 ? shards : 1.0) +
-                       rank_linear_params(s, layout, r) * fp8_weight_bytes(s));
     // ZeRO's share of `per_param` bytes a parameter, from `stage` on (rank_sharded_params).
     const auto zero = [&, sharded = rank_sharded_params(s, layout, r)](double per_param, int stage) {
       if (s.plan.zero < stage) return params * per_param;
       return s.plan.ep == 1 ? params * per_param / shards : sharded * per_param;
     };
+    st.weights = Bytes(zero(WEIGHT_BYTES, 3) + rank_linear_params(s, layout, r) * fp8_weight_bytes(s));
     st.grads = Bytes(zero(grad_bytes, 2));
     st.optimizer = Bytes(zero(OPTIMIZER_BYTES, 1));
     // Working set at the stage's peak, beyond what it keeps, of whichever step needs more, one
@@ -243,10 +253,12 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     if (s.training.recompute == Recompute::FULL && !s.cluster.scale_up.xla_runtime())
       work = std::max(work, activation_bytes(s, micro_batch, Recompute::NONE, has_moe).value);
     if (s.plan.zero >= 3) {
-      const double layer = s.model.layer_params_per_rank(s.plan.tp, has_moe);
+      // A gathered unit holds the rank's experts alone (1/ep of them) with expert parallelism.
+      const int64_t ep = s.plan.ep, etp = s.plan.expert_tp();
+      const double layer = s.model.layer_params_per_rank(s.plan.tp, has_moe, ep, etp);
       const int64_t moe_layers = layout.moe_layers_on_rank(r);
-      const double outside =
-          params - s.model.layers_params_per_rank(s.plan.tp, layout.layers_on_rank(r) - moe_layers, moe_layers);
+      const double outside = params - s.model.layers_params_per_rank(s.plan.tp, layout.layers_on_rank(r) - moe_layers,
+                                                                     moe_layers, ep, etp);
       if (!s.plan.reshards_after_forward()) {
         // Gathered from forward to backward (ParallelPlan::reshard_after_forward): at the peak,
         // every microbatch's forward done, the stage's weights are whole.

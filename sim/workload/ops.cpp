@@ -198,26 +198,33 @@ Op duplicated(Op op, double tp) {
 // added to the routed one. Backward in reverse, each memory-bound kernel reading what it wrote and
 // writing what it read.
 PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double act_fwd, double act_bwd,
-                    const std::string& act) {
+                    const std::string& act, double gathered, double gathered_grad) {
   const MoeSpec& m = *sc.model.moe;
   const bool swiglu = sc.model.activation == Activation::SWIGLU;
   const auto experts = static_cast<double>(m.experts), k = static_cast<double>(m.top_k);
   const auto ep = static_cast<double>(sc.plan.ep);
-  const double fe = static_cast<double>(m.expert_ffn_hidden) / x.t;  // an expert's FFN on one rank
-  const double routed = x.tokens * k;                                // token copies the experts take
-  const double shared = static_cast<double>(m.shared_experts) * fe;
+  // MoE parallel folding (ParallelPlan::expert_tp): with ep > 1 beside tp > 1 (sequence parallel),
+  // a rank routes its own s/tp tokens to whole experts, and only the shared experts, split over tp
+  // as a dense MLP, gather the tokens around them; else the tokens are gathered before the MoE
+  // layer (ops around it in layer_ops) and every expert splits over tp.
+  const bool folded = sc.plan.expert_tp() != sc.plan.tp;
+  const double tokens = folded ? x.tokens_sp : x.tokens;  // the rank routes
+  const double fe = static_cast<double>(m.expert_ffn_hidden) / static_cast<double>(sc.plan.expert_tp());
+  const double routed = tokens * k;  // token copies the experts take
+  const double shared = static_cast<double>(m.shared_experts) * static_cast<double>(m.expert_ffn_hidden) / x.t;
   const double gate = swiglu ? 2.0 : 1.0;
   const Precision core = math_precision(sc, false);
   // Expert parallelism: a rank holds experts / ep of the experts, and each of them takes the token
   // copies the ep ranks of its group route to it (forced balance: routed x ep / experts).
   const double local = experts / ep, per_expert = routed * ep / experts;
-  Op router = duplicated(gemm("router", x.tokens, experts, x.h, 1.0, false, core), x.t);
+  const Op router_gemm = gemm("router", tokens, experts, x.h, 1.0, false, core);
+  const Op router = folded ? router_gemm : duplicated(router_gemm, x.t);
   Op fc1 = gemm("expert_fc1", per_expert, gate * fe, x.h, local, false, linear);
   Op fc2 = gemm("expert_fc2", per_expert, x.h, fe, local, false, linear);
   // Dispatch and combine over the expert-parallel group (dispatcher.hpp), the backward running each
   // one's reverse: an all-to-all's is an all-to-all, an all-gather's a reduce-scatter.
   const DispatcherEntry& d = dispatcher(sc.plan.dispatcher);
-  const double rows = d.rows(x.tokens, k, ep) * x.h * E;
+  const double rows = d.rows(tokens, k, ep) * x.h * E;
   const auto reverse = [](CollectiveKind c) {
     return c == CollectiveKind::ALL_GATHER       ? CollectiveKind::REDUCE_SCATTER
            : c == CollectiveKind::REDUCE_SCATTER ? CollectiveKind::ALL_GATHER
@@ -226,8 +233,8 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   const bool exchanges = sc.plan.ep > 1;
   Op shared_fc1 = gemm("shared_fc1", x.tokens, gate * shared, x.h, 1.0, false, linear);
   Op shared_fc2 = gemm("shared_fc2", x.tokens, x.h, shared, 1.0, false, linear);
-  const double scores = x.tokens * experts * (E + 4.0 + 4.0);
-  const double permute = 2.0 * E * routed * x.h, unpermute = 2.0 * E * routed * x.h + E * x.tokens * x.h;
+  const double scores = tokens * experts * (E + 4.0 + 4.0);
+  const double permute = 2.0 * E * routed * x.h, unpermute = 2.0 * E * routed * x.h + E * tokens * x.h;
   PassOps p;
   auto& f = p.forward;
   f.push_back(router);
@@ -240,16 +247,20 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   if (exchanges) f.push_back(coll("ep_combine", d.combine, rows, CommGroup::EP));
   f.push_back(mem("unpermute", unpermute));
   if (shared > 0) {
+    if (folded) tp_in(f, x, "tp_shared_in", false, gathered);
     f.push_back(shared_fc1);
     f.push_back(mem("shared_" + act, act_fwd * x.tokens * shared));
     f.push_back(shared_fc2);
-    f.push_back(mem("shared_add", 3.0 * E * x.tokens * x.h));
+    if (folded) tp_out(f, x, "tp_shared_out", false, gathered);
+    f.push_back(mem("shared_add", 3.0 * E * tokens * x.h));
   }
   auto& b = p.backward;
   if (shared > 0) {
+    if (folded) tp_out(b, x, "tp_shared_out_bwd", true, gathered_grad);
     gemm_backward(b, shared_fc2);
     b.push_back(mem("shared_" + act + "_bwd", act_bwd * x.tokens * shared));
     gemm_backward(b, shared_fc1);
+    if (folded) tp_in(b, x, "tp_shared_in_bwd", true, gathered_grad);
   }
   b.push_back(mem("unpermute_bwd", unpermute));
   if (exchanges) b.push_back(coll("ep_combine_bwd", reverse(d.combine), rows, CommGroup::EP));
@@ -394,7 +405,10 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   const double act_fwd = swiglu ? swiglu_fwd : 2.0 * E, act_bwd = swiglu ? swiglu_bwd : 3.0 * E;
   const char* act = swiglu ? "swiglu" : "gelu";
   const std::string act_bwd_name = std::string(act) + "_bwd";
-  const PassOps moe_ops = moe ? moe_mlp_ops(sc, x, linear, act_fwd, act_bwd, act) : PassOps{};
+  const PassOps moe_ops = moe ? moe_mlp_ops(sc, x, linear, act_fwd, act_bwd, act, gathered, gathered_grad) : PassOps{};
+  // Folded (ParallelPlan::expert_tp), an MoE layer's tokens stay sequence-parallel: no gather
+  // around it, its shared experts' inside it.
+  const bool around_mlp = !moe || sc.plan.expert_tp() == sc.plan.tp;
 
   PassOps p;
   auto& f = p.forward;
@@ -435,7 +449,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   tp_out(f, x, "tp_attn_out", false, gathered);
   f.push_back(mem("bias_dropout_add1", bda_bytes));
   f.push_back(mem("norm2", norm_bytes - fp8_norm_saving));
-  tp_in(f, x, "tp_mlp_in", false, gathered);
+  if (around_mlp) tp_in(f, x, "tp_mlp_in", false, gathered);
   if (moe) {
     f.insert(f.end(), moe_ops.forward.begin(), moe_ops.forward.end());
   } else {
@@ -446,12 +460,12 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
     if (fp8) f.push_back(fp8_cast("fc2_in", x.tokens * ffn));
     f.push_back(fc2);
   }
-  tp_out(f, x, "tp_mlp_out", false, gathered);
+  if (around_mlp) tp_out(f, x, "tp_mlp_out", false, gathered);
   f.push_back(mem("bias_dropout_add2", bda_bytes));
 
   auto& b = p.backward;
   b.push_back(mem("bias_dropout_add2_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
-  tp_out(b, x, "tp_mlp_out_bwd", true, gathered_grad);
+  if (around_mlp) tp_out(b, x, "tp_mlp_out_bwd", true, gathered_grad);
   if (moe) {
     b.insert(b.end(), moe_ops.backward.begin(), moe_ops.backward.end());
   } else {
@@ -467,7 +481,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
     }
     gemm_backward(b, fc1);
   }
-  tp_in(b, x, "tp_mlp_in_bwd", true, gathered_grad);
+  if (around_mlp) tp_in(b, x, "tp_mlp_in_bwd", true, gathered_grad);
   b.push_back(mem("norm2_bwd", norm_bwd_bytes));
   b.push_back(mem("bias_dropout_add1_bwd", x.tokens_sp * x.h * (2.0 * E + mask)));
   tp_out(b, x, "tp_attn_out_bwd", true, gathered_grad);

@@ -302,19 +302,20 @@ case("top-k-above-experts", "/model/moe/top_k", "9 is out of range",
 # A plan over memory is not bad input: it is simulated and reported as not fitting, refused only
 # with --strict-memory (memory_verdict.sh).
 # MoE, MLA and multi-token prediction layers run in 16 bits, without per-op checkpointing, and
-# expert parallelism without tensor parallelism or FSDP beside it (ops.cpp, scenario.cpp): the
-# rest is refused in one line.
+# expert parallelism without hybrid sharding beside it, and beside tensor parallelism only sequence-parallel
+# (ops.cpp, scenario.cpp): the rest is refused in one line.
 MOE = {"experts": 8, "top_k": 2}
 MLA = {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128}
 ep_on_16 = lambda ep, experts=8, **extra: all_of(
     put("model.moe", {"experts": experts, "top_k": 2}), put("parallelism.tp", 1), put("parallelism.dp", 16),
     put("cluster.gpus", 16), put("training.global_batch", 16), put("training.micro_batch", 1),
     put("parallelism.ep", ep), *[put("parallelism." + k, v) for k, v in extra.items()])
-case("moe-expert-parallel-beside-tp", "/parallelism/ep", "expert parallelism beside tensor parallelism (tp 8)",
+case("moe-expert-parallel-beside-tp-without-sp", "/parallelism/ep",
+     "expert parallelism beside tensor parallelism (tp 8) needs sequence parallelism",
      all_of(put("model.moe", MOE), put("parallelism.ep", 2), put("parallelism.dp", 2), put("cluster.gpus", 16),
             put("training.global_batch", 8)))
-case("moe-expert-parallel-zero-3", "/parallelism/ep", "expert parallelism under zero 3 (FSDP) is not modelled",
-     ep_on_16(8, zero=3))
+case("moe-expert-parallel-hybrid-sharding", "/parallelism/ep",
+     "expert parallelism under hybrid sharding (dp_shard 4 of dp 16) is not modelled", ep_on_16(8, zero=3, dp_shard=4))
 case("moe-experts-not-dividing-ep", "/parallelism/ep", "8 does not divide experts=6", ep_on_16(8, experts=6))
 case("moe-ep-not-dividing-dp", "/parallelism/ep", "32 does not divide dp*cp=16", ep_on_16(32, experts=64))
 case("tp-not-dividing-expert-ffn", "/parallelism/tp", "8 does not divide moe.expert_ffn_hidden=1004",
@@ -419,7 +420,10 @@ case("tp-not-dividing-heads", "/parallelism/tp", "8 does not divide heads=12",
 # a multiple of it (each rank one whole head, replicated: 4 KV heads at tp 8 run).
 case("tp-not-dividing-kv-heads", "/parallelism/tp", "8 neither divides nor is a multiple of kv_heads=12",
      all_of(put("model.heads", 48), put("model.kv_heads", 12)))
-case("ep-on-dense-model", "/parallelism/ep", "does not divide dp*cp=1", put("parallelism.ep", 2))
+case("ep-on-dense-model", "/parallelism/ep", "expert parallelism needs an MoE model", put("parallelism.ep", 2))
+case("moe-ep-not-dividing-folded-ranks", "/parallelism/ep", "32 does not divide tp*dp*cp=16",
+     all_of(put("model.moe", {"experts": 64, "top_k": 2}), put("parallelism.ep", 32), put("parallelism.dp", 2),
+            put("parallelism.sequence_parallel", True), put("cluster.gpus", 16), put("training.global_batch", 8)))
 case("batch-not-divisible", "/training/micro_batch", "global_batch=6 is not divisible by dp*micro_batch=4",
      put("training.global_batch", 6))
 case("virtual-stages-without-pp", "/parallelism/virtual_stages", "need pipeline parallelism",

@@ -317,6 +317,44 @@ TEST_CASE("over two tori the all-reduce reduces in each over its ICI and across 
   }
 }
 
+TEST_CASE("folded beside tensor parallelism, an expert-parallel group is ep consecutive ranks of tp x dp", "[comm]") {
+  // tp 2, pp 2, dp 8 on 32 GPUs of 8 per node, placed tp-cp-dp-pp, ep 8 (ParallelPlan::expert_tp 1):
+  // tp x dp is 16 ranks per stage, tp fastest, two groups of 8, each a node; the expert-data-
+  // parallel groups are the 8 positions in a group, each the 2 ranks 8 apart in tp x dp.
+  engine_test::Setup u;
+  u.tp = 2, u.pp = 2, u.dp = 8;
+  Scenario s = engine_test::scenario(u);
+  s.plan.ep = 8;
+  s.plan.sequence_parallel = true;
+  s.plan.order = {ParallelDim::TP, ParallelDim::CP, ParallelDim::DP, ParallelDim::PP};
+  REQUIRE(s.plan.expert_tp() == 1);
+  REQUIRE(s.plan.expert_dp() == 2);
+  const Placement place(s.cluster, s.plan);
+  for (int64_t d = 0; d < s.plan.dp; ++d)
+    for (int64_t t = 0; t < s.plan.tp; ++t) {
+      const auto g = model_group(s.plan, place, CommGroup::EP, {t, 0, 1, d});
+      REQUIRE(g.size() == 8);
+      const int64_t first = (t + 2 * d) / 8 * 8;
+      for (int64_t i = 0; i < 8; ++i) {
+        const RankCoord x = place.coord(g[static_cast<size_t>(i)]);
+        CHECK(x.tp + 2 * x.dp == first + i);
+        CHECK(x.pp == 1);
+        CHECK(place.node(g[static_cast<size_t>(i)]) == place.node(g.front()));
+      }
+    }
+  const int64_t first_expert = grad_groups(s.plan) - 8;  // one expert-data-parallel group per position
+  for (int64_t k = 0; k < 8; ++k) {
+    REQUIRE(reduces_experts(s.plan, first_expert + k));
+    const auto members = dp_group(s.plan, place, 1, first_expert + k);
+    REQUIRE(members.size() == 2);
+    for (size_t i = 0; i < 2; ++i) {
+      const RankCoord x = place.coord(members[i]);
+      CHECK(x.tp + 2 * x.dp == k + 8 * int64_t(i));
+    }
+  }
+  CHECK_FALSE(reduces_experts(s.plan, first_expert - 1));
+}
+
 TEST_CASE("an expert-parallel group is ep consecutive ranks of cp x dp, cp fastest; the groups tile them", "[comm]") {
   // tp 2, cp 2, pp 2, dp 4 on 32 GPUs of 8 per node, placed tp-cp-dp-pp, ep 4: cp x dp is 8 ranks
   // per (tp, pp), two groups of 4 -- cp 0 and 1 of dp 0 and 1, then of dp 2 and 3 -- each on one

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <iomanip>
 #include <string>
+#include <utility>
 
 #include "sim/comm/ring_channels.hpp"
 #include "sim/core/params.hpp"
@@ -24,13 +25,20 @@ using namespace sim;
 
 namespace {
 
-Scenario mixtral(const std::string& placement, int64_t ep = 8, const std::string& dispatcher = "alltoall") {
+// With tp 2 (sequence parallel) the expert-parallel groups fold over tp x dp (ParallelPlan::expert_tp).
+Scenario mixtral(const std::string& placement, int64_t ep = 8, const std::string& dispatcher = "alltoall",
+                 int64_t tp = 1) {
   const std::string text = fill(R"({"kind": "scenario", "name": "ep", "model": "mixtral-8x7b",
     "cluster": {"from": "dgx-h100-superpod", "gpus": 32},
-    "parallelism": {"tp": 1, "pp": 4, "dp": 8, "ep": {ep}, "zero": 1, "placement": "{placement}",
-                    "dispatcher": "{dispatcher}"},
+    "parallelism": {"tp": {tp}, "pp": 4, "dp": {dp}, "ep": {ep}, "zero": 1, "placement": "{placement}",
+                    "dispatcher": "{dispatcher}", "sequence_parallel": {sp}},
     "training": {"seq_len": 4096, "global_batch": 64, "micro_batch": 1, "recompute": "full", "precision": "bf16"}})",
-                                {{"placement", placement}, {"ep", std::to_string(ep)}, {"dispatcher", dispatcher}});
+                                {{"placement", placement},
+                                 {"ep", std::to_string(ep)},
+                                 {"dispatcher", dispatcher},
+                                 {"tp", std::to_string(tp)},
+                                 {"dp", std::to_string(8 / tp)},
+                                 {"sp", tp > 1 ? "true" : "false"}});
   return parse_scenario(ParamReader::from_text(text, "ep.json"), TRAINSIM_SOURCE_DIR);
 }
 
@@ -47,10 +55,13 @@ TEST_CASE("an expert-parallel group inside a node: each dispatch and combine tak
   // Each rank sends 7/8 of the buffer S (its 4,096 x 2 token copies, 4,096 wide, bf16) to its 7
   // peers at once through its NVLink port (B per direction, the profile's fraction eff): 7 S / (8 B
   // eff), plus NCCL's latency of one step (base + a scale-up step) and the two NVLink ports'.
-  const Scenario s = mixtral("tp-cp-dp-pp");
+  // Folded beside tp 2 (tp x dp on the node) each rank sends its own 2,048 tokens' copies.
+  const int64_t tp = GENERATE(1, 2);
+  INFO("tp " << tp);
+  const Scenario s = mixtral("tp-cp-dp-pp", 8, "alltoall", tp);
   const Pipeline p = build(s);
   const auto& k = s.cluster.device.collectives;
-  const double S = 4096.0 * 2 * 4096 * 2, B = s.cluster.scale_up.bandwidth.value;
+  const double S = 4096.0 / double(tp) * 2 * 4096 * 2, B = s.cluster.scale_up.bandwidth.value;
   const double a2a = 7.0 / 8.0 * S / (B * k.scale_up_efficiency) + k.base_latency.value +
                      k.scale_up_step_latency.value + 2 * s.cluster.scale_up.latency.value;
   const EngineResult r = simulate_step(s, p);
@@ -76,9 +87,10 @@ TEST_CASE("all-to-alls across nodes run live and agree with full fidelity", "[en
   // NIC, beside the other groups' (at class fidelity one group is simulated, standing for the
   // others on the links they share). Class and full fidelity give the same step; the exchanges
   // cost several times what they cost on NVLink.
-  for (const char* dispatcher : {"alltoall", "allgather"}) {
-    INFO(dispatcher);
-    const Scenario across = mixtral("tp-cp-pp-dp", 8, dispatcher), inside = mixtral("tp-cp-dp-pp", 8, dispatcher);
+  for (const auto& [dispatcher, tp] : {std::pair{"alltoall", 1}, std::pair{"allgather", 1}, std::pair{"alltoall", 2}}) {
+    INFO(dispatcher << " tp " << tp);
+    const Scenario across = mixtral("tp-cp-pp-dp", 8, dispatcher, tp),
+                   inside = mixtral("tp-cp-dp-pp", 8, dispatcher, tp);
     const Pipeline p = build(across), q = build(inside);
     const EngineResult cls = simulate_step(across, p), full = simulate_step(across, p, EngineOptions(true));
     const EngineResult near = simulate_step(inside, q);
@@ -124,4 +136,57 @@ TEST_CASE("expert gradients are reduced over the expert-data-parallel ranks, the
     CHECK(expert == Approx(experts * per_param).epsilon(1e-12));
     CHECK(dense == Approx((rank_params(s, layout, r) - experts) * per_param).epsilon(1e-12));
   }
+}
+
+TEST_CASE("under FSDP each MoE layer's unit splits into its dense part and the rank's experts", "[workload][moe]") {
+  // ZeRO-3 (FSDP) with ep 4 of dp 8: one bucket per layer, each Mixtral layer's holding its dense
+  // parameters and the rank's 2 of 8 experts, which FSDP shards over the 2 expert-data-parallel
+  // ranks as it shards the dense part over the 8 data-parallel ones (torchtitan's and NeMo
+  // AutoModel's expert sharding over dp / ep). So each rank keeps, of the weights, the same share
+  // as at ep 1, its stage's dense parameters over 8 and every expert over 8 in all, where it
+  // reshards them after the forward; kept gathered (the default with a pipeline), it holds its
+  // stage's weights whole but of the experts only its own.
+  Scenario s = mixtral("tp-cp-dp-pp", 4);
+  s.plan.zero = 3, s.plan.overlap_grad_reduce = true;
+  Scenario one = s;
+  one.plan.ep = 1;
+  const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
+  const double per_param = s.training.grad_bytes() * s.plan.reduction_passes();
+  const double layer_experts = s.model.routed_expert_params() / 4.0;
+  for (int64_t r = 0; r < 4; ++r) {
+    INFO("stage " << r);
+    const auto buckets = grad_buckets(s, layout, r, 0);
+    REQUIRE(buckets.size() == static_cast<size_t>(layout.layers_on_rank(r)));
+    double dense = 0, expert = 0;
+    for (const GradBucket& b : buckets) {
+      CHECK(b.expert.value == Approx(layer_experts * per_param).epsilon(1e-12));  // every Mixtral layer is MoE
+      dense += b.dense.value, expert += b.expert.value;
+    }
+    const double experts = rank_routed_expert_params(s, layout, r);
+    CHECK(expert == Approx(experts * per_param).epsilon(1e-12));
+    CHECK(dense == Approx((rank_params(s, layout, r) - experts) * per_param).epsilon(1e-12));
+  }
+  const MemoryEstimate kept = estimate_memory(s, layout, 1);
+  for (Scenario* x : {&s, &one}) x->plan.reshard_after_forward = true;
+  const MemoryEstimate a = estimate_memory(one, layout, 1), b = estimate_memory(s, layout, 1);
+  for (size_t r = 0; r < 4; ++r) {
+    CHECK(b.stages[r].weights.value == Approx(a.stages[r].weights.value).epsilon(1e-12));
+    CHECK(b.stages[r].optimizer.value == Approx(a.stages[r].optimizer.value).epsilon(1e-12));
+    CHECK(kept.stages[r].weights.value == Approx(rank_params(s, layout, int64_t(r)) * 2.0).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("FSDP with expert parallelism across nodes: class and full fidelity agree", "[engine][moe]") {
+  // The same plan under ZeRO-3, each expert-parallel group two to a node: per layer, the dense
+  // part's collectives over dp and the experts' over the expert-data-parallel ranks, beside the
+  // live all-to-alls.
+  Scenario s = mixtral("tp-cp-pp-dp", 8);
+  s.plan.zero = 3, s.plan.overlap_grad_reduce = true;
+  const Pipeline p = build(s);
+  const EngineResult cls = simulate_step(s, p), full = simulate_step(s, p, EngineOptions(true));
+  INFO(std::setprecision(12) << "class " << cls.step.value << " s, full " << full.step.value << " s");
+  CHECK(cls.step.value == Approx(full.step.value).epsilon(1e-6));
+  double dp = 0;
+  for (const auto& sp : cls.spans) dp += sp.dp;
+  CHECK(dp > 0);
 }

@@ -268,15 +268,53 @@ TEST_CASE("Expert parallelism: experts / ep per rank, ep times their tokens, dis
   for (const Op* op : {gf[0], gf[1], gb[0], gb[1]}) CHECK(op->bytes.value == Approx(8 * tokens * h * 2.0));
 }
 
-TEST_CASE("Expert parallelism holds 1/ep of the routed experts; ZeRO shards them over dp x cp / ep",
+TEST_CASE("Expert parallelism folded beside tensor parallelism: a rank routes its own s/tp tokens to whole experts",
           "[workload][moe]") {
+  // DeepSeek-V3 at tp 2 (sequence parallel) and ep 8, Megatron-Core's MoE parallel folding with
+  // expert_tensor_parallel_size 1: each rank runs 32 experts whole (fc1 2 x 2048 wide) on the
+  // token copies its 8-rank group routes to them, 2,048 x 8 x 8 / 256 = 512 rows each; its
+  // all-to-alls carry its own 2,048 tokens' 8 copies; no all-gather before the MoE layer or
+  // reduce-scatter after it, but one around the shared expert (split over tp as a dense MLP), on
+  // the whole 4,096 tokens. The rank's model FLOPs are half of one GPU's: tp still splits the work.
+  Scenario one = on_one_gpu("deepseek-v3");
+  one.plan.ep = 8;
+  Scenario s = on_one_gpu("deepseek-v3", 2);
+  s.plan.ep = 8, s.plan.sequence_parallel = true;
+  REQUIRE(s.plan.expert_tp() == 1);
+  const PassOps folded = layer_ops(s, 1, true), whole = layer_ops(one, 1, true);
+  const double tokens = SEQ / 2.0, k = 8, experts = 256, h = double(s.model.hidden);
+  const Op& fc1 = named(folded.forward, "expert_fc1");
+  CHECK(fc1.shape.batch == experts / 8);
+  CHECK(fc1.shape.m == tokens * k * 8 / experts);
+  CHECK(fc1.shape.n == 2.0 * 2048.0);
+  for (const auto* ops : {&folded.forward, &folded.backward}) {
+    const auto a2a = exchanges(*ops);
+    REQUIRE(a2a.size() == 2);
+    for (const Op* op : a2a) CHECK(op->bytes.value == Approx(tokens * k * h * 2.0));
+    for (const char* gone : {"tp_mlp_in", "tp_mlp_out", "tp_mlp_in_bwd", "tp_mlp_out_bwd"})
+      CHECK(std::none_of(ops->begin(), ops->end(), [&](const Op& o) { return o.name == gone; }));
+  }
+  const Op& gather = named(folded.forward, "tp_shared_in");
+  CHECK(gather.collective == CollectiveKind::ALL_GATHER);
+  CHECK(gather.bytes.value == Approx(SEQ * h * 2.0));
+  CHECK(named(folded.forward, "tp_shared_out").collective == CollectiveKind::REDUCE_SCATTER);
+  CHECK(named(folded.forward, "router").executed.value == 0);  // its own tokens: not duplicated
+  CHECK(2.0 * sum_flops(folded.forward).value == Approx(sum_flops(whole.forward).value).epsilon(1e-12));
+  CHECK(2.0 * sum_flops(folded.backward).value == Approx(sum_flops(whole.backward).value).epsilon(1e-12));
+}
+
+TEST_CASE(
+    "Expert parallelism holds 1/ep of the routed experts, and ZeRO shards them over the expert-data-parallel ranks",
+    "[workload][moe]") {
   // DeepSeek-V3's routed experts: 256 of 3 x 7168 x 2048 SwiGLU weights, no biases, per MoE layer.
-  // On 4 stages with ep 8 each rank holds 1/8 of its stage's (its MoE layers' and, on the last,
-  // the MTP module's), the rest as at ep 1. Megatron-Core's distributed optimizer shards the dense
-  // parameters over dp x cp and the experts' over the expert-data-parallel dp x cp / 8: the same
-  // states per rank as at ep 1 (each of the stage's experts over dp x cp ranks in all).
+  // On 4 stages at tp 2 with ep 8, folded (ParallelPlan::expert_tp: the experts whole), each rank
+  // holds 1/8 of its stage's (its MoE layers' and, on the last, the MTP module's), where at ep 1
+  // it holds their tp share, 1/2; the rest as at ep 1. Megatron-Core's distributed optimizer
+  // shards the dense parameters over dp x cp and the experts' over the expert-data-parallel
+  // tp x dp x cp / 8: the same states per rank as at ep 1 (each of the stage's experts over tp x dp
+  // x cp ranks in all).
   Scenario one = on_one_gpu("deepseek-v3", 2);
-  one.plan.pp = 4, one.plan.dp = 16, one.plan.zero = 1;
+  one.plan.pp = 4, one.plan.dp = 16, one.plan.zero = 1, one.plan.sequence_parallel = true;
   Scenario s = one;
   s.plan.ep = 8;
   const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
@@ -286,9 +324,9 @@ TEST_CASE("Expert parallelism holds 1/ep of the routed experts; ZeRO shards them
     INFO("stage " << r);
     const double moe = double(layout.moe_layers_on_rank(r)) + (r == 3 ? double(s.model.mtp_layers) : 0.0);
     CHECK(moe > 0);
-    CHECK(rank_routed_expert_params(s, layout, r) == Approx(moe * routed / (2.0 * 8.0)).epsilon(1e-12));
+    CHECK(rank_routed_expert_params(s, layout, r) == Approx(moe * routed / 8.0).epsilon(1e-12));
     CHECK(rank_params(one, layout, r) - rank_params(s, layout, r) ==
-          Approx(moe * routed / 2.0 * (1.0 - 1.0 / 8.0)).epsilon(1e-12));
+          Approx(moe * routed * (1.0 / 2.0 - 1.0 / 8.0)).epsilon(1e-12));
     CHECK(rank_sharded_params(s, layout, r) == Approx(rank_sharded_params(one, layout, r)).epsilon(1e-12));
     CHECK(rank_sharded_params(one, layout, r) == Approx(rank_params(one, layout, r) / 16.0).epsilon(1e-15));
   }
