@@ -6,7 +6,10 @@
 
 #include "sim/comm/ring_channels.hpp"
 #include "sim/core/error.hpp"
+#include "sim/cost/collective.hpp"
 #include "sim/cost/collective_flows.hpp"
+#include "sim/cost/expert_routing.hpp"
+#include "sim/scenario/dispatcher.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/fabric.hpp"
 #include "sim/topology/placement.hpp"
@@ -27,13 +30,39 @@ CommShape comm_shape(uint64_t fabric, const Scenario& s) {
           s.cluster.device.name,
           {k.base_latency.value, k.scale_up_step_latency.value, k.scale_out_step_latency.value, k.scale_up_efficiency,
            k.scale_out_efficiency, k.nvls_efficiency, k.nvls_latency.value},
-          s.cluster.scale_up.nvls};
+          s.cluster.scale_up.nvls,
+          {static_cast<int64_t>(p.dispatcher), s.model.moe ? s.model.moe->experts : 0,
+           s.model.moe ? s.model.moe->top_k : 0, s.model.moe ? s.model.moe->node_limit : 0}};
 }
 
 CommPlan::CommPlan(const Scenario& s, const Placement& place, const Fabric& fabric)
     : s_(s), place_(place), fabric_(fabric) {}
 
 namespace {
+
+// DeepEP's all-to-all over group `g` (collective_flows.hpp, DEEPEP): `buffer` is a member's token
+// copies (top_k per token); each token goes to a node with the chance token_spread gives, and from
+// there to each GPU. Priced on an idle network like the flows: the busier of the NVLink port (the
+// forwarded tokens, at the kernels' rate) and the NIC (a token per other node it goes to); NCCL's
+// all-to-all latency (one step).
+CollectiveChoice deepep_choice(const GroupShape& g, Bytes buffer, const CollectiveConstants& c, const MoeSpec& moe,
+                               const DispatcherEntry& d) {
+  const int64_t ppn = g.ranks / g.nodes;
+  const TokenSpread spread = token_spread(moe.experts, moe.top_k, moe.node_limit, g.nodes, ppn);
+  const auto k = static_cast<double>(moe.top_k);
+  CollectiveChoice ch;
+  ch.algo = CollectiveAlgo::DEEPEP;
+  ch.latency = collective_latency(CollectiveKind::ALL_TO_ALL, g.ranks, g.nodes > 1, c);
+  ch.node_share = spread.node / k;
+  ch.gpu_share = static_cast<double>(g.nodes) * spread.gpu / k;
+  ch.nvlink_factor = c.scale_up_efficiency / d.scale_up_efficiency;
+  Seconds t;
+  if (ppn > 1) t = buffer * (double(ppn - 1) * ch.gpu_share) / (g.scale_up_bandwidth * d.scale_up_efficiency);
+  if (g.nodes > 1)
+    t = std::max(t, buffer * (double(g.nodes - 1) * ch.node_share) / (g.scale_out_bandwidth * c.scale_out_efficiency));
+  ch.time_idle = ch.latency + t;
+  return ch;
+}
 
 std::string forced_path(CollectiveKind kind) {
   std::string key = to_string(kind);  // "all-reduce" -> "all_reduce"
@@ -109,6 +138,17 @@ CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t
   const auto key = std::make_tuple(static_cast<int>(kind), g.ranks, g.nodes, even, buffer.value, g.torus_dims,
                                    g.ring_strides.empty());
   auto it = choices_.find(key);
+  const DispatcherEntry& d = dispatcher(s_.plan.dispatcher);
+  if (it == choices_.end() && kind == CollectiveKind::ALL_TO_ALL && d.scale_up_efficiency > 0 && s_.model.moe &&
+      g.ranks > 1) {
+    if (!even || !g.torus_dims.empty())
+      throw InputError(s_.file, s_.json_path("/parallelism/dispatcher"),
+                       std::string("'") + d.name +
+                           "' needs each expert-parallel group on NVLink nodes, as many of its " +
+                           std::to_string(g.ranks) + " GPUs on each (the placement puts them unevenly)",
+                       "a placement with ep / gpus_per_node (or all ep) ranks on each node, or dispatcher alltoall");
+    it = choices_.emplace(key, deepep_choice(g, buffer, s_.cluster.device.collectives, *s_.model.moe, d)).first;
+  }
   if (it == choices_.end()) {  // stored only once chosen: a refusal leaves no entry behind
     const auto forced = s_.plan.algorithms.find(kind);
     std::optional<CollectiveAlgo> algo;

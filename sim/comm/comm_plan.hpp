@@ -44,17 +44,19 @@ struct CommOp {
 // Everything a CommPlan's choices and flows depend on besides the buffer, and so the key of every
 // memo of them: the fabric (its serial, Fabric::of), the plan's degrees and placement, forced
 // algorithms, the device (its name, which gives NCCL's GPU generation, and its collective costs:
-// profiles that share a name may differ in them) and NVLS.
-using CommShape =
-    std::tuple<uint64_t, int64_t, int64_t, int64_t, int64_t, std::array<ParallelDim, 4>, std::vector<int64_t>,
-               std::map<CollectiveKind, CollectiveAlgo>, std::string, std::array<double, 7>, bool>;
+// profiles that share a name may differ in them), NVLS, and what the expert-parallel all-to-all
+// depends on (the dispatcher, the experts, top_k, node_limit).
+using CommShape = std::tuple<uint64_t, int64_t, int64_t, int64_t, int64_t, std::array<ParallelDim, 4>,
+                             std::vector<int64_t>, std::map<CollectiveKind, CollectiveAlgo>, std::string,
+                             std::array<double, 7>, bool, std::array<int64_t, 4>>;
 CommShape comm_shape(uint64_t fabric, const Scenario& s);
 
 class CommPlan {
  public:
   CommPlan(const Scenario& s, const Placement& place, const Fabric& fabric);
 
-  // NCCL's choice for `kind` over `members` (GPUs in rank order) and `buffer` bytes.
+  // NCCL's choice for `kind` over `members` (GPUs in rank order) and `buffer` bytes; under the
+  // deepep dispatcher an all-to-all's is DeepEP's (CollectiveAlgo::DEEPEP).
   CollectiveChoice choose(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const;
   // The choice with its flows; no flows for fewer than two members.
   CommOp collective(CollectiveKind kind, const std::vector<int64_t>& members, Bytes buffer) const;

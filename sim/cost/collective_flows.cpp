@@ -137,6 +137,20 @@ std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, Collect
   if (n < 2) return out;
   SIM_ASSERT(choice.bandwidth_factor > 0, "a collective choice needs a positive bandwidth factor");
   const double scale = 1.0 / choice.bandwidth_factor;
+  if (choice.algo == CollectiveAlgo::DEEPEP) {  // to its rail on the other nodes, and on through NVLink
+    const size_t ppn = by_node.front().size();
+    for (const auto& nd : by_node) SIM_ASSERT(nd.size() == ppn, "deepep needs nodes of equal members");
+    const Bytes rail = buffer * (choice.node_share * scale),
+                local = buffer * (choice.gpu_share * choice.nvlink_factor * scale);
+    for (size_t a = 0; a < by_node.size(); ++a)
+      for (size_t l = 0; l < ppn; ++l) {
+        for (size_t b = 0; b < by_node.size(); ++b)
+          if (b != a) out.push_back({by_node[a][l], by_node[b][l], rail});
+        for (size_t j = 0; j < ppn; ++j)
+          if (j != l) out.push_back({by_node[a][l], by_node[a][j], local});
+      }
+    return out;
+  }
   if (kind == CollectiveKind::ALL_TO_ALL) {  // every member sends each other its 1/n of the buffer
     std::vector<int64_t> members;
     for (const auto& nd : by_node) members.insert(members.end(), nd.begin(), nd.end());
@@ -167,6 +181,7 @@ std::vector<MemberFlow> collective_flows(const CollectiveChoice& choice, Collect
       rail_ring_flows(by_node, ring_cost(kind, buffer / double(ppn), nodes).bytes_per_rank * scale, out);
       break;
     }
+    case CollectiveAlgo::DEEPEP: break;  // its all-to-all's flows above
     case CollectiveAlgo::TORUS: {
       const auto nodes = static_cast<int64_t>(by_node.size());
       const std::vector<MemberFlow> slice = torus_collective_flows(kind, torus_dims, buffer);

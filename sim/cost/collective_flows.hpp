@@ -54,6 +54,14 @@
 //              alltoall.cu) every member sends buffer / n to each other member at once, one flow
 //              per ordered pair: buffer (ppn - 1) / n over its NVLink port, buffer (n - ppn) / n
 //              through its NIC.
+//   DEEPEP     (an all-to-all under the deepep dispatcher, dispatcher.hpp) DeepEP's normal kernels:
+//              a member sends each token once to each other node its experts lie on, to the GPU
+//              of its own rail (local index) there, buffer x node_share per node, over RDMA; each
+//              GPU forwards what reaches it, its own tokens included, over NVLink to the GPUs of
+//              its node the tokens go to, buffer x gpu_share to each (counted x nvlink_factor).
+//              The kernels pipeline the two hops by chunks: all flows start together.
+//                 node 0: g0 g1 g2 g3       g1 -> g5 over RDMA (rail 1), then g5 -> g4, g6, g7
+//                 node 1: g4 g5 g6 g7       over NVLink
 //
 // Fewer than two members: no flows.
 #pragma once

@@ -82,6 +82,8 @@ Seconds latency(CollectiveAlgo a, Protocol p, CollectiveKind kind, const GroupSh
     case CollectiveAlgo::TORUS:  // the slices' torus steps, then the rails' across slices
       return c.base_latency + c.scale_up_step_latency * static_cast<double>(torus_steps(kind, g.torus_dims)) +
              c.scale_out_step_latency * static_cast<double>(ring_cost(kind, Bytes(0), g.nodes).steps);
+    case CollectiveAlgo::DEEPEP:  // the dispatcher's kernels: priced by CommPlan (comm_plan.cpp), never chosen here
+      return collective_latency(kind, g.ranks, g.nodes > 1, c);
   }
   return Seconds(0);
 }
@@ -134,6 +136,7 @@ Seconds simple_bandwidth_term(CollectiveAlgo a, CollectiveKind kind, const Group
       if (g.nodes == 1) return most / up;
       return worst(most / up, ring_cost(kind, buffer / ppn, g.nodes).bytes_per_rank / out);
     }
+    case CollectiveAlgo::DEEPEP: break;  // the dispatcher's kernels: priced by CommPlan (comm_plan.cpp)
   }
   return Seconds(0);
 }
@@ -214,6 +217,7 @@ std::optional<std::string> cannot_run(CollectiveAlgo algo, CollectiveKind kind, 
       if (!g.nvls) return std::string("nvls_tree needs an NVSwitch domain with NVLink SHARP");
       if (g.nodes < 2) return std::string("nvls_tree needs two or more nodes; inside one node NCCL runs nvls");
       return std::nullopt;
+    case CollectiveAlgo::DEEPEP: return std::string("deepep is the deepep dispatcher's all-to-all, not NCCL's");
     case CollectiveAlgo::RING: break;
   }
   return std::nullopt;

@@ -89,6 +89,11 @@ struct CollectiveChoice {
   // are counted at: collective_flows divides their bytes by it. 1 for the Simple ring and NVLS.
   double bandwidth_factor = 1.0;
   Seconds time_idle;  // latency + the flows' price on an idle network: the estimate NCCL ranks by
+  // DEEPEP (the deepep dispatcher's all-to-all, collective_flows.hpp): the fraction of the buffer
+  // each member sends to its own rail's GPU on each other node, and to each other GPU of its node
+  // (the tokens it forwards there), and the factor by which NVLink flows' bytes are counted (the
+  // platform's NVLink efficiency over the kernels').
+  double node_share = 0, gpu_share = 0, nvlink_factor = 1.0;
 };
 
 // Why `algo` cannot run `kind` on `g` ("tree runs all-reduce only", "nvls needs an NVSwitch

@@ -43,6 +43,7 @@ const std::vector<CollectiveAlgoEntry>& collective_algorithms() {
 }
 
 const char* to_string(CollectiveAlgo a) {
+  if (a == CollectiveAlgo::DEEPEP) return "deepep";
   for (const auto& e : collective_algorithms())
     if (e.algo == a) return e.name;
   return "ring";
@@ -55,6 +56,10 @@ std::optional<CollectiveAlgo> parse_algo(const std::string& name) {
 }
 
 std::optional<std::string> cannot_run_kind(CollectiveAlgo algo, CollectiveKind kind) {
+  if (algo == CollectiveAlgo::DEEPEP) {
+    if (kind == CollectiveKind::ALL_TO_ALL) return std::nullopt;
+    return std::string("deepep runs the expert-parallel all-to-all only, not ") + to_string(kind);
+  }
   if (algo == CollectiveAlgo::RING || kind == CollectiveKind::ALL_REDUCE) return std::nullopt;
   if (algo == CollectiveAlgo::HIERARCHICAL || algo == CollectiveAlgo::TORUS) {
     if (kind == CollectiveKind::ALL_GATHER || kind == CollectiveKind::REDUCE_SCATTER) return std::nullopt;

@@ -12,7 +12,9 @@ namespace sim {
 enum class CollectiveKind { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, SEND_RECV };
 const char* to_string(CollectiveKind k);
 
-enum class CollectiveAlgo { RING, TREE, NVLS, NVLS_TREE, HIERARCHICAL, TORUS };
+// DEEPEP is no collective of the registry below: the deepep dispatcher's own all-to-all kernels
+// (dispatcher.hpp), which the expert-parallel all-to-alls run under it and nothing forces.
+enum class CollectiveAlgo { RING, TREE, NVLS, NVLS_TREE, HIERARCHICAL, TORUS, DEEPEP };
 const char* to_string(CollectiveAlgo a);
 // The registry name ("ring", "tree", "nvls", "nvls_tree", "hierarchical"); std::nullopt for anything
 // else.

@@ -14,13 +14,17 @@
 
 namespace sim {
 
-enum class Dispatcher { ALLTOALL, ALLGATHER };
+enum class Dispatcher { ALLTOALL, ALLGATHER, DEEPEP };
 
 struct DispatcherEntry : NamedChoice<Dispatcher> {
   CollectiveKind dispatch, combine;
   // The buffer of each, in token rows (hidden wide): `tokens` the rank's, each routed to `top_k`
   // experts, over an expert-parallel group of `ep` ranks.
   double (*rows)(double tokens, double top_k, double ep);
+  // Where the dispatcher runs kernels of its own for its all-to-alls (CollectiveAlgo::DEEPEP,
+  // collective_flows.hpp: a token once per node over RDMA, then on over NVLink), the fraction of
+  // NVLink's line rate they forward at, measured; 0: NCCL's all-to-all.
+  double scale_up_efficiency = 0;
 };
 
 const std::vector<DispatcherEntry>& dispatchers();

@@ -158,6 +158,7 @@ ModelSpec ModelSpec::parse(const ParamReader& r) {
           .fail(
               std::to_string(s.dense_layers) + " dense layers leave no MoE layer of layers=" + std::to_string(m.layers),
               "fewer than layers");
+    s.node_limit = schema_count(*moe, "/model/moe/node_limit");
     s.layer_interval = schema_count(*moe, "/model/moe/layer_interval");
     if (s.layer_interval > m.layers - s.dense_layers)
       moe->at("layer_interval")

@@ -29,6 +29,9 @@ struct MoeSpec {
   int64_t shared_experts = 0;
   int64_t dense_layers = 0;
   int64_t layer_interval = 1;
+  // Node-limited routing (DeepSeek-V3 §3.2.2): a token's top_k experts lie on at most this many
+  // nodes of its expert-parallel group; 0: anywhere.
+  int64_t node_limit = 0;
 };
 
 // Multi-head latent attention (DeepSeek-V2, Liu et al. 2024 §2.1): queries through a rank

@@ -10,6 +10,7 @@
 #include "sim/core/params.hpp"
 #include "sim/core/text_escape.hpp"
 #include "sim/scenario/defaults.hpp"
+#include "sim/scenario/dispatcher.hpp"
 #include "sim/scenario/reliability_cluster.hpp"
 #include "sim/scenario/schema.hpp"
 
@@ -166,6 +167,19 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     par.at("ep").fail("expert parallelism beside tensor parallelism (tp " + i2s(p.tp) +
                           ") needs sequence parallelism (Megatron-Core runs MoE with tp > 1 only so)",
                       "\"sequence_parallel\": true, or ep 1");
+  if (dispatcher(p.dispatcher).scale_up_efficiency > 0) {  // its own kernels run the all-to-alls
+    const std::string name = dispatcher(p.dispatcher).name;
+    if (s.cluster.scale_up.chip_grid())
+      par.at("dispatcher")
+          .fail("'" + name + "' forwards tokens over NVSwitch nodes' NVLink, which this cluster's " +
+                    s.cluster.scale_up.kind + " scale-up does not have",
+                "alltoall or allgather");
+    if (p.algorithms.count(CollectiveKind::ALL_TO_ALL))
+      par.at("collective_algorithms")
+          .at("all_to_all")
+          .fail("the '" + name + "' dispatcher runs the all-to-alls with its own kernels",
+                "\"auto\" with dispatcher " + name + ", or another dispatcher");
+  }
   if (m.moe && p.ep > 1 && p.zero == 3 && p.dp_shard > 0 && p.dp_shard != p.dp)
     par.at("ep").fail("expert parallelism under hybrid sharding (dp_shard " + i2s(p.dp_shard) + " of dp " + i2s(p.dp) +
                           ") is not modelled yet",

@@ -38,6 +38,10 @@ std::vector<KeySpec> schema_model_keys() {
        "experts every token passes beside its top_k (DeepSeekMoE), each expert_ffn_hidden wide", 0, MAX_MODEL_EXPERTS},
       {"/model/moe/dense_layers", "count", "", "0", "", "0..layers-1",
        "the first layers keep a dense MLP of ffn_hidden (DeepSeek's first_k_dense_replace)", 0, MAX_MODEL_LAYERS},
+      {"/model/moe/node_limit", "count", "", "0", "0: none", "",
+       "the most nodes of its expert-parallel group a token's experts may span (DeepSeek-V3's node-limited "
+       "routing, M = 4); the deepep dispatcher sends a token once to each",
+       0, MAX_MODEL_EXPERTS},
       {"/model/moe/layer_interval", "count", "", "1", "", "1..layers-dense_layers",
        "every n-th layer after the dense ones is MoE, the others dense (Llama 4's interleave_moe_layer_step)", 1,
        MAX_MODEL_LAYERS},

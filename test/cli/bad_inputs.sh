@@ -399,10 +399,16 @@ case("tp-library-with-userbuffers", "/parallelism/tp_library", "PyTorch's async 
             put("parallelism.tp_library", "dtensor")))
 case("tp-library-on-xla", "/parallelism/tp_library", "this cluster's runtime is XLA",
      all_of(torus([2, 2, 2]), put("parallelism.tp_library", "dtensor")))
-# parallelism.dispatcher (sim/scenario/dispatcher.hpp): a name outside the registry (DeepEP's is
-# not modelled yet).
-case("dispatcher-unknown", "/parallelism/dispatcher", "'deepep' is not known (expected one of alltoall, allgather)",
-     put("parallelism.dispatcher", "deepep"))
+# parallelism.dispatcher (sim/scenario/dispatcher.hpp): a name outside the registry; DeepEP's
+# kernels, which forward tokens over NVLink, on a torus; and beside an all-to-all algorithm forced
+# for NCCL.
+case("dispatcher-unknown", "/parallelism/dispatcher",
+     "'deep_ep' is not known (did you mean 'deepep'?)", put("parallelism.dispatcher", "deep_ep"))
+case("deepep-on-a-torus", "/parallelism/dispatcher", "'deepep' forwards tokens over NVSwitch nodes' NVLink",
+     all_of(torus([2, 2, 2]), put("parallelism.dispatcher", "deepep")))
+case("deepep-with-forced-all-to-all", "/parallelism/collective_algorithms/all_to_all",
+     "the 'deepep' dispatcher runs the all-to-alls with its own kernels",
+     all_of(put("parallelism.dispatcher", "deepep"), put("parallelism.collective_algorithms", {"all_to_all": "ring"})))
 case("cp-comm-unknown", "/parallelism/cp_comm", "'ring' is not known (expected one of p2p, all_gather)",
      put("parallelism.cp_comm", "ring"))
 case("placement-too-long", "/parallelism/placement", "9 GPUs listed for the plan's 8 global ranks",
