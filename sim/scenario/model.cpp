@@ -94,6 +94,12 @@ double ModelSpec::routed_expert_params() const {
   return (mats * h * ffn + (rmsnorm ? 0.0 : ffn * (mats - 1.0) + h)) * routed;
 }
 
+double ModelSpec::routed_expert_linear_params() const {
+  if (!moe) return 0.0;
+  const auto [h, q, kv, ffn, mats, experts, active] = widths(*this, true);
+  return mats * h * ffn * static_cast<double>(moe->experts);
+}
+
 double ModelSpec::layer_params(bool moe_layer) const { return layer_params_of(*this, moe_layer, false); }
 
 bool ModelSpec::moe_layer(int64_t i) const {

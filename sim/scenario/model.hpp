@@ -108,6 +108,8 @@ struct ModelSpec {
   // One MoE layer's routed experts' parameters, all of them (their weights and biases): what
   // expert parallelism divides; 0 for a dense model.
   double routed_expert_params() const;
+  // Their weight matrices alone (no biases): what FP8 keeps copies of.
+  double routed_expert_linear_params() const;
   // The weight matrices of one layer (QKV, projection, MLP; an MoE layer's every expert): no bias,
   // norm or router.
   double linear_params(bool moe_layer = false) const;

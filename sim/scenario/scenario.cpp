@@ -273,14 +273,16 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     tr.at("recompute")
         .fail("'op' with tp > 1 follows torchtitan's tensor-parallel plan, which is sequence parallel",
               "\"sequence_parallel\": true with it, or another recompute");
-  // Mixture-of-experts, latent-attention and multi-token prediction layers are priced in 16 bits
-  // (ops.cpp: their FP8 casts and weight copies are not modelled), and without torchtitan's per-op
-  // checkpointing, whose saved matmuls are a dense block's.
+  // Latent-attention and multi-token prediction layers are priced in 16 bits (ops.cpp: their FP8
+  // casts and weight copies are not modelled; an MoE layer's are), and none of the three with
+  // torchtitan's per-op checkpointing, whose saved matmuls are a dense block's.
   const bool moe_like = m.moe || m.mla || m.mtp_layers > 0;
   const char* moe_keys = m.moe ? "\"moe\"" : m.mla ? "\"mla\"" : "\"mtp_layers\"";
-  if (moe_like && t.precision == Precision::FP8)
+  if ((m.mla || m.mtp_layers > 0) && t.precision == Precision::FP8)
     tr.at("precision")
-        .fail(fmt::format("'fp8' is not simulated for a model with {} in this version", moe_keys), "\"bf16\"");
+        .fail(fmt::format("'fp8' is not simulated for a model with {} in this version",
+                          m.mla ? "\"mla\"" : "\"mtp_layers\""),
+              "\"bf16\"");
   if (moe_like && t.recompute == Recompute::OP)
     tr.at("recompute")
         .fail(fmt::format("'op' (torchtitan's per-op checkpointing of a dense block) is not simulated for a model "

@@ -101,7 +101,11 @@ double rank_sharded_params(const Scenario& s, const StageLayout& layout, int64_t
 double rank_linear_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
   const auto moe = static_cast<double>(layout.moe_layers_on_rank(rank));
   const double dense = static_cast<double>(layout.layers_on_rank(rank)) - moe;
-  return (dense * s.model.linear_params() + moe * s.model.linear_params(true)) / static_cast<double>(s.plan.tp);
+  const double all = (dense * s.model.linear_params() + moe * s.model.linear_params(true)) / double(s.plan.tp);
+  if (s.plan.ep == 1) return all;
+  // Of the routed experts' matrices the rank holds its 1/ep (split over expert_tp, not tp).
+  const double routed = moe * s.model.routed_expert_linear_params();
+  return all - routed / double(s.plan.tp) + routed / double(s.plan.expert_tp() * s.plan.ep);
 }
 
 namespace {

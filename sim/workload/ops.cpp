@@ -197,6 +197,13 @@ Op duplicated(Op op, double tp) {
 // written); the shared experts (DeepSeekMoE) as one dense MLP as wide as all of them, its output
 // added to the routed one. Backward in reverse, each memory-bound kernel reading what it wrote and
 // writing what it read.
+// A 16-bit tensor of `elements` cast to FP8 (Transformer Engine's cast, ops.hpp "FP8 casts"): read
+// 2, write 1, and 1 more for its transpose where the GEMMs read one (fp8_transposes).
+Op fp8_cast_op(const Scenario& sc, const std::string& tensor, double elements) {
+  const bool transposes = fp8_transposes(sc);
+  return mem((transposes ? "fp8_cast_transpose_" : "fp8_cast_") + tensor, fp8_cast_bytes(transposes) * elements);
+}
+
 PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double act_fwd, double act_bwd,
                     const std::string& act, double gathered, double gathered_grad) {
   const MoeSpec& m = *sc.model.moe;
@@ -224,7 +231,18 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   // Dispatch and combine over the expert-parallel group (dispatcher.hpp), the backward running each
   // one's reverse: an all-to-all's is an all-to-all, an all-gather's a reduce-scatter.
   const DispatcherEntry& d = dispatcher(sc.plan.dispatcher);
+  // In FP8 (ops.hpp, "FP8 casts", as Transformer Engine's GroupedLinear runs the experts under
+  // Megatron-Core): the norm before the layer writes 16 bits, which the router reads; the
+  // experts' input is cast after the dispatch, each token copy (with its transpose for the weight
+  // gradient), their activation before fc2, and backward each one's output gradient, fc1's saved
+  // input transposed. DeepEP's kernels dispatch FP8 instead (DeepSeek-V3 §3.3: FP8 dispatch, BF16
+  // combine): the rank's tokens cast before, 1 byte and a 4-byte scale per 128 elements
+  // (DeepEP's tests' fp8_factor), their copies transposed after. The shared experts cast as a dense
+  // MLP, their input from the 16-bit norm. Current scaling reads each cast tensor once more.
+  const bool fp8 = linear == Precision::FP8, deepep_fp8 = fp8 && d.scale_up_efficiency > 0;
+  const bool transposes = fp8_transposes(sc), current = fp8 && sc.training.fp8_scaling == Fp8Scaling::CURRENT;
   const double rows = d.rows(tokens, k, ep) * x.h * E;
+  const double dispatched = deepep_fp8 ? rows / E * (1.0 + 4.0 / 128.0) : rows;
   const auto reverse = [](CollectiveKind c) {
     return c == CollectiveKind::ALL_GATHER       ? CollectiveKind::REDUCE_SCATTER
            : c == CollectiveKind::REDUCE_SCATTER ? CollectiveKind::ALL_GATHER
@@ -240,16 +258,24 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   f.push_back(router);
   f.push_back(mem("router_topk", scores));
   f.push_back(mem("permute", permute));
-  if (exchanges) f.push_back(coll("ep_dispatch", d.dispatch, rows, CommGroup::EP));
+  if (deepep_fp8) f.push_back(mem("fp8_cast_dispatch", fp8_cast_bytes(false) * tokens * x.h));
+  if (exchanges) f.push_back(coll("ep_dispatch", d.dispatch, dispatched, CommGroup::EP));
+  if (fp8 && !deepep_fp8) f.push_back(fp8_cast_op(sc, "expert_in", routed * x.h));
+  if (deepep_fp8 && transposes) f.push_back(mem("fp8_transpose_expert_in", 2.0 * routed * x.h));
   f.push_back(fc1);
   f.push_back(mem("expert_" + act, act_fwd * routed * fe));
+  if (fp8) f.push_back(fp8_cast_op(sc, "expert_fc2_in", routed * fe));
+  if (current) f.push_back(mem("fp8_amax_experts", E * routed * (x.h + fe)));
   f.push_back(fc2);
   if (exchanges) f.push_back(coll("ep_combine", d.combine, rows, CommGroup::EP));
   f.push_back(mem("unpermute", unpermute));
   if (shared > 0) {
     if (folded) tp_in(f, x, "tp_shared_in", false, gathered);
+    if (fp8) f.push_back(fp8_cast_op(sc, "shared_in", x.tokens * x.h));
     f.push_back(shared_fc1);
     f.push_back(mem("shared_" + act, act_fwd * x.tokens * shared));
+    if (fp8) f.push_back(fp8_cast_op(sc, "shared_fc2_in", x.tokens * shared));
+    if (current) f.push_back(mem("fp8_amax_shared", E * x.tokens * (x.h + shared)));
     f.push_back(shared_fc2);
     if (folded) tp_out(f, x, "tp_shared_out", false, gathered);
     f.push_back(mem("shared_add", 3.0 * E * tokens * x.h));
@@ -257,15 +283,22 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   auto& b = p.backward;
   if (shared > 0) {
     if (folded) tp_out(b, x, "tp_shared_out_bwd", true, gathered_grad);
+    if (fp8) b.push_back(fp8_cast_op(sc, "shared_fc2_dgrad", x.tokens * x.h));
     gemm_backward(b, shared_fc2);
     b.push_back(mem("shared_" + act + "_bwd", act_bwd * x.tokens * shared));
+    if (fp8) b.push_back(fp8_cast_op(sc, "shared_fc1_dgrad", x.tokens * gate * shared));
+    if (current) b.push_back(mem("fp8_amax_shared_bwd", E * x.tokens * (x.h + gate * shared)));
     gemm_backward(b, shared_fc1);
     if (folded) tp_in(b, x, "tp_shared_in_bwd", true, gathered_grad);
   }
   b.push_back(mem("unpermute_bwd", unpermute));
   if (exchanges) b.push_back(coll("ep_combine_bwd", reverse(d.combine), rows, CommGroup::EP));
+  if (fp8) b.push_back(fp8_cast_op(sc, "expert_fc2_dgrad", routed * x.h));
   gemm_backward(b, fc2);
   b.push_back(mem("expert_" + act + "_bwd", act_bwd * routed * fe));
+  if (fp8) b.push_back(fp8_cast_op(sc, "expert_fc1_dgrad", routed * gate * fe));
+  if (fp8 && transposes && !deepep_fp8) b.push_back(mem("fp8_transpose_expert_fc1_in", 2.0 * routed * x.h));
+  if (current) b.push_back(mem("fp8_amax_experts_bwd", E * routed * (x.h + gate * fe)));
   gemm_backward(b, fc1);
   if (exchanges) b.push_back(coll("ep_dispatch_bwd", reverse(d.dispatch), rows, CommGroup::EP));
   b.push_back(mem("permute_bwd", permute));
@@ -383,9 +416,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   // A 16-bit tensor cast to FP8: read 2, write 1, and 1 more for its transpose where the GEMMs
   // read one (fp8_transposes); an FP8 tensor transposed: read 1, write 1, or nothing.
   const bool transposes = fp8_transposes(sc);
-  auto fp8_cast = [&](const std::string& tensor, double elements) {
-    return mem((transposes ? "fp8_cast_transpose_" : "fp8_cast_") + tensor, fp8_cast_bytes(transposes) * elements);
-  };
+  auto fp8_cast = [&](const std::string& tensor, double elements) { return fp8_cast_op(sc, tensor, elements); };
   // Bytes per element of the sequence-parallel all-gathers (tp_in): inputs forward, output
   // gradients backward, in FP8 as the library gathers them.
   const double gathered = fp8 ? 1.0 : E;
@@ -448,8 +479,8 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   f.push_back(proj);
   tp_out(f, x, "tp_attn_out", false, gathered);
   f.push_back(mem("bias_dropout_add1", bda_bytes));
-  f.push_back(mem("norm2", norm_bytes - fp8_norm_saving));
-  if (around_mlp) tp_in(f, x, "tp_mlp_in", false, gathered);
+  f.push_back(mem("norm2", norm_bytes - (moe ? 0.0 : fp8_norm_saving)));
+  if (around_mlp) tp_in(f, x, "tp_mlp_in", false, moe ? E : gathered);  // an MoE layer's norm writes 16 bits
   if (moe) {
     f.insert(f.end(), moe_ops.forward.begin(), moe_ops.forward.end());
   } else {

@@ -301,7 +301,7 @@ case("top-k-above-experts", "/model/moe/top_k", "9 is out of range",
      put("model.moe", {"experts": 8, "top_k": 9}))
 # A plan over memory is not bad input: it is simulated and reported as not fitting, refused only
 # with --strict-memory (memory_verdict.sh).
-# MoE, MLA and multi-token prediction layers run in 16 bits, without per-op checkpointing, and
+# MLA and multi-token prediction layers run in 16 bits, MoE, MLA and MTP without per-op checkpointing, and
 # expert parallelism without hybrid sharding beside it, and beside tensor parallelism only sequence-parallel
 # (ops.cpp, scenario.cpp): the rest is refused in one line.
 MOE = {"experts": 8, "top_k": 2}
@@ -320,8 +320,8 @@ case("moe-experts-not-dividing-ep", "/parallelism/ep", "8 does not divide expert
 case("moe-ep-not-dividing-dp", "/parallelism/ep", "32 does not divide dp*cp=16", ep_on_16(32, experts=64))
 case("tp-not-dividing-expert-ffn", "/parallelism/tp", "8 does not divide moe.expert_ffn_hidden=1004",
      put("model.moe", dict(MOE, expert_ffn_hidden=1004)))
-case("moe-fp8-not-simulated", "/training/precision", "'fp8' is not simulated for a model with \"moe\"",
-     all_of(put("model.moe", MOE), put("cluster.gpu", "h100-sxm"), put("training.precision", "fp8")))
+case("mla-fp8-not-simulated", "/training/precision", "'fp8' is not simulated for a model with \"mla\"",
+     all_of(put("model.mla", MLA), put("cluster.gpu", "h100-sxm"), put("training.precision", "fp8")))
 case("mla-op-recompute-not-simulated", "/training/recompute", "per-op checkpointing of a dense block) is not simulated",
      all_of(put("model.mla", MLA), put("training.recompute", "op"), put("training.attention", "flash"),
             put("parallelism.sequence_parallel", True)))

@@ -336,3 +336,56 @@ TEST_CASE(
     CHECK(b.stages[r].weights.value < a.stages[r].weights.value);  // 1/8 of the experts
   }
 }
+
+TEST_CASE("FP8 experts: their GEMMs in FP8, each input cast once per token copy, DeepEP's dispatch in FP8",
+          "[workload][moe]") {
+  // Qwen3-30B-A3B (128 experts, top 8, 768 wide, no shared expert) on H100 (its FP8 GEMM reads
+  // transposed operands: each cast writes the transpose too, 4 bytes per element) with ep 8: the
+  // 4,096 x 8 token copies cast before fc1 and their 768-wide activations before fc2; backward the
+  // output gradients (fc1's twice as wide, gated) and fc1's saved input transposed. The model FLOPs
+  // are BF16's. With the deepep dispatcher the rank's 4,096 tokens are cast before the dispatch,
+  // which carries 1 byte and a 4-byte scale per 128 elements, and the copies transposed after it.
+  Scenario s = on_one_gpu("qwen3-30b-a3b");
+  s.plan.ep = 8;
+  Scenario fp8 = s;
+  fp8.training.precision = Precision::FP8;
+  const PassOps a = layer_ops(s, 1, true), b = layer_ops(fp8, 1, true);
+  const double copies = SEQ * 8.0, h = double(s.model.hidden), fe = 768.0;
+  for (const char* name : {"expert_fc1", "expert_fc2"}) {
+    CHECK(named(b.forward, name).precision == Precision::FP8);
+    CHECK(named(a.forward, name).precision == Precision::BF16);
+  }
+  CHECK(named(b.forward, "fp8_cast_transpose_expert_in").bytes.value == Approx(4.0 * copies * h));
+  CHECK(named(b.forward, "fp8_cast_transpose_expert_fc2_in").bytes.value == Approx(4.0 * copies * fe));
+  CHECK(named(b.backward, "fp8_cast_transpose_expert_fc2_dgrad").bytes.value == Approx(4.0 * copies * h));
+  CHECK(named(b.backward, "fp8_cast_transpose_expert_fc1_dgrad").bytes.value == Approx(4.0 * copies * 2.0 * fe));
+  CHECK(named(b.backward, "fp8_transpose_expert_fc1_in").bytes.value == Approx(2.0 * copies * h));
+  CHECK(sum_flops(b.forward).value == Approx(sum_flops(a.forward).value).epsilon(1e-12));
+  CHECK(sum_flops(b.backward).value == Approx(sum_flops(a.backward).value).epsilon(1e-12));
+  for (const Op* op : exchanges(b.forward)) CHECK(op->bytes.value == Approx(copies * h * 2.0));  // NCCL's: 16 bits
+  fp8.plan.dispatcher = Dispatcher::DEEPEP;
+  const PassOps c = layer_ops(fp8, 1, true);
+  const auto ex = exchanges(c.forward);
+  REQUIRE(ex.size() == 2);
+  CHECK(ex[0]->bytes.value == Approx(copies * h * (1.0 + 4.0 / 128.0)));  // dispatch
+  CHECK(ex[1]->bytes.value == Approx(copies * h * 2.0));                  // combine
+  CHECK(named(c.forward, "fp8_cast_dispatch").bytes.value == Approx(3.0 * SEQ * h));
+  CHECK(named(c.forward, "fp8_transpose_expert_in").bytes.value == Approx(2.0 * copies * h));
+}
+
+TEST_CASE("FP8 weight copies of the routed experts: a rank's own under expert parallelism", "[workload][moe]") {
+  // Each linear weight has an FP8 copy (memory.cpp): of the routed experts' 128 x 3 x 2048 x 768
+  // matrices per Qwen3-30B-A3B layer a rank holds 1/ep.
+  Scenario one = on_one_gpu("qwen3-30b-a3b");
+  one.plan.pp = 2, one.plan.dp = 8;
+  Scenario s = one;
+  s.plan.ep = 8;
+  const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
+  const double routed = 128.0 * 3.0 * 2048.0 * 768.0;
+  CHECK(s.model.routed_expert_linear_params() == Approx(routed));
+  for (int64_t r = 0; r < 2; ++r) {
+    const double moe = double(layout.moe_layers_on_rank(r));
+    CHECK(rank_linear_params(one, layout, r) - rank_linear_params(s, layout, r) ==
+          Approx(moe * routed * (1.0 - 1.0 / 8.0)).epsilon(1e-12));
+  }
+}
