@@ -8,8 +8,9 @@
 # model_flops_per_step, hardware_flops_per_step, model_tflops_per_gpu, mfu, hfu,
 # breakdown{compute_s, exposed_comm_s, bubble_s}, memory{peak_bytes_per_gpu, capacity_bytes, fits,
 # stages}, chosen); step_time_s > 0, 0 < mfu < 1 and 0 < hfu < 1 (no GPU beats its peak), and
-# mfu <= hfu unless the config runs FlashAttention (hardware FLOPs add recompute; a causal fused
-# kernel executes half of the score matmuls that the model-FLOPs convention counts); the trace is
+# mfu <= hfu unless the config names a fused attention kernel, FlashAttention's or cuDNN's (hardware
+# FLOPs add recompute; a causal fused kernel executes half of the score matmuls that the model-FLOPs
+# convention counts); the trace is
 # JSON with a traceEvents list.
 set -u
 
@@ -39,7 +40,7 @@ for section, keys in [("breakdown", ["compute_s", "exposed_comm_s", "bubble_s"])
 if not problems:
     if not r["step_time_s"] > 0:
         problems.append(f"step_time_s = {r['step_time_s']}, expected > 0")
-    flash = json.load(open(sys.argv[3])).get("training", {}).get("attention") == "flash"
+    flash = json.load(open(sys.argv[3])).get("training", {}).get("attention", "unfused") != "unfused"
     if not (0 < r["mfu"] < 1 and 0 < r["hfu"] < 1 and (flash or r["mfu"] <= r["hfu"])):
         problems.append(f"mfu = {r['mfu']}, hfu = {r['hfu']}: expected 0 < mfu, hfu < 1 and mfu <= hfu")
 try:
