@@ -96,6 +96,7 @@ int list() {
         {"p2p          keys and values around the cp ring, each transfer beside attention (Megatron-Core's default)",
          "all_gather   gathered before attention, their gradients reduce-scattered after it (Llama 3)"});
   print("dispatcher (MoE expert parallelism)", described(dispatchers()));
+  print("routing (MoE)", described(routings()));
   print("scale-up", described(scale_up_kinds()));
   print("scale-out", described(scale_out_kinds()));
   print("devices", json_names(data + "/topologies/devices"));

@@ -218,6 +218,20 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   t.grad_reduce_in_fp32 = schema_bool(r, "/training/grad_reduce_in_fp32");
   t.fp8_params = schema_bool(r, "/training/fp8_params");
   t.cuda_graphs = schema_bool(r, "/training/cuda_graphs");
+  t.routing = registry_choice(*schema_value(r, "/training/routing"), routings());
+  if (auto load = r.find("expert_load")) {
+    if (!load->is_array() || load->size() == 0)
+      load->fail("is not a list of shares", "one number >= 0 per expert, e.g. [1200, 950, ...]");
+    const QuantityRange range = schema_range("/training/expert_load/*");
+    double sum = 0;
+    for (size_t i = 0; i < load->size(); ++i) {
+      t.expert_load.push_back((*load)[i].as_number_in(range));
+      sum += t.expert_load.back();
+    }
+    if (!(sum > 0)) load->fail("gives no expert any tokens", "at least one share above 0");
+  }
+  if (auto c = r.find("capacity_factor"))
+    t.capacity_factor = c->as_number_in(schema_range("/training/capacity_factor"));
   if (auto tok = r.find("tokens")) t.tokens = token_count(*tok);
   return t;
 }

@@ -14,6 +14,7 @@
 #include "sim/scenario/elementwise.hpp"
 #include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/fp8_scaling.hpp"
+#include "sim/scenario/routing.hpp"
 #include "sim/scenario/tp_library.hpp"
 
 namespace sim {
@@ -168,6 +169,12 @@ struct TrainingSpec {
   // enable_cuda_graph; torch.compile's mode="reduce-overhead"), so the host launches one graph per
   // pass instead of each kernel (cost/host_launch.hpp). False: each kernel launched.
   bool cuda_graphs = false;
+  // `routing` (routing.hpp): how the router spreads an MoE layer's tokens; balanced unless the
+  // scenario says "histogram", with `expert_load` (one non-negative share per expert) and an
+  // optional `capacity_factor` (0: dropless).
+  Routing routing = Routing::BALANCED;
+  std::vector<double> expert_load;
+  double capacity_factor = 0;
   // `grad_reduce_in_fp32`: Megatron-Core's DistributedDataParallelConfig.grad_reduce_in_fp32.
   // True: the gradient buffer (main_grad) and its reduction in fp32 -- the default, as
   // Megatron-Bridge's recipes set it (defaults.hpp), what Megatron-LM's

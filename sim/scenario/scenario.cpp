@@ -283,6 +283,23 @@ void cross_check(const Scenario& s, const ParamReader& r) {
         .fail(fmt::format("'fp8' is not simulated for a model with {} in this version",
                           m.mla ? "\"mla\"" : "\"mtp_layers\""),
               "\"bf16\"");
+  // Routing (routing.hpp): a histogram of an MoE model's experts, and its keys only with it.
+  if (t.routing == Routing::HISTOGRAM) {
+    if (!m.moe) tr.at("routing").fail("'histogram' spreads an MoE layer's tokens; this model has none", "\"balanced\"");
+    if (t.expert_load.empty())
+      tr.at("routing").fail("'histogram' needs training.expert_load, one share per expert",
+                            "an expert_load list, or routing \"balanced\"");
+    if (static_cast<int64_t>(t.expert_load.size()) != m.moe->experts)
+      tr.at("expert_load")
+          .fail(i2s(static_cast<int64_t>(t.expert_load.size())) + " shares for the model's " + i2s(m.moe->experts) +
+                    " experts",
+                "one share per expert");
+  } else {
+    for (const char* key : {"expert_load", "capacity_factor"})
+      if (tr.has(key))
+        tr.at(key).fail(std::string("applies to routing \"histogram\" only; this scenario's routing is balanced"),
+                        "routing \"histogram\" with it, or no " + std::string(key));
+  }
   if (moe_like && t.recompute == Recompute::OP)
     tr.at("recompute")
         .fail(fmt::format("'op' (torchtitan's per-op checkpointing of a dense block) is not simulated for a model "

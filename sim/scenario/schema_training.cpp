@@ -2,6 +2,7 @@
 #include "sim/scenario/attention_kernels.hpp"
 #include "sim/scenario/defaults.hpp"
 #include "sim/scenario/plan.hpp"
+#include "sim/scenario/routing.hpp"
 #include "sim/scenario/schema_sections.hpp"
 
 namespace sim {
@@ -27,6 +28,17 @@ std::vector<KeySpec> schema_training_keys() {
        "library that runs FP8 GEMMs (fp8 only)", 0, 0},
       {"/training/fp8_params", "bool", "", "false", "", "",
        "primary weights held in FP8 (Transformer Engine fp8_model_init; fp8 only)", 0, 0},
+      {"/training/routing", "choice", "", "\"balanced\"", "forced balance, as NVIDIA's MoE tables run",
+       registry_names(routings()), "how the router spreads an MoE layer's tokens over the experts (trainsim list)", 0,
+       0},
+      {"/training/expert_load", "array", "", "", "required with routing histogram", "one share >= 0 per expert",
+       "measured tokens (or shares) per expert, the same in every MoE layer (routing histogram only)", 0, 0},
+      {"/training/expert_load/*", "number", "", "", "", "", "one expert's tokens or share", 0, 0, "0..1e18",
+       "an input bound: a share, or a token count up to 10^18"},
+      {"/training/capacity_factor", "number", "", "0", "dropless", "",
+       "tokens an expert takes at most, over its mean share; the rest are dropped (GShard's capacity factor; "
+       "routing histogram only)",
+       0, 0, "1..1024", "below 1 an expert would drop tokens even when balanced; 1024 is an input bound"},
       {"/training/cuda_graphs", "bool", "", "false", "", "",
        "layers' forward and backward captured in CUDA graphs (one launch per pass)", 0, 0},
       {"/training/grad_reduce_in_fp32", "bool", "", "true", MEGATRON_BRIDGE_RECIPES, "",

@@ -4,6 +4,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/scenario/fp8_library.hpp"
+#include "sim/scenario/routing.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/memory_budget.hpp"
 #include "sim/workload/ops.hpp"
@@ -143,7 +144,10 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
   // tp > 1, sequence parallel), each rank routes and keeps the experts' work of its own s/tp tokens:
   // the same bytes as the split, and the copies and scores split too.
   const bool moe = moe_layer && m.moe;
-  const double ffn = moe ? static_cast<double>((m.moe->top_k + m.moe->shared_experts) * m.moe->expert_ffn_hidden)
+  // The routed experts' inner activations on the busiest rank (routing.hpp).
+  const double routed_load = moe ? busiest_rank_load(s) : 1.0;
+  const double ffn = moe ? (double(m.moe->top_k) * routed_load + double(m.moe->shared_experts)) *
+                               static_cast<double>(m.moe->expert_ffn_hidden)
                          : double(m.ffn_hidden);
   const bool fp8 = s.training.precision == Precision::FP8;
   const double input = fp8 ? 1.0 : 2.0;  // a linear layer's saved input, per element

@@ -4,6 +4,7 @@
 
 #include "sim/scenario/dispatcher.hpp"
 #include "sim/scenario/fp8_library.hpp"
+#include "sim/scenario/routing.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/tp_library.hpp"
 
@@ -222,12 +223,18 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   const double gate = swiglu ? 2.0 : 1.0;
   const Precision core = math_precision(sc, false);
   // Expert parallelism: a rank holds experts / ep of the experts, and each of them takes the token
-  // copies the ep ranks of its group route to it (forced balance: routed x ep / experts).
-  const double local = experts / ep, per_expert = routed * ep / experts;
+  // copies the ep ranks of its group route to it (forced balance: routed x ep / experts). Routed
+  // otherwise (routing.hpp), the busiest rank sets the time: its experts take `load` times that,
+  // and its exchanges carry `load` times the mean rank's rows.
+  const double load = busiest_rank_load(sc);
+  const double local = experts / ep, per_expert = routed * ep / experts * load;
+  const double taken = routed * load;  // the token copies the rank's experts take
   const Op router_gemm = gemm("router", tokens, experts, x.h, 1.0, false, core);
   const Op router = folded ? router_gemm : duplicated(router_gemm, x.t);
   Op fc1 = gemm("expert_fc1", per_expert, gate * fe, x.h, local, false, linear);
   Op fc2 = gemm("expert_fc2", per_expert, x.h, fe, local, false, linear);
+  if (load != 1.0)  // the busiest rank executes `load` times the mean's work; the model's FLOPs are the mean's
+    for (Op* op : {&fc1, &fc2}) op->executed = op->flops, op->flops = op->flops / load;
   // Dispatch and combine over the expert-parallel group (dispatcher.hpp), the backward running each
   // one's reverse: an all-to-all's is an all-to-all, an all-gather's a reduce-scatter.
   const DispatcherEntry& d = dispatcher(sc.plan.dispatcher);
@@ -241,7 +248,7 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   // MLP, their input from the 16-bit norm. Current scaling reads each cast tensor once more.
   const bool fp8 = linear == Precision::FP8, deepep_fp8 = fp8 && d.scale_up_efficiency > 0;
   const bool transposes = fp8_transposes(sc), current = fp8 && sc.training.fp8_scaling == Fp8Scaling::CURRENT;
-  const double rows = d.rows(tokens, k, ep) * x.h * E;
+  const double rows = d.rows(tokens, k, ep) * x.h * E * load;
   const double dispatched = deepep_fp8 ? rows / E * (1.0 + 4.0 / 128.0) : rows;
   const auto reverse = [](CollectiveKind c) {
     return c == CollectiveKind::ALL_GATHER       ? CollectiveKind::REDUCE_SCATTER
@@ -260,12 +267,12 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   f.push_back(mem("permute", permute));
   if (deepep_fp8) f.push_back(mem("fp8_cast_dispatch", fp8_cast_bytes(false) * tokens * x.h));
   if (exchanges) f.push_back(coll("ep_dispatch", d.dispatch, dispatched, CommGroup::EP));
-  if (fp8 && !deepep_fp8) f.push_back(fp8_cast_op(sc, "expert_in", routed * x.h));
-  if (deepep_fp8 && transposes) f.push_back(mem("fp8_transpose_expert_in", 2.0 * routed * x.h));
+  if (fp8 && !deepep_fp8) f.push_back(fp8_cast_op(sc, "expert_in", taken * x.h));
+  if (deepep_fp8 && transposes) f.push_back(mem("fp8_transpose_expert_in", 2.0 * taken * x.h));
   f.push_back(fc1);
-  f.push_back(mem("expert_" + act, act_fwd * routed * fe));
-  if (fp8) f.push_back(fp8_cast_op(sc, "expert_fc2_in", routed * fe));
-  if (current) f.push_back(mem("fp8_amax_experts", E * routed * (x.h + fe)));
+  f.push_back(mem("expert_" + act, act_fwd * taken * fe));
+  if (fp8) f.push_back(fp8_cast_op(sc, "expert_fc2_in", taken * fe));
+  if (current) f.push_back(mem("fp8_amax_experts", E * taken * (x.h + fe)));
   f.push_back(fc2);
   if (exchanges) f.push_back(coll("ep_combine", d.combine, rows, CommGroup::EP));
   f.push_back(mem("unpermute", unpermute));
@@ -293,12 +300,12 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   }
   b.push_back(mem("unpermute_bwd", unpermute));
   if (exchanges) b.push_back(coll("ep_combine_bwd", reverse(d.combine), rows, CommGroup::EP));
-  if (fp8) b.push_back(fp8_cast_op(sc, "expert_fc2_dgrad", routed * x.h));
+  if (fp8) b.push_back(fp8_cast_op(sc, "expert_fc2_dgrad", taken * x.h));
   gemm_backward(b, fc2);
-  b.push_back(mem("expert_" + act + "_bwd", act_bwd * routed * fe));
-  if (fp8) b.push_back(fp8_cast_op(sc, "expert_fc1_dgrad", routed * gate * fe));
-  if (fp8 && transposes && !deepep_fp8) b.push_back(mem("fp8_transpose_expert_fc1_in", 2.0 * routed * x.h));
-  if (current) b.push_back(mem("fp8_amax_experts_bwd", E * routed * (x.h + gate * fe)));
+  b.push_back(mem("expert_" + act + "_bwd", act_bwd * taken * fe));
+  if (fp8) b.push_back(fp8_cast_op(sc, "expert_fc1_dgrad", taken * gate * fe));
+  if (fp8 && transposes && !deepep_fp8) b.push_back(mem("fp8_transpose_expert_fc1_in", 2.0 * taken * x.h));
+  if (current) b.push_back(mem("fp8_amax_experts_bwd", E * taken * (x.h + gate * fe)));
   gemm_backward(b, fc1);
   if (exchanges) b.push_back(coll("ep_dispatch_bwd", reverse(d.dispatch), rows, CommGroup::EP));
   b.push_back(mem("permute_bwd", permute));

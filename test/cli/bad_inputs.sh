@@ -325,6 +325,23 @@ case("mla-fp8-not-simulated", "/training/precision", "'fp8' is not simulated for
 case("mla-op-recompute-not-simulated", "/training/recompute", "per-op checkpointing of a dense block) is not simulated",
      all_of(put("model.mla", MLA), put("training.recompute", "op"), put("training.attention", "flash"),
             put("parallelism.sequence_parallel", True)))
+# training.routing (sim/scenario/routing.hpp): a histogram of an MoE model's experts, one share
+# each, and its keys only with it.
+hist = lambda load, **extra: all_of(put("model.moe", MOE), put("training.routing", "histogram"),
+                                    put("training.expert_load", load),
+                                    *[put("training." + k, v) for k, v in extra.items()])
+case("routing-unknown", "/training/routing", "'zipf' is not known", put("training.routing", "zipf"))
+case("routing-histogram-dense-model", "/training/routing", "'histogram' spreads an MoE layer's tokens",
+     put("training.routing", "histogram"))
+case("routing-histogram-without-load", "/training/routing", "'histogram' needs training.expert_load",
+     all_of(put("model.moe", MOE), put("training.routing", "histogram")))
+case("expert-load-wrong-length", "/training/expert_load", "3 shares for the model's 8 experts", hist([1, 2, 3]))
+case("expert-load-negative", "/training/expert_load/0", "out of range", hist([-1, 1, 1, 1, 1, 1, 1, 1]))
+case("expert-load-all-zero", "/training/expert_load", "gives no expert any tokens", hist([0] * 8))
+case("expert-load-not-a-list", "/training/expert_load", "is not a list of shares", hist(5))
+case("capacity-factor-below-one", "/training/capacity_factor", "out of range", hist([1] * 8, capacity_factor=0.5))
+case("expert-load-without-histogram", "/training/expert_load", "applies to routing \"histogram\" only",
+     all_of(put("model.moe", MOE), put("training.expert_load", [1] * 8)))
 case("moe-dense-layers-all", "/model/moe/dense_layers", "leave no MoE layer",
      put("model.moe", {"experts": 8, "top_k": 2, "dense_layers": 1000}))
 

@@ -389,3 +389,32 @@ TEST_CASE("FP8 weight copies of the routed experts: a rank's own under expert pa
           Approx(moe * routed * (1.0 - 1.0 / 8.0)).epsilon(1e-12));
   }
 }
+
+TEST_CASE("Routing by a measured histogram: the busiest expert-parallel rank sets the time", "[workload][moe]") {
+  // Mixtral's 8 experts over ep 4, two a rank (routing.hpp). Balanced: 1. All tokens on expert 0:
+  // its rank takes 8 / 2 = 4 times the mean rank's (ep); a capacity factor of 2 drops all but
+  // twice an expert's mean share there, so that no rank is above the mean. Shares 3, 1, 1, ... (mean
+  // 1.25): the first rank takes (2.4 + 0.8) / 2 = 1.6.
+  Scenario s = on_one_gpu("mixtral-8x7b");
+  s.plan.ep = 4;
+  CHECK(busiest_rank_load(s) == 1.0);
+  s.training.routing = Routing::HISTOGRAM;
+  s.training.expert_load = {8, 0, 0, 0, 0, 0, 0, 0};
+  CHECK(busiest_rank_load(s) == Approx(4.0));
+  s.training.capacity_factor = 2;
+  CHECK(busiest_rank_load(s) == Approx(1.0));
+  s.training.capacity_factor = 0;
+  s.training.expert_load = {3, 1, 1, 1, 1, 1, 1, 1};
+  CHECK(busiest_rank_load(s) == Approx(1.6));
+  // The busiest rank's experts take 1.6 times the rows and its exchanges carry 1.6 times the bytes;
+  // the model's FLOPs stay the balanced ones, the kernels execute 1.6 times theirs.
+  Scenario balanced = s;
+  balanced.training.routing = Routing::BALANCED;
+  const PassOps a = layer_ops(balanced, 1, true), b = layer_ops(s, 1, true);
+  const Op &fa = named(a.forward, "expert_fc1"), &fb = named(b.forward, "expert_fc1");
+  CHECK(fb.shape.m == Approx(1.6 * fa.shape.m));
+  CHECK(fb.flops.value == Approx(fa.flops.value));
+  CHECK(fb.executed.value == Approx(1.6 * fa.flops.value));
+  CHECK(exchanges(b.forward).front()->bytes.value == Approx(1.6 * exchanges(a.forward).front()->bytes.value));
+  CHECK(sum_flops(b.forward).value == Approx(sum_flops(a.forward).value).epsilon(1e-12));
+}
