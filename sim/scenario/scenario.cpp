@@ -308,13 +308,17 @@ void cross_check(const Scenario& s, const ParamReader& r) {
               "\"none\", \"selective\" or \"full\"");
   if (p.virtual_stages.value > 1 && p.pp == 1)
     par.at("virtual_stages").fail("virtual stages need pipeline parallelism (pp = 1)", "1 or \"auto\" when pp = 1");
-  if (p.schedule_given && p.virtual_stages.value > 1 && p.schedule != Schedule::INTERLEAVED)
+  const bool v_shape = p.schedule == Schedule::ZB_V;  // two chunks per rank in a V (schedule.hpp)
+  if (v_shape && !p.virtual_stages.is_auto() && p.virtual_stages.value != 2)
+    par.at(par.has("virtual_stages") ? "virtual_stages" : "schedule")
+        .fail("'zb_v' runs two chunks per rank, in a V", "virtual_stages 2 (or \"auto\") with zb_v");
+  if (p.schedule_given && p.virtual_stages.value > 1 && p.schedule != Schedule::INTERLEAVED && !v_shape)
     par.at("schedule")
         .fail(std::string("'") + to_string(p.schedule) + "' cannot run virtual stages",
               "\"interleaved\" when virtual_stages > 1");
   if (p.schedule_given && p.schedule == Schedule::INTERLEAVED && p.virtual_stages.value == 1)
     par.at("schedule").fail("'interleaved' needs virtual_stages > 1", "\"1f1b\", or virtual_stages > 1");
-  if (!p.virtual_stages.is_auto() && p.virtual_stages.value > 1 && !t.micro_batch.is_auto() &&
+  if (!v_shape && !p.virtual_stages.is_auto() && p.virtual_stages.value > 1 && !t.micro_batch.is_auto() &&
       (t.global_batch / (p.dp * mb)) % p.pp != 0)
     par.at("virtual_stages")
         .fail("the interleaved schedule needs the microbatch count (" + i2s(t.global_batch / (p.dp * mb)) +
@@ -340,6 +344,8 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
   if (auto f = r.find("step_faults")) s.step_faults = StepFaults::parse(*f, s.cluster, s.seed);
   if (s.plan.pp == 1 && s.plan.virtual_stages.is_auto()) s.plan.virtual_stages.value = 1;
   if (!s.plan.schedule_given && s.plan.virtual_stages.value > 1) s.plan.schedule = Schedule::INTERLEAVED;
+  // ZB-V runs two chunks per rank: its virtual stages unless the scenario says otherwise.
+  if (s.plan.schedule == Schedule::ZB_V && !r.at("parallelism").has("virtual_stages")) s.plan.virtual_stages.value = 2;
   // A section that is there takes effect: an empty one, which would change nothing, is refused.
   auto failures = r.find("failures");
   auto recovery = r.find("recovery");

@@ -13,6 +13,9 @@ const std::vector<ScheduleChoice>& pipeline_schedules() {
       {Schedule::ZB_H2, "zb_h2",
        "zero bubble H2: as zb_h1 with up to 2p-1 microbatches in flight, which fills the warm-up too (Qi et al. "
        "2024)"},
+      {Schedule::ZB_V, "zb_v",
+       "zero bubble V: two chunks per rank in a V (the first rank holds the first and last stage, virtual_stages 2), "
+       "the backward split as zb_h1's, 1F1B's activation memory (Qi et al. 2024)"},
   };
   return schedules;
 }

@@ -35,7 +35,7 @@ std::vector<KeySpec> schema_training_keys() {
        "measured tokens (or shares) per expert, the same in every MoE layer (routing histogram only)", 0, 0},
       {"/training/expert_load/*", "number", "", "", "", "", "one expert's tokens or share", 0, 0, "0..1e18",
        "an input bound: a share, or a token count up to 10^18"},
-      {"/training/capacity_factor", "number", "", "0", "dropless", "",
+      {"/training/capacity_factor", "number", "", "", "none: dropless", "",
        "tokens an expert takes at most, over its mean share; the rest are dropped (GShard's capacity factor; "
        "routing histogram only)",
        0, 0, "1..1024", "below 1 an expert would drop tokens even when balanced; 1024 is an input bound"},

@@ -66,12 +66,13 @@ Pipeline build_pipeline(StepProgram steps) {
       const StepSlot& slot = steps.ranks[static_cast<size_t>(r)][static_cast<size_t>(i)];
       const Task& t = steps.tasks[static_cast<size_t>(slot.task)];
       if (t.kind == TaskKind::WEIGHT_GRAD) continue;  // it waits for its own rank's backward alone
-      const size_t k = steps.unit_key(t.kind == TaskKind::FORWARD, t.chunk * pp + r, slot.microbatch);
+      const size_t k = steps.unit_key(t.kind == TaskKind::FORWARD, steps.stage(r, t.chunk), slot.microbatch);
       at[k] = p.program[static_cast<size_t>(r)][static_cast<size_t>(i)];
       input[k] = slot.bytes;
     }
   for (int64_t mb = 0; mb < m; ++mb)
     for (int64_t j = 0; j + 1 < pp * v; ++j) {
+      if (steps.rank_of(j) == steps.rank_of(j + 1)) continue;  // a V's turn: program order alone
       const size_t f = steps.unit_key(true, j + 1, mb), b = steps.unit_key(false, j, mb);
       boost::add_edge(at[steps.unit_key(true, j, mb)], at[f], Dependency{EdgeKind::DATA, input[f]}, p.graph);
       boost::add_edge(at[steps.unit_key(false, j + 1, mb)], at[b], Dependency{EdgeKind::DATA, input[b]}, p.graph);

@@ -33,6 +33,8 @@ struct PipelineSchedule {
   // Whether each pipeline rank starts its next step as soon as it has finished this one, instead of
   // the whole pipeline starting together (StepProgram::overlaps_steps).
   bool overlaps_steps = false;
+  // Whether its two chunks per rank lie in a V (stage_layout.hpp, virtual_stage).
+  bool v_shape = false;
 };
 
 // Megatron-LM's one-forward-one-backward order over v chunks per rank
@@ -50,6 +52,7 @@ PipelineSchedule one_f_one_b_schedule();
 PipelineSchedule interleaved_schedule();
 PipelineSchedule zb_h1_schedule();
 PipelineSchedule zb_h2_schedule();
+PipelineSchedule zb_v_schedule();
 const std::vector<PipelineSchedule>& pipeline_schedule_entries();
 // The entry of `kind`.
 const PipelineSchedule& pipeline_schedule(Schedule kind);

@@ -16,10 +16,12 @@
 // The weight units hold, between B and W, their layers' inputs and output gradients; those are
 // not counted in in_flight (the paper's M_W, "typically less" than M_B: Table 1).
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #include "sim/core/error.hpp"
 #include "sim/workload/schedule.hpp"
+#include "sim/workload/stage_layout.hpp"
 
 namespace sim {
 namespace {
@@ -79,6 +81,74 @@ std::vector<std::vector<ScheduleUnit>> zero_bubble_units(int64_t pp, int64_t m,
   return out;
 }
 
+// ZB-V (Qi et al. 2024, the V-shaped schedule): two chunks per rank in a V (stage_layout.hpp), laid out as above at
+// equal F, B and W times, each rank holding at most 2 pp chunks' activations (1F1B's first rank's
+// pp microbatches of its whole layers), preferring its second chunk's units (the deeper stage, whose
+// backward comes first): zero bubble once m >= 2 pp (tests).
+std::vector<std::vector<ScheduleUnit>> zero_bubble_v_units(int64_t pp, int64_t m) {
+  constexpr int64_t NOT_YET = -1, NEVER = std::numeric_limits<int64_t>::max();
+  const auto P = static_cast<size_t>(pp), M = static_cast<size_t>(m);
+  const int64_t limit = 2 * pp, last = 2 * pp - 1;
+  std::vector<std::vector<ScheduleUnit>> out(P);
+  std::vector<int64_t> f_end(2 * P * M, NOT_YET), b_end(2 * P * M, NOT_YET);
+  std::vector<int64_t> free(P, 0), held(P, 0);
+  std::vector<std::array<int64_t, 2>> nf(P, {0, 0}), nb(P, {0, 0}), nw(P, {0, 0});
+  const auto at = [&](std::vector<int64_t>& v, int64_t stage, int64_t mb) -> int64_t& {
+    return v[static_cast<size_t>(stage) * M + static_cast<size_t>(mb)];
+  };
+  auto next_forward = [&](size_t r, int c) {
+    if (nf[r][c] == m || held[r] >= limit) return NEVER;
+    const int64_t s = virtual_stage(pp, true, static_cast<int64_t>(r), c);
+    return s == 0 ? int64_t{0} : at(f_end, s - 1, nf[r][c]);
+  };
+  auto next_backward = [&](size_t r, int c) {
+    if (nb[r][c] == nf[r][c]) return NEVER;
+    const int64_t s = virtual_stage(pp, true, static_cast<int64_t>(r), c);
+    return s == last ? at(f_end, s, nb[r][c]) : at(b_end, s + 1, nb[r][c]);
+  };
+  const auto known = [&](int64_t t) { return t != NEVER && t != NOT_YET; };
+  for (int64_t left = 6 * m * pp; left > 0; --left) {
+    // The soonest (time, rank) and its unit: B, then F, then an owed W, the second chunk first;
+    // else the earliest input to come (a B before an F, then the first chunk).
+    int64_t best_at = NEVER, best_kind = 0, best_chunk = 0;
+    size_t best = 0;
+    for (size_t r = 0; r < P; ++r) {
+      if (nw[r][0] == m && nw[r][1] == m) continue;
+      int64_t when = NEVER, kind = -1, chunk = 0;  // kind 0: B, 1: F, 2: W
+      for (int c : {1, 0})
+        if (kind < 0 && known(next_backward(r, c)) && next_backward(r, c) <= free[r])
+          when = free[r], kind = 0, chunk = c;
+      for (int c : {1, 0})
+        if (kind < 0 && known(next_forward(r, c)) && next_forward(r, c) <= free[r]) when = free[r], kind = 1, chunk = c;
+      for (int c : {1, 0})
+        if (kind < 0 && nw[r][c] < nb[r][c]) when = free[r], kind = 2, chunk = c;
+      if (kind < 0)
+        for (int k : {0, 1})
+          for (int c : {0, 1}) {
+            const int64_t t = k == 0 ? next_backward(r, c) : next_forward(r, c);
+            if (known(t) && t < when) when = t, kind = k, chunk = c;
+          }
+      if (kind >= 0 && when < best_at) best_at = when, best = r, best_kind = kind, best_chunk = chunk;
+    }
+    SIM_ASSERT(best_at != NEVER, "a zero-bubble order always has a unit to run");
+    free[best] = best_at + 1;
+    const int c = static_cast<int>(best_chunk);
+    const int64_t s = virtual_stage(pp, true, static_cast<int64_t>(best), c);
+    if (best_kind == 1) {
+      at(f_end, s, nf[best][c]) = free[best];
+      out[best].push_back({true, c, nf[best][c]++});
+      ++held[best];
+    } else if (best_kind == 0) {
+      at(b_end, s, nb[best][c]) = free[best];
+      out[best].push_back({false, c, nb[best][c]++});
+      --held[best];
+    } else {
+      out[best].push_back({false, c, nw[best][c]++, true});
+    }
+  }
+  return out;
+}
+
 int64_t h1_limit(int64_t pp, int64_t r) { return pp - r; }
 int64_t h2_limit(int64_t pp, int64_t r) { return 2 * (pp - r) - 1; }
 
@@ -97,7 +167,12 @@ double h2_in_flight(int64_t pp, int64_t, int64_t m, int64_t r) {
 
 }  // namespace
 
+std::vector<std::vector<ScheduleUnit>> v_units(int64_t pp, int64_t, int64_t m) { return zero_bubble_v_units(pp, m); }
+// In whole-rank microbatches: 2 pp chunks, each half the rank's layers.
+double v_in_flight(int64_t pp, int64_t, int64_t m, int64_t) { return static_cast<double>(std::min(pp, m)); }
+
 PipelineSchedule zb_h1_schedule() { return {Schedule::ZB_H1, h1_units, h1_in_flight, true, true}; }
 PipelineSchedule zb_h2_schedule() { return {Schedule::ZB_H2, h2_units, h2_in_flight, true, true}; }
+PipelineSchedule zb_v_schedule() { return {Schedule::ZB_V, v_units, v_in_flight, true, true, true}; }
 
 }  // namespace sim

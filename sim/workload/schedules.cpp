@@ -5,7 +5,7 @@ namespace sim {
 
 const std::vector<PipelineSchedule>& pipeline_schedule_entries() {
   static const std::vector<PipelineSchedule> entries{gpipe_schedule(), one_f_one_b_schedule(), interleaved_schedule(),
-                                                     zb_h1_schedule(), zb_h2_schedule()};
+                                                     zb_h1_schedule(), zb_h2_schedule(),       zb_v_schedule()};
   return entries;
 }
 

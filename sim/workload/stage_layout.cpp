@@ -7,6 +7,7 @@
 #include "sim/core/error.hpp"
 #include "sim/scenario/model.hpp"
 #include "sim/scenario/plan.hpp"
+#include "sim/workload/schedule.hpp"
 
 namespace sim {
 
@@ -22,9 +23,17 @@ int64_t StageLayout::moe_layers_on_rank(int64_t rank) const {
   return n;
 }
 
+int64_t virtual_stage(int64_t pp, bool v_shape, int64_t rank, int64_t chunk) {
+  return v_shape && chunk == 1 ? 2 * pp - 1 - rank : chunk * pp + rank;
+}
+
+int64_t stage_rank(int64_t pp, bool v_shape, int64_t stage) {
+  return v_shape && stage >= pp ? 2 * pp - 1 - stage : stage % pp;
+}
+
 int64_t StageLayout::first_layer(int64_t rank, int64_t chunk) const {
-  const auto stage = static_cast<std::ptrdiff_t>(chunk * pp + rank);
-  return std::accumulate(layers.begin(), layers.begin() + stage, int64_t{0});
+  const auto at = static_cast<std::ptrdiff_t>(stage(rank, chunk));
+  return std::accumulate(layers.begin(), layers.begin() + at, int64_t{0});
 }
 
 namespace {
@@ -45,6 +54,7 @@ StageLayout make_stage_layout(const ModelSpec& model, const ParallelPlan& plan, 
   StageLayout out;
   out.pp = plan.pp;
   out.virtual_stages = virtual_stages;
+  out.v_shape = pipeline_schedule(plan.schedule).v_shape && virtual_stages == 2;
   const int64_t stages = plan.pp * virtual_stages;
   if (!plan.layers_per_stage.empty()) {
     if (static_cast<int64_t>(plan.layers_per_stage.size()) != stages)

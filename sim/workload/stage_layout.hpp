@@ -1,7 +1,9 @@
 // How the model's layers are split over pipeline ranks and their virtual stages (chunks).
 //
-// Virtual stage j = chunk * pp + rank, in model order (Megatron's interleaved assignment). Stage 0
-// also holds the embedding, the last stage the final norm, output layer and loss. When the layers do
+// Virtual stage j = chunk * pp + rank, in model order (Megatron's interleaved assignment), or, in a
+// V (the two chunks per rank of Qi et al. 2024's ZB-V), rank r's chunk 0 is stage r and
+// its chunk 1 stage 2 pp - 1 - r: the first rank holds the first and the last stage. Stage 0 also
+// holds the embedding, the last stage the final norm, output layer and loss. When the layers do
 // not divide evenly, the first and last stages take the fewer layers (Llama 3: 126 layers on 16
 // stages = 7 + 14x8 + 7), alternating first/last inwards; an explicit list overrides.
 #pragma once
@@ -15,22 +17,28 @@ namespace sim {
 struct ModelSpec;
 struct ParallelPlan;
 
+// The virtual stage of rank `rank`'s chunk `chunk` over pp ranks, and the rank a stage is on.
+int64_t virtual_stage(int64_t pp, bool v_shape, int64_t rank, int64_t chunk);
+int64_t stage_rank(int64_t pp, bool v_shape, int64_t stage);
+
 struct StageLayout {
   int64_t pp = 1;
   int64_t virtual_stages = 1;
+  bool v_shape = false;         // two chunks per rank in a V (the schedule's, PipelineSchedule::v_shape)
   std::vector<int64_t> layers;  // per virtual stage, model order; size pp * virtual_stages
   std::vector<int64_t> moe;     // of those, the MoE layers (ModelSpec::moe_layer); 0 for a dense model
 
-  int64_t layers_of(int64_t rank, int64_t chunk) const { return layers[static_cast<size_t>(chunk * pp + rank)]; }
-  int64_t moe_layers_of(int64_t rank, int64_t chunk) const { return moe[static_cast<size_t>(chunk * pp + rank)]; }
+  int64_t stage(int64_t rank, int64_t chunk) const { return virtual_stage(pp, v_shape, rank, chunk); }
+  int64_t layers_of(int64_t rank, int64_t chunk) const { return layers[static_cast<size_t>(stage(rank, chunk))]; }
+  int64_t moe_layers_of(int64_t rank, int64_t chunk) const { return moe[static_cast<size_t>(stage(rank, chunk))]; }
   int64_t dense_layers_of(int64_t rank, int64_t chunk) const {
     return layers_of(rank, chunk) - moe_layers_of(rank, chunk);
   }
   int64_t first_layer(int64_t rank, int64_t chunk) const;  // the model's index of its first layer
   int64_t layers_on_rank(int64_t rank) const;
   int64_t moe_layers_on_rank(int64_t rank) const;
-  bool has_embedding(int64_t rank, int64_t chunk) const { return rank == 0 && chunk == 0; }
-  bool has_output(int64_t rank, int64_t chunk) const { return rank == pp - 1 && chunk == virtual_stages - 1; }
+  bool has_embedding(int64_t rank, int64_t chunk) const { return stage(rank, chunk) == 0; }
+  bool has_output(int64_t rank, int64_t chunk) const { return stage(rank, chunk) == pp * virtual_stages - 1; }
 };
 
 // Throws InputError (naming `file` and POINTER/parallelism/..., POINTER being where the scenario

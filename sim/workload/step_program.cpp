@@ -37,6 +37,7 @@ StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int
   const PipelineSchedule& schedule = pipeline_schedule(s.plan.schedule);
   p.splits_backward = schedule.splits_backward;
   p.overlaps_steps = schedule.overlaps_steps;
+  p.v_shape = layout.v_shape;
   TaskPricer price(s, layout, micro_batch, cm);
   std::map<std::tuple<int64_t, int64_t, int>, int64_t> priced;  // (rank, chunk, kind) -> task
   // Each forward and backward unit's slot in its rank's program, by direction, virtual stage and microbatch.
@@ -52,7 +53,7 @@ StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int
       auto [it, added] = priced.try_emplace({r, u.chunk, static_cast<int>(kind)}, static_cast<int64_t>(p.tasks.size()));
       if (added) p.tasks.push_back(price.task(r, u.chunk, kind));
       if (!u.weight) {
-        int64_t& slot = slot_of[p.unit_key(u.forward, u.chunk * pp + r, u.microbatch)];
+        int64_t& slot = slot_of[p.unit_key(u.forward, p.stage(r, u.chunk), u.microbatch)];
         SIM_ASSERT(slot < 0, "every unit scheduled once");
         slot = static_cast<int64_t>(program.size());
       }
@@ -60,16 +61,17 @@ StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int
     }
   }
   // Forward units take the activation of the virtual stage before, backward units the gradient of
-  // the one after; weight-gradient units, nothing from another rank.
+  // the one after; weight-gradient units, nothing from another rank; and a unit whose neighbour
+  // stage is on its own rank (a V's turn) waits for it by program order alone.
   const Bytes act = p2p_bytes(s, micro_batch);
   for (int64_t r = 0; r < pp; ++r)
     for (StepSlot& slot : p.ranks[static_cast<size_t>(r)]) {
       const Task& t = p.tasks[static_cast<size_t>(slot.task)];
       if (t.kind == TaskKind::WEIGHT_GRAD) continue;
       const bool fwd = t.kind == TaskKind::FORWARD;
-      const int64_t from = t.chunk * pp + r + (fwd ? -1 : 1);
-      if (from < 0 || from >= pp * v) continue;
-      slot.from_rank = from % pp;
+      const int64_t from = p.stage(r, t.chunk) + (fwd ? -1 : 1);
+      if (from < 0 || from >= pp * v || p.rank_of(from) == r) continue;
+      slot.from_rank = p.rank_of(from);
       slot.from_index = slot_of[p.unit_key(fwd, from, slot.microbatch)];
       slot.bytes = act;
       SIM_ASSERT(slot.from_index >= 0, "every unit scheduled once");

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/workload/stage_layout.hpp"
 #include "sim/workload/task.hpp"
 
 namespace sim {
@@ -43,6 +44,13 @@ struct StepProgram {
   // (each rank starts its next step as it ends: the zero-bubble schedules' optimizer
   // post-validation), not from the step's start to its last rank's end.
   bool overlaps_steps = false;
+  bool v_shape = false;  // two chunks per rank in a V (stage_layout.hpp)
+
+  // The virtual stage of rank `rank`'s chunk `chunk`, and the rank a stage is on.
+  int64_t stage(int64_t rank, int64_t chunk) const {
+    return virtual_stage(static_cast<int64_t>(ranks.size()), v_shape, rank, chunk);
+  }
+  int64_t rank_of(int64_t stage) const { return stage_rank(static_cast<int64_t>(ranks.size()), v_shape, stage); }
 
   const Task& task(size_t rank, size_t index) const { return tasks[static_cast<size_t>(ranks[rank][index].task)]; }
   // Every rank's forward and backward (and weight-gradient) units: 2 m v (3 m v).

@@ -131,13 +131,14 @@ TEST_CASE("zero-bubble schedules: engine and estimate agree, and the weight grad
   u.tp = 8;
   u.pp = 4;
   u.global_batch = 16;
-  double step[3];
+  double step[4];
   int k = 0;
-  for (const char* schedule : {"1f1b", "zb_h1", "zb_h2"}) {
+  for (const char* schedule : {"1f1b", "zb_h1", "zb_h2", "zb_v"}) {  // zb_v: two chunks a rank, in a V
     u.schedule = schedule;
     const Scenario s = scenario(u);
     const Pipeline p = build(s);
     CHECK(p.steps.splits_backward == (k > 0));
+    CHECK(p.steps.v_shape == (k == 3));
     const double estimate = estimate_step(s, p, CommCosts(s)).step.value;
     const EngineResult r = simulate_step(s, p);
     INFO(schedule << ": engine " << r.step.value << " s, estimate " << estimate << " s");

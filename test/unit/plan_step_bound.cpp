@@ -90,9 +90,10 @@ TEST_CASE("the step lower bound lies between a rank's own work and the estimate,
         p.pp = pp, p.dp = 8 / pp, p.batch = batch, p.schedule = schedule;
         plans.push_back(p);
       }
-  for (const char* schedule : {"zb_h1", "zb_h2"}) {  // split backward; each rank's step from its first task
+  for (const char* schedule : {"zb_h1", "zb_h2", "zb_v"}) {  // split backward; each rank's step from its first task
     Plan zb;
     zb.pp = 4, zb.dp = 2, zb.batch = 16, zb.schedule = schedule;
+    if (std::string(schedule) == "zb_v") zb.v = 2;  // two chunks a rank, in a V
     plans.push_back(zb);
   }
   Plan interleaved;

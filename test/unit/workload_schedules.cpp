@@ -11,6 +11,7 @@
 
 #include "sim/scenario/schedules.hpp"
 #include "sim/workload/schedule.hpp"
+#include "sim/workload/stage_layout.hpp"
 
 using namespace sim;
 
@@ -18,7 +19,7 @@ TEST_CASE("every named schedule has an entry, and each runs every unit once, bac
   for (const ScheduleChoice& c : pipeline_schedules()) {
     const PipelineSchedule& e = pipeline_schedule(c.kind);
     CHECK(e.kind == c.kind);
-    const int64_t v = c.kind == Schedule::INTERLEAVED ? 2 : 1;
+    const int64_t v = c.kind == Schedule::INTERLEAVED || e.v_shape ? 2 : 1;
     for (int64_t pp : {1, 4}) {
       for (int64_t m : {1, 3, 8}) {
         if (c.kind == Schedule::INTERLEAVED && m % pp != 0) continue;  // Megatron's condition
@@ -62,17 +63,20 @@ TEST_CASE("the activations a rank holds at its peak follow the schedules' closed
       CHECK(pipeline_schedule(Schedule::ZB_H1).in_flight(pp, 1, mb, r) == std::min(pp - r, mb));
       CHECK(pipeline_schedule(Schedule::ZB_H2).in_flight(pp, 1, mb, r) == std::min(2 * (pp - r) - 1, mb));
     }
-  for (Schedule kind : {Schedule::ZB_H1, Schedule::ZB_H2}) {
-    const auto orders = pipeline_schedule(kind).units(pp, 1, m);
+  for (Schedule kind : {Schedule::ZB_H1, Schedule::ZB_H2, Schedule::ZB_V}) {
+    const PipelineSchedule& e = pipeline_schedule(kind);
+    const int64_t v = e.v_shape ? 2 : 1;  // in whole-rank microbatches: a chunk is 1/v of one
+    const auto orders = e.units(pp, v, m);
     for (int64_t r = 0; r < pp; ++r) {
       int64_t held = 0, peak = 0;
       for (const ScheduleUnit& u : orders[static_cast<size_t>(r)]) {
         if (!u.weight) held += u.forward ? 1 : -1;
         peak = std::max(peak, held);
       }
-      CHECK(static_cast<double>(peak) == pipeline_schedule(kind).in_flight(pp, 1, m, r));
+      CHECK(static_cast<double>(peak) / double(v) == e.in_flight(pp, v, m, r));
     }
   }
+  CHECK(pipeline_schedule(Schedule::ZB_V).in_flight(pp, 2, 3, 0) == 3);
 }
 
 namespace {
@@ -101,7 +105,7 @@ double ideal_step(const PipelineSchedule& e, int64_t pp, int64_t v, int64_t m, d
       auto& k = next[static_cast<size_t>(r)];
       while (k < order[static_cast<size_t>(r)].size()) {
         const ScheduleUnit& u = order[static_cast<size_t>(r)][k];
-        const int64_t s = u.chunk * pp + r;
+        const int64_t s = virtual_stage(pp, e.v_shape, r, u.chunk);
         const double ready = u.forward  ? (s == 0 ? 0.0 : at(0, s - 1, u.microbatch))
                              : u.weight ? at(1, s, u.microbatch)
                                         : (s == stages - 1 ? at(0, s, u.microbatch) : at(1, s + 1, u.microbatch));
@@ -159,6 +163,13 @@ TEST_CASE("the zero-bubble orders give the paper's bubbles", "[workload]") {
         const double h2 = m >= 2 * pp - 1 ? std::max(0.0, F + B - 2 * W) : F + B - W;
         CHECK(ideal_step(pipeline_schedule(Schedule::ZB_H2), pp, 1, m, F, B, W) == Approx(work + p1 * h2));
       }
+  // ZB-V: two chunks a rank in a V, each F, B, W half the rank's: no bubble at equal times
+  // once m >= 2p, at 1F1B's activation memory (2p chunks, p whole microbatches, on every rank).
+  for (int64_t pp : {2, 4, 8})
+    for (int64_t m : {2 * pp, int64_t{24}}) {
+      INFO("ZB-V pp " << pp << " m " << m);
+      CHECK(ideal_step(pipeline_schedule(Schedule::ZB_V), pp, 2, m, 0.5, 0.5, 0.5) == Approx(3.0 * m));
+    }
   // Equal times: ZB-H1's bubble rate (p-1)/(3m + p - 1), a third of 1F1B's bubble.
   const double rate = 1.0 - 24.0 * 3.0 / ideal_step(pipeline_schedule(Schedule::ZB_H1), 8, 1, 24, 1, 1, 1);
   CHECK(rate == Approx(7.0 / (72.0 + 7.0)));
