@@ -144,14 +144,12 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     for (int64_t b : micro_batch_candidates(s)) {
       deadline.check();
       const int64_t m = s.training.global_batch / (s.plan.dp * b);
-      const bool v_shape = pipeline_schedule(given).v_shape;
+      const bool v_shape = pipeline_schedule(given).v_shape && v == 2;
       if (v > 1 && !v_shape && m % s.plan.pp != 0) continue;  // Megatron's interleaving needs it
       Candidate c{s, layouts.size() - 1, {}, m, 0};
       c.trial.training.micro_batch.value = b;
       c.trial.plan.virtual_stages.value = v;
-      c.trial.plan.schedule = v_shape ? given
-                              : v > 1 ? Schedule::INTERLEAVED
-                                      : (given == Schedule::INTERLEAVED ? Schedule::ONE_F_ONE_B : given);
+      c.trial.plan.schedule = v_shape ? given : v > 1 ? Schedule::INTERLEAVED : one_chunk_schedule(given);
       c.mem = estimate_memory(c.trial, layout, b);
       ++tried;
       any = true;
@@ -296,8 +294,8 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
   s.plan.virtual_stages.value = best->virtual_stages;
   if (best->virtual_stages > 1 && !pipeline_schedule(s.plan.schedule).v_shape)  // ZB-V keeps its name
     s.plan.schedule = Schedule::INTERLEAVED;
-  else if (s.plan.schedule == Schedule::INTERLEAVED)
-    s.plan.schedule = Schedule::ONE_F_ONE_B;
+  else if (best->virtual_stages == 1)
+    s.plan.schedule = one_chunk_schedule(s.plan.schedule);
   return best;
 }
 

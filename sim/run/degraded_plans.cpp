@@ -10,6 +10,7 @@
 #include "sim/run/continuing_layout.hpp"
 #include "sim/run/run.hpp"
 #include "sim/topology/placement.hpp"
+#include "sim/workload/schedule.hpp"
 #include "sim/workload/stage_layout.hpp"
 
 namespace sim {
@@ -172,7 +173,7 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
         const int64_t vs = v.plan.virtual_stages.value;
         if (v.plan.pp == 1 || v.plan.pp * vs > v.model.layers || s.microbatches() % v.plan.pp != 0) {
           v.plan.virtual_stages.value = 1;
-          if (v.plan.schedule == Schedule::INTERLEAVED) v.plan.schedule = Schedule::ONE_F_ONE_B;
+          v.plan.schedule = one_chunk_schedule(v.plan.schedule);
         }
         set_gpus(v);
         const auto t = step_of(std::move(v), healthy.plan.memory, opt);

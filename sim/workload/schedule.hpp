@@ -46,6 +46,10 @@ std::vector<std::vector<ScheduleUnit>> every_rank(int64_t pp, int64_t v, int64_t
                                                   std::vector<ScheduleUnit> (*per_rank)(int64_t, int64_t, int64_t,
                                                                                         int64_t));
 
+// What `kind` runs as when a plan keeps one chunk per rank: interleaved 1F1B as 1F1B, ZB-V as
+// ZB-H1 (its one-chunk sibling, of the same activation memory), the others as themselves.
+Schedule one_chunk_schedule(Schedule kind);
+
 // The entries, one per Schedule.
 PipelineSchedule gpipe_schedule();
 PipelineSchedule one_f_one_b_schedule();

@@ -18,6 +18,10 @@ std::vector<std::vector<ScheduleUnit>> every_rank(int64_t pp, int64_t v, int64_t
   return out;
 }
 
+Schedule one_chunk_schedule(Schedule kind) {
+  return kind == Schedule::INTERLEAVED ? Schedule::ONE_F_ONE_B : kind == Schedule::ZB_V ? Schedule::ZB_H1 : kind;
+}
+
 const PipelineSchedule& pipeline_schedule(Schedule kind) { return registry_entry(pipeline_schedule_entries(), kind); }
 
 }  // namespace sim

@@ -174,3 +174,20 @@ TEST_CASE("the zero-bubble orders give the paper's bubbles", "[workload]") {
   const double rate = 1.0 - 24.0 * 3.0 / ideal_step(pipeline_schedule(Schedule::ZB_H1), 8, 1, 24, 1, 1, 1);
   CHECK(rate == Approx(7.0 / (72.0 + 7.0)));
 }
+
+TEST_CASE("a plan that keeps one chunk per rank runs each schedule's one-chunk form", "[workload]") {
+  // The planner (a search's pp = 1 candidates) and the reconfigure recovery's smaller pipelines
+  // drop virtual stages where they cannot run them: interleaved 1F1B becomes 1F1B, ZB-V ZB-H1
+  // (the same activation memory, Qi et al. 2024); every one-chunk form runs one chunk.
+  CHECK(one_chunk_schedule(Schedule::INTERLEAVED) == Schedule::ONE_F_ONE_B);
+  CHECK(one_chunk_schedule(Schedule::ZB_V) == Schedule::ZB_H1);
+  for (const ScheduleChoice& c : pipeline_schedules()) {
+    const Schedule one = one_chunk_schedule(c.kind);
+    CHECK_FALSE(pipeline_schedule(one).v_shape);
+    CHECK(one != Schedule::INTERLEAVED);
+    if (c.kind != Schedule::INTERLEAVED && c.kind != Schedule::ZB_V) CHECK(one == c.kind);
+    const auto orders = pipeline_schedule(one).units(4, 1, 8);
+    for (const auto& order : orders)
+      for (const ScheduleUnit& u : order) CHECK(u.chunk == 0);
+  }
+}
