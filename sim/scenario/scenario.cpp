@@ -309,6 +309,8 @@ void cross_check(const Scenario& s, const ParamReader& r) {
   if (p.virtual_stages.value > 1 && p.pp == 1)
     par.at("virtual_stages").fail("virtual stages need pipeline parallelism (pp = 1)", "1 or \"auto\" when pp = 1");
   const bool v_shape = p.schedule == Schedule::ZB_V;  // two chunks per rank in a V (schedule.hpp)
+  if (v_shape && p.pp == 1)
+    par.at("schedule").fail("'zb_v' runs a V of two stages on each rank of a pipeline; pp is 1", "pp > 1 with zb_v");
   if (v_shape && !p.virtual_stages.is_auto() && p.virtual_stages.value != 2)
     par.at(par.has("virtual_stages") ? "virtual_stages" : "schedule")
         .fail("'zb_v' runs two chunks per rank, in a V", "virtual_stages 2 (or \"auto\") with zb_v");
@@ -345,7 +347,8 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
   if (s.plan.pp == 1 && s.plan.virtual_stages.is_auto()) s.plan.virtual_stages.value = 1;
   if (!s.plan.schedule_given && s.plan.virtual_stages.value > 1) s.plan.schedule = Schedule::INTERLEAVED;
   // ZB-V runs two chunks per rank: its virtual stages unless the scenario says otherwise.
-  if (s.plan.schedule == Schedule::ZB_V && !r.at("parallelism").has("virtual_stages")) s.plan.virtual_stages.value = 2;
+  if (s.plan.schedule == Schedule::ZB_V && s.plan.pp > 1 && !r.at("parallelism").has("virtual_stages"))
+    s.plan.virtual_stages.value = 2;
   // A section that is there takes effect: an empty one, which would change nothing, is refused.
   auto failures = r.find("failures");
   auto recovery = r.find("recovery");

@@ -455,6 +455,8 @@ case("1f1b-with-virtual-stages", "/parallelism/schedule", "'1f1b' cannot run vir
      all_of(pp2, put("parallelism.virtual_stages", 3), put("parallelism.schedule", "1f1b")))
 case("zero-bubble-with-virtual-stages", "/parallelism/schedule", "'zb_h1' cannot run virtual stages",
      all_of(pp2, put("parallelism.virtual_stages", 3), put("parallelism.schedule", "zb_h1")))
+case("zb-v-without-pipeline", "/parallelism/schedule", "'zb_v' runs a V of two stages on each rank of a pipeline",
+     put("parallelism.schedule", "zb_v"))
 case("zb-v-three-chunks", "/parallelism/virtual_stages", "'zb_v' runs two chunks per rank, in a V",
      all_of(pp2, put("parallelism.virtual_stages", 3), put("parallelism.schedule", "zb_v")))
 case("interleaved-without-virtual-stages", "/parallelism/schedule", "'interleaved' needs virtual_stages > 1",
