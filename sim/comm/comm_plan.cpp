@@ -139,8 +139,7 @@ CollectiveChoice CommPlan::choose(CollectiveKind kind, const std::vector<int64_t
                                    g.ring_strides.empty());
   auto it = choices_.find(key);
   const DispatcherEntry& d = dispatcher(s_.plan.dispatcher);
-  if (it == choices_.end() && kind == CollectiveKind::ALL_TO_ALL && d.scale_up_efficiency > 0 && s_.model.moe &&
-      g.ranks > 1) {
+  if (it == choices_.end() && kind == CollectiveKind::ALL_TO_ALL && d.own_kernels() && s_.model.moe && g.ranks > 1) {
     if (!even || !g.torus_dims.empty())
       throw InputError(s_.file, s_.json_path("/parallelism/dispatcher"),
                        std::string("'") + d.name +

@@ -25,6 +25,7 @@ struct DispatcherEntry : NamedChoice<Dispatcher> {
   // collective_flows.hpp: a token once per node over RDMA, then on over NVLink), the fraction of
   // NVLink's line rate they forward at, measured; 0: NCCL's all-to-all.
   double scale_up_efficiency = 0;
+  bool own_kernels() const { return scale_up_efficiency > 0; }
 };
 
 const std::vector<DispatcherEntry>& dispatchers();

@@ -167,7 +167,7 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     par.at("ep").fail("expert parallelism beside tensor parallelism (tp " + i2s(p.tp) +
                           ") needs sequence parallelism (Megatron-Core runs MoE with tp > 1 only so)",
                       "\"sequence_parallel\": true, or ep 1");
-  if (dispatcher(p.dispatcher).scale_up_efficiency > 0) {  // its own kernels run the all-to-alls
+  if (dispatcher(p.dispatcher).own_kernels()) {
     const std::string name = dispatcher(p.dispatcher).name;
     if (s.cluster.scale_up.chip_grid())
       par.at("dispatcher")

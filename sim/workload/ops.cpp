@@ -246,7 +246,7 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   // combine): the rank's tokens cast before, 1 byte and a 4-byte scale per 128 elements
   // (DeepEP's tests' fp8_factor), their copies transposed after. The shared experts cast as a dense
   // MLP, their input from the 16-bit norm. Current scaling reads each cast tensor once more.
-  const bool fp8 = linear == Precision::FP8, deepep_fp8 = fp8 && d.scale_up_efficiency > 0;
+  const bool fp8 = linear == Precision::FP8, deepep_fp8 = fp8 && d.own_kernels();
   const bool transposes = fp8_transposes(sc), current = fp8 && sc.training.fp8_scaling == Fp8Scaling::CURRENT;
   const double rows = d.rows(tokens, k, ep) * x.h * E * load;
   const double dispatched = deepep_fp8 ? rows / E * (1.0 + 4.0 / 128.0) : rows;

@@ -26,105 +26,56 @@
 namespace sim {
 namespace {
 
-std::vector<std::vector<ScheduleUnit>> zero_bubble_units(int64_t pp, int64_t m,
+// The order of `chunks` chunks per rank (2: a V, stage_layout.hpp), each rank holding at most
+// limit(pp, r) chunks' activations (forwards not yet through their backward). Among a rank's
+// chunks the deeper one goes first (its backward comes first); waiting, the first input to come.
+std::vector<std::vector<ScheduleUnit>> zero_bubble_order(int64_t pp, int64_t m, int64_t chunks,
                                                          int64_t (*limit)(int64_t pp, int64_t r)) {
   constexpr int64_t NOT_YET = -1, NEVER = std::numeric_limits<int64_t>::max();
   const auto P = static_cast<size_t>(pp), M = static_cast<size_t>(m);
+  const bool v_shape = chunks == 2;
+  const int64_t last = pp * chunks - 1;
   std::vector<std::vector<ScheduleUnit>> out(P);
-  // When each rank's forward (backward) of each microbatch ends, in units of time.
-  std::vector<int64_t> f_end(P * M, NOT_YET), b_end(P * M, NOT_YET);
-  std::vector<int64_t> free(P, 0), nf(P, 0), nb(P, 0), nw(P, 0);
-  // When rank r's next forward (backward) may start, NOT_YET while its input is unknown, NEVER
-  // when it has none to run.
-  auto next_forward = [&](size_t r) {
-    if (nf[r] == m || nf[r] - nb[r] >= limit(pp, static_cast<int64_t>(r))) return NEVER;
-    return r == 0 ? int64_t{0} : f_end[(r - 1) * M + static_cast<size_t>(nf[r])];
-  };
-  auto next_backward = [&](size_t r) {
-    if (nb[r] == nf[r]) return NEVER;
-    return r + 1 == P ? f_end[r * M + static_cast<size_t>(nb[r])] : b_end[(r + 1) * M + static_cast<size_t>(nb[r])];
-  };
-  for (int64_t left = 3 * m * pp; left > 0; --left) {
-    // The rank that can start a unit soonest (the lowest rank among equals), and which unit.
-    int64_t best_at = NEVER;
-    size_t best = 0;
-    char pass = 0;
-    for (size_t r = 0; r < P; ++r) {
-      if (nw[r] == m) continue;
-      const int64_t b = next_backward(r), f = next_forward(r);
-      int64_t at = NEVER;
-      char what = 0;
-      if (b != NEVER && b != NOT_YET && b <= free[r]) {
-        at = free[r], what = 'B';
-      } else if (f != NEVER && f != NOT_YET && f <= free[r]) {
-        at = free[r], what = 'F';
-      } else if (nw[r] < nb[r]) {
-        at = free[r], what = 'W';
-      } else {
-        if (b != NEVER && b != NOT_YET) at = b, what = 'B';
-        if (f != NEVER && f != NOT_YET && f < at) at = f, what = 'F';
-      }
-      if (at < best_at) best_at = at, best = r, pass = what;
-    }
-    SIM_ASSERT(best_at != NEVER, "a zero-bubble order always has a unit to run");
-    free[best] = best_at + 1;
-    if (pass == 'F') {
-      f_end[best * M + static_cast<size_t>(nf[best])] = free[best];
-      out[best].push_back({true, 0, nf[best]++});
-    } else if (pass == 'B') {
-      b_end[best * M + static_cast<size_t>(nb[best])] = free[best];
-      out[best].push_back({false, 0, nb[best]++});
-    } else {
-      out[best].push_back({false, 0, nw[best]++, true});
-    }
-  }
-  return out;
-}
-
-// ZB-V (Qi et al. 2024, the V-shaped schedule): two chunks per rank in a V (stage_layout.hpp), laid out as above at
-// equal F, B and W times, each rank holding at most 2 pp chunks' activations (1F1B's first rank's
-// pp microbatches of its whole layers), preferring its second chunk's units (the deeper stage, whose
-// backward comes first): zero bubble once m >= 2 pp (tests).
-std::vector<std::vector<ScheduleUnit>> zero_bubble_v_units(int64_t pp, int64_t m) {
-  constexpr int64_t NOT_YET = -1, NEVER = std::numeric_limits<int64_t>::max();
-  const auto P = static_cast<size_t>(pp), M = static_cast<size_t>(m);
-  const int64_t limit = 2 * pp, last = 2 * pp - 1;
-  std::vector<std::vector<ScheduleUnit>> out(P);
-  std::vector<int64_t> f_end(2 * P * M, NOT_YET), b_end(2 * P * M, NOT_YET);
+  // When each stage's forward (backward) of each microbatch ends, in units of time.
+  std::vector<int64_t> f_end(static_cast<size_t>(last + 1) * M, NOT_YET), b_end(f_end);
   std::vector<int64_t> free(P, 0), held(P, 0);
   std::vector<std::array<int64_t, 2>> nf(P, {0, 0}), nb(P, {0, 0}), nw(P, {0, 0});
   const auto at = [&](std::vector<int64_t>& v, int64_t stage, int64_t mb) -> int64_t& {
     return v[static_cast<size_t>(stage) * M + static_cast<size_t>(mb)];
   };
-  auto next_forward = [&](size_t r, int c) {
-    if (nf[r][c] == m || held[r] >= limit) return NEVER;
-    const int64_t s = virtual_stage(pp, true, static_cast<int64_t>(r), c);
+  // When rank r's next forward (backward) of chunk c may start, NOT_YET while its input is
+  // unknown, NEVER when it has none to run.
+  auto next_forward = [&](size_t r, int64_t c) {
+    if (nf[r][c] == m || held[r] >= limit(pp, static_cast<int64_t>(r))) return NEVER;
+    const int64_t s = virtual_stage(pp, v_shape, static_cast<int64_t>(r), c);
     return s == 0 ? int64_t{0} : at(f_end, s - 1, nf[r][c]);
   };
-  auto next_backward = [&](size_t r, int c) {
+  auto next_backward = [&](size_t r, int64_t c) {
     if (nb[r][c] == nf[r][c]) return NEVER;
-    const int64_t s = virtual_stage(pp, true, static_cast<int64_t>(r), c);
+    const int64_t s = virtual_stage(pp, v_shape, static_cast<int64_t>(r), c);
     return s == last ? at(f_end, s, nb[r][c]) : at(b_end, s + 1, nb[r][c]);
   };
   const auto known = [&](int64_t t) { return t != NEVER && t != NOT_YET; };
-  for (int64_t left = 6 * m * pp; left > 0; --left) {
-    // The soonest (time, rank) and its unit: B, then F, then an owed W, the second chunk first;
-    // else the earliest input to come (a B before an F, then the first chunk).
+  for (int64_t left = 3 * m * chunks * pp; left > 0; --left) {
+    // The soonest (time, rank) and its unit: a B whose input is there, else such an F, else an
+    // owed W; else the earliest input to come (a B before an F among equals). Lowest rank first.
     int64_t best_at = NEVER, best_kind = 0, best_chunk = 0;
     size_t best = 0;
     for (size_t r = 0; r < P; ++r) {
-      if (nw[r][0] == m && nw[r][1] == m) continue;
+      bool done = true;
+      for (int64_t c = 0; c < chunks; ++c) done = done && nw[r][c] == m;
+      if (done) continue;
       int64_t when = NEVER, kind = -1, chunk = 0;  // kind 0: B, 1: F, 2: W
-      for (int c : {1, 0})
+      for (int64_t c = chunks - 1; c >= 0; --c)
         if (kind < 0 && known(next_backward(r, c)) && next_backward(r, c) <= free[r])
           when = free[r], kind = 0, chunk = c;
-      for (int c : {1, 0})
+      for (int64_t c = chunks - 1; c >= 0; --c)
         if (kind < 0 && known(next_forward(r, c)) && next_forward(r, c) <= free[r]) when = free[r], kind = 1, chunk = c;
-      for (int c : {1, 0})
+      for (int64_t c = chunks - 1; c >= 0; --c)
         if (kind < 0 && nw[r][c] < nb[r][c]) when = free[r], kind = 2, chunk = c;
       if (kind < 0)
         for (int k : {0, 1})
-          for (int c : {0, 1}) {
+          for (int64_t c = 0; c < chunks; ++c) {
             const int64_t t = k == 0 ? next_backward(r, c) : next_forward(r, c);
             if (known(t) && t < when) when = t, kind = k, chunk = c;
           }
@@ -132,8 +83,7 @@ std::vector<std::vector<ScheduleUnit>> zero_bubble_v_units(int64_t pp, int64_t m
     }
     SIM_ASSERT(best_at != NEVER, "a zero-bubble order always has a unit to run");
     free[best] = best_at + 1;
-    const int c = static_cast<int>(best_chunk);
-    const int64_t s = virtual_stage(pp, true, static_cast<int64_t>(best), c);
+    const int64_t c = best_chunk, s = virtual_stage(pp, v_shape, static_cast<int64_t>(best), c);
     if (best_kind == 1) {
       at(f_end, s, nf[best][c]) = free[best];
       out[best].push_back({true, c, nf[best][c]++});
@@ -149,14 +99,19 @@ std::vector<std::vector<ScheduleUnit>> zero_bubble_v_units(int64_t pp, int64_t m
   return out;
 }
 
+// ZB-V (Qi et al. 2024, the V-shaped schedule): two chunks per rank in a V (stage_layout.hpp), each
+// rank holding at most 2 pp chunks' activations (1F1B's first rank's pp microbatches of its whole
+// layers): zero bubble once m >= 2 pp (tests).
+int64_t v_limit(int64_t pp, int64_t) { return 2 * pp; }
+
 int64_t h1_limit(int64_t pp, int64_t r) { return pp - r; }
 int64_t h2_limit(int64_t pp, int64_t r) { return 2 * (pp - r) - 1; }
 
 std::vector<std::vector<ScheduleUnit>> h1_units(int64_t pp, int64_t, int64_t m) {
-  return zero_bubble_units(pp, m, h1_limit);
+  return zero_bubble_order(pp, m, 1, h1_limit);
 }
 std::vector<std::vector<ScheduleUnit>> h2_units(int64_t pp, int64_t, int64_t m) {
-  return zero_bubble_units(pp, m, h2_limit);
+  return zero_bubble_order(pp, m, 1, h2_limit);
 }
 double h1_in_flight(int64_t pp, int64_t, int64_t m, int64_t r) {
   return static_cast<double>(std::min(h1_limit(pp, r), m));
@@ -167,7 +122,9 @@ double h2_in_flight(int64_t pp, int64_t, int64_t m, int64_t r) {
 
 }  // namespace
 
-std::vector<std::vector<ScheduleUnit>> v_units(int64_t pp, int64_t, int64_t m) { return zero_bubble_v_units(pp, m); }
+std::vector<std::vector<ScheduleUnit>> v_units(int64_t pp, int64_t, int64_t m) {
+  return zero_bubble_order(pp, m, 2, v_limit);
+}
 // In whole-rank microbatches: 2 pp chunks, each half the rank's layers.
 double v_in_flight(int64_t pp, int64_t, int64_t m, int64_t) { return static_cast<double>(std::min(pp, m)); }
 
