@@ -9,6 +9,7 @@
 #include "sim/calibrate/fit.hpp"
 #include "sim/calibrate/profile_writer.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_file.hpp"
 #include "sim/core/params.hpp"
@@ -60,9 +61,10 @@ int calibrate(const CalibrateArgs& a) {
     throw InputError(a.measurements, "/provenance/profile", "names no device profile to start from",
                      "a \"profile\" entry, or --base NAME (e.g. --base h200-sxm)");
   const std::string base_file = profile_file("--base", base_name);
-  const DeviceSpec base = DeviceSpec::parse(ParamReader::load_file(base_file));
+  const DeviceSpec base = DeviceSpec::parse(device_profile(base_file, default_data_dir()));
   const std::string device_file = a.device.empty() ? base_file : profile_file("--device", a.device);
-  const DeviceSpec checked = a.device.empty() ? base : DeviceSpec::parse(ParamReader::load_file(device_file));
+  const DeviceSpec checked =
+      a.device.empty() ? base : DeviceSpec::parse(device_profile(device_file, default_data_dir()));
   check_outputs({{"-o", a.output}, {"--csv", a.csv}}, {a.measurements});
   const std::string name = a.output.empty() ? std::string() : profile_name(a, base);
 

@@ -61,16 +61,32 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
       for (size_t& i = next[r]; i < program.size(); ++i) {
         const StepSlot& slot = program[i];
         Seconds start = i > 0 ? finish[i - 1] : Seconds(0);
-        if (slot.from_rank >= 0) {
-          const auto from = static_cast<size_t>(slot.from_rank), at = static_cast<size_t>(slot.from_index);
-          if (next[from] <= at) break;  // not sent yet
-          const bool crosses = switching && comm.p2p_crosses(slot.from_rank, static_cast<int64_t>(r));
+        // Its input, and where it runs a pair, the input of the backward beside it (StepSlot::beside).
+        // Two inputs from the same slot travel as one transfer of both (pipeline.cpp).
+        const StepSlot* pair =
+            i + 1 < program.size() && program[i + 1].beside == static_cast<int64_t>(i) ? &program[i + 1] : nullptr;
+        StepSlot both;
+        if (pair && pair->from_rank >= 0 && pair->from_rank == slot.from_rank && pair->from_index == slot.from_index) {
+          both = slot;
+          both.bytes += pair->bytes;
+          pair = nullptr;
+        }
+        bool sent_all = true;
+        for (const StepSlot* in : {both.from_rank >= 0 ? &both : &slot, pair}) {
+          if (!in || in->from_rank < 0) continue;
+          const auto from = static_cast<size_t>(in->from_rank), at = static_cast<size_t>(in->from_index);
+          if (next[from] <= at) {  // not sent yet
+            sent_all = false;
+            break;
+          }
+          const bool crosses = switching && comm.p2p_crosses(in->from_rank, static_cast<int64_t>(r));
           Seconds sent = e.finish[from][at];
           if (crosses) sent = std::max(sent, reconfig);
-          const Seconds arrived = sent + comm.p2p(slot.from_rank, static_cast<int64_t>(r), slot.bytes);
+          const Seconds arrived = sent + comm.p2p(in->from_rank, static_cast<int64_t>(r), in->bytes);
           if (crosses) last_crossing = std::max(last_crossing, arrived);
           start = std::max(start, arrived);
         }
+        if (!sent_all) break;
         const auto k = static_cast<size_t>(slot.task);
         const Task& t = p.tasks[k];
         Seconds& channel = dp_free[r];

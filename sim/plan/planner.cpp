@@ -46,7 +46,7 @@ std::vector<int64_t> virtual_stage_candidates(const Scenario& s) {
   if (s.plan.pp == 1) return out;  // no pipeline, no virtual stages
   // The zero-bubble schedules run one chunk per rank, ZB-V two in a V (1F1B's name leaves
   // interleaving open, as Megatron-LM's interleaving is an option of its 1F1B).
-  if (s.plan.schedule_given && pipeline_schedule(s.plan.schedule).v_shape) return {2};
+  if (s.plan.schedule_given && schedule_choice(s.plan.schedule).v_shape) return {2};
   if (s.plan.schedule_given && pipeline_schedule(s.plan.schedule).splits_backward) return out;
   for (int64_t v = 2; v * s.plan.pp <= s.model.layers; ++v) {
     const int64_t stages = v * s.plan.pp, short_by = (stages - s.model.layers % stages) % stages;
@@ -144,8 +144,9 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     for (int64_t b : micro_batch_candidates(s)) {
       deadline.check();
       const int64_t m = s.training.global_batch / (s.plan.dp * b);
-      const bool v_shape = pipeline_schedule(given).v_shape && v == 2;
-      if (v > 1 && !v_shape && m % s.plan.pp != 0) continue;  // Megatron's interleaving needs it
+      const bool v_shape = schedule_choice(given).v_shape && v == 2;
+      if (v > 1 && !v_shape && m % s.plan.pp != 0) continue;                // Megatron's interleaving needs it
+      if (v_shape && !schedule_choice(given).runs(s.plan.pp, m)) continue;  // DualPipe's microbatches
       Candidate c{s, layouts.size() - 1, {}, m, 0};
       c.trial.training.micro_batch.value = b;
       c.trial.plan.virtual_stages.value = v;
@@ -292,7 +293,7 @@ std::optional<ResolvedPlan> resolve(Scenario& s, const ComputeModel& cm, Seconds
     best->pipeline = std::shared_ptr<const Pipeline>(new Pipeline(build_pipeline(std::move(*best_steps))));
   s.training.micro_batch.value = best->micro_batch;
   s.plan.virtual_stages.value = best->virtual_stages;
-  if (best->virtual_stages > 1 && !pipeline_schedule(s.plan.schedule).v_shape)  // ZB-V keeps its name
+  if (best->virtual_stages > 1 && !schedule_choice(s.plan.schedule).v_shape)  // ZB-V keeps its name
     s.plan.schedule = Schedule::INTERLEAVED;
   else if (best->virtual_stages == 1)
     s.plan.schedule = one_chunk_schedule(s.plan.schedule);

@@ -157,6 +157,8 @@ std::string report_json(const RunResult& r) {
   j["mfu"] = r.mfu;
   j["hfu"] = r.hfu;
   j["mfu_precision_peak"] = r.mfu_precision_peak;
+  j["model_flops_causal_per_step"] = r.causal_flops_per_step;
+  j["mfu_causal"] = r.mfu_causal;
   const Breakdown& b = r.breakdown;
   j["breakdown"] = {{"pipeline_rank", b.rank},
                     {"compute_s", b.compute_s},
@@ -199,7 +201,7 @@ std::string report_json(const RunResult& r) {
                  {"micro_batch", s.training.micro_batch.value},
                  {"virtual_stages", s.plan.virtual_stages.value},
                  {"schedule", to_string(s.plan.schedule)},
-                 {"microbatches", r.plan.pipeline->microbatches},
+                 {"microbatches", s.microbatches()},
                  {"candidates_evaluated", r.plan.candidates_tried}};
   // What NCCL runs for the largest all-reduce over the tensor-parallel group and for the largest
   // gradient reduction of the first pipeline rank (a group of one runs nothing).

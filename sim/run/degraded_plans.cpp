@@ -131,7 +131,8 @@ ReroutePlans reroute_plans(const Scenario& s) {
   int64_t base_1f1b = -1;
   for (int64_t lost = 1; lost <= std::min(SIMULATED_LOSSES, dp - 1); ++lost) {
     const int64_t replicas = dp - lost, per_replica = (m * dp + replicas - 1) / replicas;
-    if (s.plan.virtual_stages.value <= 1 || per_replica % pp == 0) {
+    const ScheduleChoice& kind = schedule_choice(s.plan.schedule);
+    if (kind.v_shape ? kind.runs(pp, per_replica) : s.plan.virtual_stages.value <= 1 || per_replica % pp == 0) {
       out.rates.emplace_back(-1, batch_of(replicas, per_replica, false));
     } else {
       if (base_1f1b < 0) base_1f1b = batch_of(dp, m, true);
@@ -171,7 +172,9 @@ ContinuingPlan plan_continuing(const RunResult& healthy, const EngineOptions& op
         // Interleaving needs a multiple of pp micro-batches and a layer per virtual stage; a template
         // that cannot interleave runs plain 1F1B.
         const int64_t vs = v.plan.virtual_stages.value;
-        if (v.plan.pp == 1 || v.plan.pp * vs > v.model.layers || s.microbatches() % v.plan.pp != 0) {
+        const ScheduleChoice& kind = schedule_choice(v.plan.schedule);
+        if (v.plan.pp == 1 || v.plan.pp * vs > v.model.layers || s.microbatches() % v.plan.pp != 0 ||
+            (kind.two_copies && v.plan.pp % 2 != 0) || !kind.runs(v.plan.pp, s.microbatches())) {
           v.plan.virtual_stages.value = 1;
           v.plan.schedule = one_chunk_schedule(v.plan.schedule);
         }

@@ -82,9 +82,10 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   const auto& g = r.plan.pipeline->graph;
 
   const double replicas = double(s.plan.tp * s.plan.cp * s.plan.dp);
-  double model = 0, hardware = 0;
+  double model = 0, hardware = 0, causal = 0;
   for (size_t v = 0; v < boost::num_vertices(g); ++v) {
     model += g[v].model_flops.value * replicas;
+    causal += g[v].causal_flops.value * replicas;
     hardware += g[v].hardware_flops.value * replicas;
   }
   r.step_time_s = r.engine.step.value;
@@ -95,6 +96,8 @@ RunResult run_scenario(Scenario s, const EngineOptions& opt) {
   const double peak = cm.mfu_peak().value;
   r.model_tflops_per_gpu = model / r.step_time_s / gpus / 1e12;
   r.mfu = model / r.step_time_s / gpus / peak;
+  r.causal_flops_per_step = causal;
+  r.mfu_causal = causal / r.step_time_s / gpus / peak;
   r.hfu = hardware / r.step_time_s / gpus / peak;
   r.mfu_precision_peak = model / r.step_time_s / gpus / cm.peak().value;
   if (const auto costs = load_costs(default_data_dir()))

@@ -53,10 +53,12 @@ struct RunResult {
   double step_time_s = 0;
   double tokens_per_s = 0;
   double model_flops_per_step = 0;
+  double causal_flops_per_step = 0;  // Task::causal_flops, over the step
   double hardware_flops_per_step = 0;
   double model_tflops_per_gpu = 0;
   double mfu = 0, hfu = 0;        // against the device's dense BF16 peak (ComputeModel::mfu_peak)
   double mfu_precision_peak = 0;  // against the dense peak of the precision the run computes in
+  double mfu_causal = 0;          // causal_flops_per_step over the dense BF16 peak
   Breakdown breakdown;
   bool full_fidelity = false;
   std::optional<JobReliability> reliability;    // when the scenario has failures

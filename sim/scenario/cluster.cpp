@@ -26,7 +26,7 @@ static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir
   std::error_code time_error, size_error;
   const auto written = std::filesystem::last_write_time(path, time_error);
   const auto size = std::filesystem::file_size(path, size_error);
-  if (time_error || size_error) return DeviceSpec::parse(ParamReader::load_file(path));  // it says what is wrong
+  if (time_error || size_error) return DeviceSpec::parse(device_profile(path, data_dir));  // it says what is wrong
   struct Parsed {
     std::filesystem::file_time_type written;
     std::uintmax_t size;
@@ -39,7 +39,7 @@ static DeviceSpec load_device(const ParamReader& at, const std::string& data_dir
     auto it = parsed.find(path);
     if (it != parsed.end() && it->second.written == written && it->second.size == size) return it->second.device;
   }
-  DeviceSpec d = DeviceSpec::parse(ParamReader::load_file(path));
+  DeviceSpec d = DeviceSpec::parse(device_profile(path, data_dir));
   std::lock_guard<std::mutex> lock(mutex);
   parsed.insert_or_assign(path, Parsed{written, size, d});
   return d;

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "sim/core/data_files.hpp"
 #include "sim/core/params.hpp"
@@ -154,6 +156,24 @@ double DeviceSpec::attention_head_dim_factor(Attention a, double d) const {
   if (above.first == 0 || above.first == below.first) return below.second;
   const double w = std::log2(d / below.first) / std::log2(above.first / below.first);
   return below.second + w * (above.second - below.second);
+}
+
+ParamReader device_profile(const std::string& path, const std::string& data_dir) {
+  ParamReader file = ParamReader::load_file(path);
+  std::vector<std::string> chain{path};
+  while (file.is_object() && file.has("from")) {
+    const ParamReader from = file.at("from");
+    const std::string base = device_file(from.as_string(), data_dir, from.directory());
+    if (base.empty()) {
+      auto [what, expected] = unknown_device(from.as_string(), data_dir, from.directory());
+      from.fail(what, expected);
+    }
+    if (std::find(chain.begin(), chain.end(), base) != chain.end() || chain.size() >= 16)
+      from.fail("names a chain of bases that loops or runs on", "a base profile without \"from\"");
+    chain.push_back(base);
+    file = ParamReader::load_file(base).merged_with(file.without_key("from"));
+  }
+  return file;
 }
 
 std::string device_file(const std::string& name, const std::string& data_dir, const std::string& base_dir) {

@@ -109,6 +109,10 @@ struct DeviceSpec {
 // when it is a path to a JSON file (a relative one tried under `base_dir`, then `data_dir`); ""
 // when none exists (core/data_files.hpp).
 std::string device_file(const std::string& name, const std::string& data_dir, const std::string& base_dir = "");
+// The profile in file `path`, over the profile it names in "from" (a device that differs from
+// another in a few fields: H800 from H100; bases of bases followed), its own keys replacing the
+// base's; a name in "from" is found as device_file finds one.
+ParamReader device_profile(const std::string& path, const std::string& data_dir);
 // The message for a device that does not exist, {what, expected}: "unknown device 'x' (did you
 // mean 'y'?)" for a name, where it was looked for for a path (core/data_files.hpp).
 std::pair<std::string, std::string> unknown_device(const std::string& name, const std::string& data_dir,

@@ -35,7 +35,8 @@ const std::vector<DispatcherEntry>& dispatchers() {
        CollectiveKind::ALL_TO_ALL,
        CollectiveKind::ALL_TO_ALL,
        [](double tokens, double top_k, double) { return tokens * top_k; },
-       153.0 * 7.0 / 8.0 / 200.0},
+       153.0 * 7.0 / 8.0 / 200.0,
+       20},
   };
   return entries;
 }

@@ -25,6 +25,10 @@ struct DispatcherEntry : NamedChoice<Dispatcher> {
   // collective_flows.hpp: a token once per node over RDMA, then on over NVLink), the fraction of
   // NVLink's line rate they forward at, measured; 0: NCCL's all-to-all.
   double scale_up_efficiency = 0;
+  // The SMs its kernels hold while they run beside a computation (a DualPipe pair,
+  // step_program.hpp), which the computation then runs without; 0: not modelled (NCCL's
+  // all-to-all kernels hold SMs too, as many as its channels).
+  int64_t sms = 0;
   bool own_kernels() const { return scale_up_efficiency > 0; }
 };
 

@@ -10,6 +10,9 @@ const std::vector<Fp8ScalingRecipe>& fp8_scaling_recipes() {
       {Fp8Scaling::CURRENT, "current",
        "scale from the tensor itself: an amax pass reads each tensor before its cast (Transformer Engine's "
        "Float8CurrentScaling, torchao's dynamic tensorwise Float8Linear; torchtitan)"},
+      {Fp8Scaling::BLOCKWISE, "blockwise",
+       "a scale per 1x128 activation tile and 128x128 weight block, taken by the cast kernel from the tile it casts "
+       "(DeepSeek-V3's fine-grained quantization; Transformer Engine's Float8BlockScaling)"},
   };
   return recipes;
 }

@@ -24,7 +24,7 @@ class ParamReader;
 // The largest degree of any parallel dimension (robustness, not physics).
 inline constexpr int64_t MAX_PARALLEL_DEGREE = 1 << 20;
 
-enum class Schedule { GPIPE, ONE_F_ONE_B, INTERLEAVED, ZB_H1, ZB_H2, ZB_V };
+enum class Schedule { GPIPE, ONE_F_ONE_B, INTERLEAVED, ZB_H1, ZB_H2, ZB_V, DUALPIPE, DUALPIPE_V };
 // SELECTIVE: Korthikanti et al.'s attention-core recompute (Megatron-LM); OP: torchtitan's per-op
 // selective checkpointing (ops.hpp, "Recompute OP"); FULL: every layer from its input.
 enum class Recompute { NONE, SELECTIVE, OP, FULL };

@@ -12,6 +12,7 @@
 #include "sim/scenario/defaults.hpp"
 #include "sim/scenario/dispatcher.hpp"
 #include "sim/scenario/reliability_cluster.hpp"
+#include "sim/scenario/schedules.hpp"
 #include "sim/scenario/schema.hpp"
 
 namespace sim {
@@ -273,16 +274,10 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     tr.at("recompute")
         .fail("'op' with tp > 1 follows torchtitan's tensor-parallel plan, which is sequence parallel",
               "\"sequence_parallel\": true with it, or another recompute");
-  // Latent-attention and multi-token prediction layers are priced in 16 bits (ops.cpp: their FP8
-  // casts and weight copies are not modelled; an MoE layer's are), and none of the three with
-  // torchtitan's per-op checkpointing, whose saved matmuls are a dense block's.
+  // None of MoE, latent-attention and multi-token prediction layers with torchtitan's per-op
+  // checkpointing, whose saved matmuls are a dense block's.
   const bool moe_like = m.moe || m.mla || m.mtp_layers > 0;
   const char* moe_keys = m.moe ? "\"moe\"" : m.mla ? "\"mla\"" : "\"mtp_layers\"";
-  if ((m.mla || m.mtp_layers > 0) && t.precision == Precision::FP8)
-    tr.at("precision")
-        .fail(fmt::format("'fp8' is not simulated for a model with {} in this version",
-                          m.mla ? "\"mla\"" : "\"mtp_layers\""),
-              "\"bf16\"");
   // Routing (routing.hpp): a histogram of an MoE model's experts, and its keys only with it.
   if (t.routing == Routing::HISTOGRAM) {
     if (!m.moe) tr.at("routing").fail("'histogram' spreads an MoE layer's tokens; this model has none", "\"balanced\"");
@@ -308,12 +303,25 @@ void cross_check(const Scenario& s, const ParamReader& r) {
               "\"none\", \"selective\" or \"full\"");
   if (p.virtual_stages.value > 1 && p.pp == 1)
     par.at("virtual_stages").fail("virtual stages need pipeline parallelism (pp = 1)", "1 or \"auto\" when pp = 1");
-  const bool v_shape = p.schedule == Schedule::ZB_V;  // two chunks per rank in a V (schedule.hpp)
+  const ScheduleChoice& schedule = schedule_choice(p.schedule);
+  const bool v_shape = schedule.v_shape;  // two chunks per rank in a V (schedule.hpp)
+  const std::string name = to_string(p.schedule);
   if (v_shape && p.pp == 1)
-    par.at("schedule").fail("'zb_v' runs a V of two stages on each rank of a pipeline; pp is 1", "pp > 1 with zb_v");
+    par.at("schedule")
+        .fail("'" + name + "' runs a V of two stages on each rank of a pipeline; pp is 1", "pp > 1 with " + name);
+  if (schedule.two_copies && p.pp % 2 != 0)
+    par.at("pp").fail("'" + name + "' pairs rank r with rank pp-1-r; pp is " + i2s(p.pp) + ", odd",
+                      "an even pp with " + name);
   if (v_shape && !p.virtual_stages.is_auto() && p.virtual_stages.value != 2)
     par.at(par.has("virtual_stages") ? "virtual_stages" : "schedule")
-        .fail("'zb_v' runs two chunks per rank, in a V", "virtual_stages 2 (or \"auto\") with zb_v");
+        .fail("'" + name + "' runs two chunks per rank, in a V", "virtual_stages 2 (or \"auto\") with " + name);
+  if (p.pp > 1 && !t.micro_batch.is_auto() && !schedule.runs(p.pp, t.global_batch / (p.dp * mb)))
+    tr.at(tr.has("global_batch") ? "global_batch" : "micro_batch")
+        .fail("'" + name + "' runs at least " + i2s(schedule.min_microbatches_per_rank * p.pp) +
+                  (schedule.even_microbatches ? ", and an even number of," : "") + " microbatches per step on pp=" +
+                  i2s(p.pp) + "; global_batch/(dp*micro_batch) is " + i2s(t.global_batch / (p.dp * mb)),
+              "global_batch/(dp*micro_batch) >= " + i2s(schedule.min_microbatches_per_rank * p.pp) +
+                  (schedule.even_microbatches ? " and even" : ""));
   if (p.schedule_given && p.virtual_stages.value > 1 && p.schedule != Schedule::INTERLEAVED && !v_shape)
     par.at("schedule")
         .fail(std::string("'") + to_string(p.schedule) + "' cannot run virtual stages",
@@ -346,8 +354,9 @@ Scenario parse_scenario_sections(const ParamReader& r, const std::string& data_d
   if (auto f = r.find("step_faults")) s.step_faults = StepFaults::parse(*f, s.cluster, s.seed);
   if (s.plan.pp == 1 && s.plan.virtual_stages.is_auto()) s.plan.virtual_stages.value = 1;
   if (!s.plan.schedule_given && s.plan.virtual_stages.value > 1) s.plan.schedule = Schedule::INTERLEAVED;
-  // ZB-V runs two chunks per rank: its virtual stages unless the scenario says otherwise.
-  if (s.plan.schedule == Schedule::ZB_V && s.plan.pp > 1 && !r.at("parallelism").has("virtual_stages"))
+  // A V (ZB-V, DualPipe, DualPipeV) runs two chunks per rank: its virtual stages unless the
+  // scenario says otherwise.
+  if (schedule_choice(s.plan.schedule).v_shape && s.plan.pp > 1 && !r.at("parallelism").has("virtual_stages"))
     s.plan.virtual_stages.value = 2;
   // A section that is there takes effect: an empty one, which would change nothing, is refused.
   auto failures = r.find("failures");

@@ -40,6 +40,8 @@ std::vector<KeySpec> schema_device_keys() {
   std::vector<KeySpec> keys = {
       {"@device", "object", "", "", "", "", "the device profile file", 0, 0},
       {"@device/kind", "choice", "", "", "optional", "device", "what the file is", 0, 0},
+      {"@device/from", "string", "", "", "optional", "a device profile in topologies/devices/, or a path",
+       "a base profile whose keys this file's replace (topologies/devices/h800-sxm.json: the h100-sxm one)", 0, 0},
       {"@device/name", "string", "", "", "required", "", "the device's name in reports", 0, 0},
       {"@device/description", "string", "", "", "documentation only", "", "free text", 0, 0},
       {"@device/source", "string", "", "", "documentation only", "", "where the figures come from", 0, 0},

@@ -103,6 +103,20 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
     }
   }
 
+  // Two model copies (DualPipe): rank r holds the stages rank pp-1-r holds, of the other copy; once
+  // backward is done each sends the other its gradients, which each adds to its own
+  // (deepseek-ai/DualPipe examples/example_dualpipe.py: the copies' gradients summed across the
+  // pair before the optimizer).
+  if (layout.copies == 2) {
+    const int64_t units = p.units_per_rank();
+    for (int64_t r = 0; r < pp; ++r) {
+      Task t;
+      t.kind = TaskKind::COPY_SYNC;
+      t.rank = r;
+      append_task(p, r, t, pp - 1 - r, units - 1, Bytes(rank_params(s, layout, r) * grad_bytes));
+    }
+  }
+
   const bool overlap = s.plan.overlap_grad_reduce && s.plan.grad_group_size() > 1;
   if (overlap) {
     // The last backward of each chunk in program order (its last weight-gradient unit, where the

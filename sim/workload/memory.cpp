@@ -100,9 +100,19 @@ double rank_sharded_params(const Scenario& s, const StageLayout& layout, int64_t
 }
 
 double rank_linear_params(const Scenario& s, const StageLayout& layout, int64_t rank) {
-  const auto moe = static_cast<double>(layout.moe_layers_on_rank(rank));
-  const double dense = static_cast<double>(layout.layers_on_rank(rank)) - moe;
-  const double all = (dense * s.model.linear_params() + moe * s.model.linear_params(true)) / double(s.plan.tp);
+  double moe = static_cast<double>(layout.moe_layers_on_rank(rank));
+  double dense = static_cast<double>(layout.layers_on_rank(rank)) - moe;
+  // The multi-token prediction modules' layers (each of the last layer's kind) and projections
+  // (2h -> h), beside the output layer.
+  double mtp_proj = 0;
+  for (int64_t c = 0; c < layout.virtual_stages; ++c)
+    if (layout.has_output(rank, c) && s.model.mtp_layers > 0) {
+      const auto n = static_cast<double>(s.model.mtp_layers), h = static_cast<double>(s.model.hidden);
+      (s.model.moe_layer(s.model.layers - 1) ? moe : dense) += n;
+      mtp_proj += n * 2.0 * h * h / double(s.plan.tp);
+    }
+  const double all =
+      (dense * s.model.linear_params() + moe * s.model.linear_params(true)) / double(s.plan.tp) + mtp_proj;
   if (s.plan.ep == 1) return all;
   // Of the routed experts' matrices the rank holds its 1/ep (split over expert_tp, not tp).
   const double routed = moe * s.model.routed_expert_linear_params();

@@ -67,8 +67,11 @@ constexpr double kLossFwd = 6 + 8, kLossBwd = 4 + 12 + 6;
 }  // namespace eager
 
 // Bytes per element of a 16-bit tensor cast to FP8: read 2, write 1, and 1 more for the transposed
-// copy where one is made (fp8_transposes).
-double fp8_cast_bytes(bool transposes) { return transposes ? 4.0 : 3.0; }
+// copy where one is made (fp8_transposes); under blockwise scaling each copy also an fp32 scale per
+// tile of 128 (Fp8Scaling::BLOCKWISE).
+double fp8_cast_bytes(bool transposes, bool tiles = false) {
+  return 2.0 + (transposes ? 2.0 : 1.0) * (1.0 + (tiles ? 4.0 / 128.0 : 0.0));
+}
 
 // Bytes per element of a norm's forward or backward: eager RMSNorm's ATen kernels, else one kernel
 // (eager LayerNorm is one ATen kernel too) reading and writing bf16 once, its backward also reading
@@ -201,8 +204,8 @@ Op duplicated(Op op, double tp) {
 // A 16-bit tensor of `elements` cast to FP8 (Transformer Engine's cast, ops.hpp "FP8 casts"): read
 // 2, write 1, and 1 more for its transpose where the GEMMs read one (fp8_transposes).
 Op fp8_cast_op(const Scenario& sc, const std::string& tensor, double elements) {
-  const bool transposes = fp8_transposes(sc);
-  return mem((transposes ? "fp8_cast_transpose_" : "fp8_cast_") + tensor, fp8_cast_bytes(transposes) * elements);
+  const bool transposes = fp8_transposes(sc), tiles = sc.training.fp8_scaling == Fp8Scaling::BLOCKWISE;
+  return mem((transposes ? "fp8_cast_transpose_" : "fp8_cast_") + tensor, fp8_cast_bytes(transposes, tiles) * elements);
 }
 
 PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double act_fwd, double act_bwd,
@@ -368,15 +371,20 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   if (mla) {
     const auto q_rank = double(mla->q_lora_rank), kv_rank = double(mla->kv_lora_rank);
     const auto rope = double(mla->qk_rope_head_dim), nope = double(mla->qk_nope_head_dim);
+    // In FP8 the up-projections cast the latents their norms wrote in 16 bits, with the transposes
+    // their weight gradients read, as fc2 casts its input (below).
+    const bool fp8_latents = linear == Precision::FP8;
     if (mla->q_lora_rank > 0) {
       qkv_ops.push_back(duplicated(gemm("q_down", x.tokens, q_rank, x.h, 1.0, false, linear), x.t));
       qkv_ops.push_back(mem("q_norm", norm_bytes_per_element(sc, false) * x.tokens * q_rank));
+      if (fp8_latents) qkv_ops.push_back(fp8_cast_op(sc, "q_up_in", x.tokens * q_rank));
       qkv_ops.push_back(gemm("q_up", x.tokens, heads * d_qk, q_rank, 1.0, false, linear));
     } else {
       qkv_ops.push_back(gemm("q_proj", x.tokens, heads * d_qk, x.h, 1.0, false, linear));
     }
     qkv_ops.push_back(duplicated(gemm("kv_down", x.tokens, kv_rank + rope, x.h, 1.0, false, linear), x.t));
     qkv_ops.push_back(mem("kv_norm", norm_bytes_per_element(sc, false) * x.tokens * kv_rank));
+    if (fp8_latents) qkv_ops.push_back(fp8_cast_op(sc, "kv_up_in", x.tokens * kv_rank));
     qkv_ops.push_back(gemm("kv_up", x.tokens, heads * (nope + d_v), kv_rank, 1.0, false, linear));
   } else {
     qkv_ops.push_back(gemm("qkv", x.tokens, qkv_out, x.h, 1.0, false, linear));
@@ -436,7 +444,12 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   // delayed recipe fuses the cast into the norm or the activation too.
   const bool current = fp8 && sc.training.fp8_scaling == Fp8Scaling::CURRENT;
   const double fc1_out = (swiglu ? 2.0 : 1.0) * ffn;
-  const double qkv_width = qkv_out;
+  // The output gradients of the QKV projection, cast to FP8 backward: its output, or MLA's four
+  // projections' (the up-projections' outputs, then the latents the down-projections wrote).
+  const double qkv_width = mla ? heads * double(mla->qk_nope_head_dim + mla->qk_rope_head_dim) +
+                                     heads * double(mla->qk_nope_head_dim + mla->v_head_dim) +
+                                     double(mla->q_lora_rank + mla->kv_lora_rank + mla->qk_rope_head_dim)
+                               : qkv_out;
 
   const bool moe = moe_layer && sc.model.moe;
   const double swiglu_fwd = eager ? eager::kSwigluFwd : 3.0 * E, swiglu_bwd = eager ? eager::kSwigluBwd : 5.0 * E;
@@ -549,7 +562,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   for (auto op = qkv_ops.rbegin(); op != qkv_ops.rend(); ++op)
     if (op->cls == OpClass::GEMM)
       gemm_backward(b, *op);
-    else  // a latent's RMSNorm
+    else if (op->name.rfind("fp8_", 0) != 0)  // a latent's RMSNorm (a latent's FP8 cast has no backward)
       b.push_back(mem(op->name + "_bwd",
                       op->bytes.value * norm_bytes_per_element(sc, true) / norm_bytes_per_element(sc, false)));
   tp_in(b, x, "tp_attn_in_bwd", true, gathered_grad);
@@ -652,14 +665,20 @@ PassOps mtp_ops(const Scenario& sc, int64_t micro_batch) {
   // model's last layer's kind and the shared output head and loss.
   const double norm = norm_bytes_per_element(sc, false) * x.tokens_sp * x.h;
   const double norm_bwd = norm_bytes_per_element(sc, true) * x.tokens_sp * x.h;
+  const bool fp8 = math_precision(sc, true) == Precision::FP8;
   Op proj = gemm("mtp_proj", x.tokens, x.h / x.t, 2.0 * x.h, 1.0, false, math_precision(sc, true));
   const PassOps layer = layer_ops(sc, micro_batch, sc.model.moe_layer(sc.model.layers - 1));
   const PassOps head = output_ops(sc, micro_batch);
-  p.forward = {mem("mtp_embedding", 2.0 * E * x.tokens * x.h), mem("mtp_norms", 2.0 * norm), proj};
+  p.forward = {mem("mtp_embedding", 2.0 * E * x.tokens * x.h), mem("mtp_norms", 2.0 * norm)};
+  // In FP8 the projection casts its 16-bit input (the two norms' outputs, concatenated) and,
+  // backward, its output gradient, as the layers' linear layers do.
+  if (fp8) p.forward.push_back(fp8_cast_op(sc, "mtp_proj_in", x.tokens * 2.0 * x.h));
+  p.forward.push_back(proj);
   p.forward.insert(p.forward.end(), layer.forward.begin(), layer.forward.end());
   p.forward.insert(p.forward.end(), head.forward.begin(), head.forward.end());
   p.backward = head.backward;
   p.backward.insert(p.backward.end(), layer.backward.begin(), layer.backward.end());
+  if (fp8) p.backward.push_back(fp8_cast_op(sc, "mtp_proj_dgrad", x.tokens * x.h / x.t));
   gemm_backward(p.backward, proj);
   p.backward.push_back(mem("mtp_norms_bwd", 2.0 * norm_bwd));
   p.recompute = layer.recompute;

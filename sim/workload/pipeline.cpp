@@ -19,6 +19,7 @@ const char* to_string(TaskKind k) {
     case TaskKind::BACKWARD: return "backward";
     case TaskKind::WEIGHT_GRAD: return "weight-grad";
     case TaskKind::EMBEDDING_SYNC: return "embedding-sync";
+    case TaskKind::COPY_SYNC: return "copy-sync";
     case TaskKind::DP_REDUCE: return "dp-reduce";
     case TaskKind::OPTIMIZER: return "optimizer";
   }
@@ -59,7 +60,10 @@ Pipeline build_pipeline(StepProgram steps) {
     for (int64_t i = 0; i < units; ++i) add(r, i);
   // The units' data edges by microbatch, chunk and rank: each forward's activation to the next
   // virtual stage and that stage's gradient back.
-  std::vector<TaskId> at(static_cast<size_t>(2 * pp * v * m));
+  // at: the task that sends each unit's output -- itself, or the one that ends its pair
+  // (StepSlot::sends_at); in: the task that receives its input -- itself, or for a backward run
+  // beside a forward (StepSlot::beside), that forward, as the pair starts with both inputs.
+  std::vector<TaskId> at(static_cast<size_t>(2 * pp * v * m)), in(at.size());
   std::vector<Bytes> input(at.size());  // what each unit receives
   for (int64_t r = 0; r < pp; ++r)
     for (int64_t i = 0; i < units; ++i) {
@@ -67,15 +71,26 @@ Pipeline build_pipeline(StepProgram steps) {
       const Task& t = steps.tasks[static_cast<size_t>(slot.task)];
       if (t.kind == TaskKind::WEIGHT_GRAD) continue;  // it waits for its own rank's backward alone
       const size_t k = steps.unit_key(t.kind == TaskKind::FORWARD, steps.stage(r, t.chunk), slot.microbatch);
-      at[k] = p.program[static_cast<size_t>(r)][static_cast<size_t>(i)];
+      const auto& program = p.program[static_cast<size_t>(r)];
+      at[k] = program[static_cast<size_t>(slot.sends_at >= 0 ? slot.sends_at : i)];
+      in[k] = program[static_cast<size_t>(slot.beside >= 0 ? slot.beside : i)];
       input[k] = slot.bytes;
     }
+  // Two transfers between the same two tasks (a pair's activation and gradient to the next rank's
+  // pair) travel as one, of both their bytes: each edge signals its receiver once.
+  auto transfer = [&](TaskId from, TaskId to, Bytes bytes) {
+    const auto [e, exists] = boost::edge(from, to, p.graph);
+    if (exists && p.graph[e].kind == EdgeKind::DATA)
+      p.graph[e].bytes += bytes;
+    else
+      boost::add_edge(from, to, Dependency{EdgeKind::DATA, bytes}, p.graph);
+  };
   for (int64_t mb = 0; mb < m; ++mb)
     for (int64_t j = 0; j + 1 < pp * v; ++j) {
       if (steps.rank_of(j) == steps.rank_of(j + 1)) continue;  // a V's turn: program order alone
       const size_t f = steps.unit_key(true, j + 1, mb), b = steps.unit_key(false, j, mb);
-      boost::add_edge(at[steps.unit_key(true, j, mb)], at[f], Dependency{EdgeKind::DATA, input[f]}, p.graph);
-      boost::add_edge(at[steps.unit_key(false, j + 1, mb)], at[b], Dependency{EdgeKind::DATA, input[b]}, p.graph);
+      transfer(at[steps.unit_key(true, j, mb)], in[f], input[f]);
+      transfer(at[steps.unit_key(false, j + 1, mb)], in[b], input[b]);
     }
   // The end of the step: the tied-embedding exchange of the first and last ranks, then each rank's
   // reduction and optimizer step.
@@ -104,7 +119,7 @@ Seconds exposed(const CollectiveUse& use, Seconds cost) {
     return Seconds((n - 1) * std::max(0.0, cost.value / (n - 1) - use.hidden.value / n));
   }
   const double rest = std::max(0.0, cost.value - use.hidden.value);
-  if (use.chunks == 1) return Seconds(rest);
+  if (use.chunks == 1) return Seconds(std::max(rest, use.sm_share * cost.value));
   const double n = static_cast<double>(use.chunks);
   return Seconds(cost.value / n + (n - 1) / n * rest);
 }

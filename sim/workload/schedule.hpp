@@ -9,16 +9,22 @@
 #include <vector>
 
 #include "sim/scenario/plan.hpp"
+#include "sim/scenario/schedules.hpp"
 
 namespace sim {
 
 // A forward or backward of one microbatch through one of the rank's model chunks; where the
 // schedule splits the backward (PipelineSchedule::splits_backward), the backward computes the input
 // gradients alone and a later `weight` unit (forward false) the weight gradients.
+//
+// A forward and the backward right after it may run side by side (`beside`, set on both: DualPipe's
+// overlapped forward-backward chunk pairs): each one's expert-parallel all-to-alls run while the
+// other computes (step_program.hpp, run_beside).
 struct ScheduleUnit {
   bool forward;
   int64_t chunk, microbatch;
   bool weight = false;
+  bool beside = false;
 };
 
 struct PipelineSchedule {
@@ -33,8 +39,9 @@ struct PipelineSchedule {
   // Whether each pipeline rank starts its next step as soon as it has finished this one, instead of
   // the whole pipeline starting together (StepProgram::overlaps_steps).
   bool overlaps_steps = false;
-  // Whether its two chunks per rank lie in a V (stage_layout.hpp, virtual_stage).
-  bool v_shape = false;
+  // Its chunks' shape -- a V, two model copies -- and the microbatches it needs are the plan's, in
+  // its name's entry (sim/scenario/schedules.hpp, ScheduleChoice). Under two copies its units take
+  // m/2 microbatches per chunk: half the step's enter at each end.
 };
 
 // Megatron-LM's one-forward-one-backward order over v chunks per rank
@@ -46,8 +53,9 @@ std::vector<std::vector<ScheduleUnit>> every_rank(int64_t pp, int64_t v, int64_t
                                                   std::vector<ScheduleUnit> (*per_rank)(int64_t, int64_t, int64_t,
                                                                                         int64_t));
 
-// What `kind` runs as when a plan keeps one chunk per rank: interleaved 1F1B as 1F1B, ZB-V as
-// ZB-H1 (its one-chunk sibling, of the same activation memory), the others as themselves.
+// What `kind` runs as when a plan keeps one chunk per rank: interleaved 1F1B as 1F1B, ZB-V,
+// DualPipe and DualPipeV as ZB-H1 (the one-chunk schedule that splits the backward as they do, of
+// 1F1B's activation memory), the others as themselves.
 Schedule one_chunk_schedule(Schedule kind);
 
 // The entries, one per Schedule.
@@ -57,6 +65,8 @@ PipelineSchedule interleaved_schedule();
 PipelineSchedule zb_h1_schedule();
 PipelineSchedule zb_h2_schedule();
 PipelineSchedule zb_v_schedule();
+PipelineSchedule dualpipe_schedule();
+PipelineSchedule dualpipe_v_schedule();
 const std::vector<PipelineSchedule>& pipeline_schedule_entries();
 // The entry of `kind`.
 const PipelineSchedule& pipeline_schedule(Schedule kind);

@@ -130,6 +130,6 @@ double v_in_flight(int64_t pp, int64_t, int64_t m, int64_t) { return static_cast
 
 PipelineSchedule zb_h1_schedule() { return {Schedule::ZB_H1, h1_units, h1_in_flight, true, true}; }
 PipelineSchedule zb_h2_schedule() { return {Schedule::ZB_H2, h2_units, h2_in_flight, true, true}; }
-PipelineSchedule zb_v_schedule() { return {Schedule::ZB_V, v_units, v_in_flight, true, true, true}; }
+PipelineSchedule zb_v_schedule() { return {Schedule::ZB_V, v_units, v_in_flight, true, true}; }
 
 }  // namespace sim

@@ -4,8 +4,9 @@
 namespace sim {
 
 const std::vector<PipelineSchedule>& pipeline_schedule_entries() {
-  static const std::vector<PipelineSchedule> entries{gpipe_schedule(), one_f_one_b_schedule(), interleaved_schedule(),
-                                                     zb_h1_schedule(), zb_h2_schedule(),       zb_v_schedule()};
+  static const std::vector<PipelineSchedule> entries{
+      gpipe_schedule(), one_f_one_b_schedule(), interleaved_schedule(), zb_h1_schedule(),
+      zb_h2_schedule(), zb_v_schedule(),        dualpipe_schedule(),    dualpipe_v_schedule()};
   return entries;
 }
 
@@ -19,7 +20,8 @@ std::vector<std::vector<ScheduleUnit>> every_rank(int64_t pp, int64_t v, int64_t
 }
 
 Schedule one_chunk_schedule(Schedule kind) {
-  return kind == Schedule::INTERLEAVED ? Schedule::ONE_F_ONE_B : kind == Schedule::ZB_V ? Schedule::ZB_H1 : kind;
+  if (kind == Schedule::INTERLEAVED) return Schedule::ONE_F_ONE_B;
+  return schedule_choice(kind).v_shape ? Schedule::ZB_H1 : kind;
 }
 
 const PipelineSchedule& pipeline_schedule(Schedule kind) { return registry_entry(pipeline_schedule_entries(), kind); }

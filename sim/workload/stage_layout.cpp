@@ -32,18 +32,24 @@ int64_t stage_rank(int64_t pp, bool v_shape, int64_t stage) {
 }
 
 int64_t StageLayout::first_layer(int64_t rank, int64_t chunk) const {
-  const auto at = static_cast<std::ptrdiff_t>(stage(rank, chunk));
+  const auto at = static_cast<std::ptrdiff_t>(model_stage(stage(rank, chunk)));
   return std::accumulate(layers.begin(), layers.begin() + at, int64_t{0});
 }
 
 namespace {
 
-// Counts each stage's MoE layers, in model order.
+// Counts each stage's MoE layers, in model order; with two model copies, repeats the copy's stages
+// for the second.
 StageLayout with_moe(StageLayout out, const ModelSpec& model) {
   out.moe.assign(out.layers.size(), 0);
   int64_t i = 0;
   for (size_t j = 0; j < out.layers.size(); ++j)
     for (int64_t k = 0; k < out.layers[j]; ++k) out.moe[j] += model.moe_layer(i++) ? 1 : 0;
+  if (out.copies == 2) {
+    const std::vector<int64_t> layers = out.layers, moe = out.moe;  // not inserted from themselves
+    out.layers.insert(out.layers.end(), layers.begin(), layers.end());
+    out.moe.insert(out.moe.end(), moe.begin(), moe.end());
+  }
   return out;
 }
 
@@ -54,13 +60,16 @@ StageLayout make_stage_layout(const ModelSpec& model, const ParallelPlan& plan, 
   StageLayout out;
   out.pp = plan.pp;
   out.virtual_stages = virtual_stages;
-  out.v_shape = pipeline_schedule(plan.schedule).v_shape && virtual_stages == 2;
-  const int64_t stages = plan.pp * virtual_stages;
+  out.v_shape = schedule_choice(plan.schedule).v_shape && virtual_stages == 2;
+  out.copies = out.v_shape && schedule_choice(plan.schedule).two_copies ? 2 : 1;
+  // The stages of one copy; the second copy's repeat them (StageLayout::model_stage).
+  const int64_t stages = plan.pp * virtual_stages / out.copies;
   if (!plan.layers_per_stage.empty()) {
     if (static_cast<int64_t>(plan.layers_per_stage.size()) != stages)
       throw InputError(file, pointer + "/parallelism/layers_per_stage",
                        "has " + std::to_string(plan.layers_per_stage.size()) + " entries",
-                       std::to_string(stages) + " = pp * virtual_stages");
+                       std::to_string(stages) + (out.copies == 2 ? " = pp (a stage per rank of each model copy)"
+                                                                 : " = pp * virtual_stages"));
     int64_t sum = std::accumulate(plan.layers_per_stage.begin(), plan.layers_per_stage.end(), int64_t{0});
     if (sum != model.layers)
       throw InputError(file, pointer + "/parallelism/layers_per_stage", "sums to " + std::to_string(sum),

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "sim/core/error.hpp"
+#include "sim/scenario/dispatcher.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/grad_sync.hpp"
 #include "sim/workload/schedule.hpp"
@@ -24,10 +25,33 @@ void append_task(StepProgram& p, int64_t rank, Task t, int64_t from_rank, int64_
       StepSlot{static_cast<int64_t>(p.tasks.size()) - 1, 0, from_rank, from_index, bytes});
 }
 
+namespace {
+
+// Task `t` run beside a computation of `partner` seconds on its rank (ScheduleUnit::beside): its
+// expert-parallel collectives run in bulk while the partner computes, each taking of the partner's
+// time its share of the task's expert-parallel bytes, and holding the dispatcher's SMs
+// (DispatcherEntry::sms) from it (CollectiveUse::sm_share).
+Task run_beside(Task t, Seconds partner, double sm_share) {
+  double bytes = 0;
+  for (const CollectiveUse& use : t.collectives)
+    if (use.group == CommGroup::EP && use.chunks == 0) bytes += use.bytes.value * static_cast<double>(use.count);
+  if (bytes <= 0) return t;
+  for (CollectiveUse& use : t.collectives)
+    if (use.group == CommGroup::EP && use.chunks == 0) {
+      use.chunks = 1;
+      use.hidden = partner * (use.bytes.value / bytes);
+      use.sm_share = sm_share;
+    }
+  return t;
+}
+
+}  // namespace
+
 StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int64_t micro_batch,
                                const ComputeModel& cm) {
   const int64_t pp = s.plan.pp, v = layout.virtual_stages;
-  const int64_t m = s.training.global_batch / (s.plan.dp * micro_batch);
+  // Two model copies (DualPipe) take half the step's microbatches each: m per chunk.
+  const int64_t m = s.training.global_batch / (s.plan.dp * micro_batch) / layout.copies;
   StepProgram p;
   p.microbatches = m;
   p.micro_batch = micro_batch;
@@ -39,7 +63,10 @@ StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int
   p.overlaps_steps = schedule.overlaps_steps;
   p.v_shape = layout.v_shape;
   TaskPricer price(s, layout, micro_batch, cm);
-  std::map<std::tuple<int64_t, int64_t, int>, int64_t> priced;  // (rank, chunk, kind) -> task
+  // (rank, chunk, kind, beside: 0, or 1 + the chunk of the unit it runs beside) -> task
+  std::map<std::tuple<int64_t, int64_t, int, int64_t>, int64_t> priced;
+  const double sm_share = static_cast<double>(dispatcher(s.plan.dispatcher).sms) /
+                          static_cast<double>(std::max<int64_t>(1, s.cluster.device.sms));
   // Each forward and backward unit's slot in its rank's program, by direction, virtual stage and microbatch.
   std::vector<int64_t> slot_of(static_cast<size_t>(2 * pp * v * m), -1);
   const std::vector<std::vector<ScheduleUnit>> orders = schedule.units(pp, v, m);
@@ -48,21 +75,56 @@ StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int
     const std::vector<ScheduleUnit>& units = orders[static_cast<size_t>(r)];
     SIM_ASSERT(static_cast<int64_t>(units.size()) == p.units_per_rank(), "a schedule runs every unit once");
     program.reserve(units.size() + 3);
-    for (const ScheduleUnit& u : units) {
+    for (size_t i = 0; i < units.size(); ++i) {
+      const ScheduleUnit& u = units[i];
       const TaskKind kind = u.forward ? TaskKind::FORWARD : u.weight ? TaskKind::WEIGHT_GRAD : TaskKind::BACKWARD;
-      auto [it, added] = priced.try_emplace({r, u.chunk, static_cast<int>(kind)}, static_cast<int64_t>(p.tasks.size()));
-      if (added) p.tasks.push_back(price.task(r, u.chunk, kind));
+      // A pair runs a forward, then the backward beside it (and that backward's weight gradients
+      // where they follow at once): each one's all-to-alls beside the other's computation.
+      const ScheduleUnit* partner = nullptr;
+      if (u.beside) {
+        partner = u.forward ? (i + 1 < units.size() ? &units[i + 1] : nullptr) : (i > 0 ? &units[i - 1] : nullptr);
+        SIM_ASSERT(partner && partner->beside && partner->forward != u.forward, "a pair is a forward and a backward");
+      }
+      auto [it, added] = priced.try_emplace({r, u.chunk, static_cast<int>(kind), partner ? 1 + partner->chunk : 0},
+                                            static_cast<int64_t>(p.tasks.size()));
+      if (added && !partner) p.tasks.push_back(price.task(r, u.chunk, kind));
+      if (added && partner) {
+        Seconds beside =
+            price.task(r, partner->chunk, partner->forward ? TaskKind::FORWARD : TaskKind::BACKWARD).compute;
+        if (u.forward && i + 2 < units.size() && units[i + 2].weight && units[i + 2].chunk == partner->chunk &&
+            units[i + 2].microbatch == partner->microbatch)
+          beside += price.task(r, partner->chunk, TaskKind::WEIGHT_GRAD).compute;
+        p.tasks.push_back(run_beside(price.task(r, u.chunk, kind), beside, sm_share));
+      }
       if (!u.weight) {
         int64_t& slot = slot_of[p.unit_key(u.forward, p.stage(r, u.chunk), u.microbatch)];
         SIM_ASSERT(slot < 0, "every unit scheduled once");
         slot = static_cast<int64_t>(program.size());
       }
       program.push_back(StepSlot{it->second, u.microbatch, -1, 0, Bytes(0)});
+      if (partner && !u.forward) program.back().beside = static_cast<int64_t>(program.size()) - 2;
+    }
+  }
+  // A pair's forward and backward send their outputs when the pair ends (deepseek-ai/DualPipe:
+  // the sends follow the pair's computation), with the weight gradients run right after it.
+  for (int64_t r = 0; r < pp; ++r) {
+    auto& program = p.ranks[static_cast<size_t>(r)];
+    for (size_t i = 0; i < program.size(); ++i) {
+      if (program[i].beside < 0) continue;
+      const Task& b = p.tasks[static_cast<size_t>(program[i].task)];
+      size_t end = i;
+      if (i + 1 < program.size()) {
+        const Task& w = p.tasks[static_cast<size_t>(program[i + 1].task)];
+        if (w.kind == TaskKind::WEIGHT_GRAD && w.chunk == b.chunk && program[i + 1].microbatch == program[i].microbatch)
+          end = i + 1;
+      }
+      program[i].sends_at = program[static_cast<size_t>(program[i].beside)].sends_at = static_cast<int64_t>(end);
     }
   }
   // Forward units take the activation of the virtual stage before, backward units the gradient of
-  // the one after; weight-gradient units, nothing from another rank; and a unit whose neighbour
-  // stage is on its own rank (a V's turn) waits for it by program order alone.
+  // the one after, sent when the sender's pair ends where it runs one; weight-gradient units,
+  // nothing from another rank; and a unit whose neighbour stage is on its own rank (a V's turn)
+  // waits for it by program order alone.
   const Bytes act = p2p_bytes(s, micro_batch);
   for (int64_t r = 0; r < pp; ++r)
     for (StepSlot& slot : p.ranks[static_cast<size_t>(r)]) {
@@ -75,6 +137,8 @@ StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int
       slot.from_index = slot_of[p.unit_key(fwd, from, slot.microbatch)];
       slot.bytes = act;
       SIM_ASSERT(slot.from_index >= 0, "every unit scheduled once");
+      const int64_t sent = p.ranks[static_cast<size_t>(slot.from_rank)][static_cast<size_t>(slot.from_index)].sends_at;
+      if (sent >= 0) slot.from_index = sent;
     }
   add_gradient_sync(p, s, layout, cm);
   return p;

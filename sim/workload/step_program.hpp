@@ -31,6 +31,13 @@ struct StepSlot {
   // forward, gradients backward, the tied-embedding gradient), or from_rank = -1 for none.
   int64_t from_rank = -1, from_index = 0;
   Bytes bytes;
+  // A backward run beside the forward before it (ScheduleUnit::beside): that forward's slot index.
+  // The pair starts once both inputs are there: the forward waits for this slot's input too
+  // (deepseek-ai/DualPipe: both receives complete before the pair's computation).
+  int64_t beside = -1;
+  // Of a pair's forward and backward: the slot that ends the pair (the backward, or the weight
+  // gradients run right after it), at whose end both send their outputs; -1 for any other slot.
+  int64_t sends_at = -1;
 };
 
 struct StepProgram {

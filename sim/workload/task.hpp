@@ -1,7 +1,8 @@
 // A task of a training step: a chunk's forward or backward for one microbatch (or, where the
 // schedule splits the backward, its input gradients and, as a task of its own, its weight
 // gradients), the exchange of the
-// tied word-embedding gradients between the first and last pipeline ranks, the data-parallel
+// tied word-embedding gradients between the first and last pipeline ranks, the exchange of the two
+// model copies' gradients (DualPipe: rank r's with rank pp-1-r's), the data-parallel
 // gradient reduction, or the optimizer step, with what it costs (its kernels' times, FLOPs, the
 // collectives between its kernels and the gradient buckets it starts reducing).
 #pragma once
@@ -15,7 +16,7 @@
 
 namespace sim {
 
-enum class TaskKind { FORWARD, BACKWARD, WEIGHT_GRAD, EMBEDDING_SYNC, DP_REDUCE, OPTIMIZER };
+enum class TaskKind { FORWARD, BACKWARD, WEIGHT_GRAD, EMBEDDING_SYNC, COPY_SYNC, DP_REDUCE, OPTIMIZER };
 const char* to_string(TaskKind k);
 
 // A tensor- or context-parallel collective a task performs `count` times, between its kernels
@@ -30,10 +31,15 @@ struct CollectiveUse {
   Seconds hidden;      // the GEMM it overlaps; zero when not overlapped
   int64_t chunks = 0;  // 0: not overlapped; 1: bulk; n >= 2: pipelined in n pieces
   bool ring = false;   // context parallel's ring (cp_comm p2p): n = cp steps, the first one local
+  // In bulk beside a computation whose kernels lose this fraction of the SMs to its kernels while
+  // it runs (DispatcherEntry::sms, a DualPipe pair): the computation is slowed by as much.
+  double sm_share = 0;
 };
 
 // What one run of `use` adds to its task when the collective alone takes `cost`: all of it when
-// not overlapped; in bulk, what the GEMM does not cover, max(0, C - G); pipelined in n pieces, the
+// not overlapped; in bulk, what the GEMM does not cover, max(0, C - G), or, where the collective
+// holds a share f of the SMs (sm_share), max(f C, C - G): the GEMM runs at 1 - f of its rate while
+// the collective runs, and when C > G / (1 - f) the collective is the longer; pipelined in n pieces, the
 // first piece and what the GEMM's pieces do not cover, C/n + (n-1)/n max(0, C - G); around a ring
 // of n = cp ranks, where each rank starts on its own block and each of the n - 1 transfers runs
 // beside attention on one block, (n-1) max(0, C/(n-1) - G/n).
@@ -48,6 +54,9 @@ struct Task {
   Seconds elementwise;  // norms, activations, residuals, embedding, loss, optimizer
   Seconds host_wait;    // the GPU waiting for the host to launch the task's kernels (cost/host_launch.hpp)
   Flops model_flops, hardware_flops;
+  // The model FLOPs as DeepSeek and Megatron-Bridge count them: the attention core's over the causal
+  // half of the square, the main model's alone (multi-token prediction modules not counted).
+  Flops causal_flops;
   std::vector<CollectiveUse> collectives;  // TP and CP collectives, run between the task's kernels
   GradBucket dp_bytes;                     // DP_REDUCE: the gradient buffer all-reduced over dp (0 when overlapped)
   // overlap_grad_reduce: gradient buckets (grad_sync.hpp, grad_buckets) whose all-reduce over dp

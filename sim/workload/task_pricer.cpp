@@ -46,7 +46,8 @@ struct Accumulator {
     return kernel_time(gemm_piece(op, split->second)) * static_cast<double>(split->second);
   }
 
-  void add(const std::vector<Op>& ops, double times, bool model_work) {
+  // `main`: the main model's ops (false: a multi-token prediction module's), for Task::causal_flops.
+  void add(const std::vector<Op>& ops, double times, bool model_work, bool main = true) {
     if (times <= 0) return;
     std::map<std::string, int64_t> pieces;
     for (const auto& op : ops)
@@ -77,6 +78,7 @@ struct Accumulator {
       const bool executes_other = op.cls == OpClass::FLASH_ATTENTION || op.executed.value > 0;
       task.hardware_flops += (executes_other ? op.executed : op.flops) * times;
       if (model_work) task.model_flops += op.flops * times;
+      if (model_work && main) task.causal_flops += op.flops * (op.attention_core ? 0.5 : 1.0) * times;
     }
   }
   void finish() {
@@ -131,18 +133,18 @@ Task TaskPricer::price(TaskKind kind, int64_t r, int64_t c) const {
     acc.add(layer_.forward, layers, true);
     acc.add(moe_layer_.forward, moe_layers, true);
     if (has_out) acc.add(out_.forward, 1, true);
-    if (has_out) acc.add(mtp_.forward, mtp, true);
+    if (has_out) acc.add(mtp_.forward, mtp, true, false);
   }
   double from_python = acc.launches;  // launched from Python: a forward, a recompute (below)
   if (weight) {                       // the weight gradients of the backward's layers, in its order
     if (has_out) acc.add(out_.backward, 1, true);
-    if (has_out) acc.add(mtp_.backward, mtp, true);
+    if (has_out) acc.add(mtp_.backward, mtp, true, false);
     acc.add(layer_.backward, layers, true);
     acc.add(moe_layer_.backward, moe_layers, true);
     if (has_emb) acc.add(emb_.backward, 1, true);
   } else if (!fwd) {
     if (has_out) acc.add(out_.backward, 1, true);
-    if (has_out) acc.add(mtp_.backward, mtp, true);
+    if (has_out) acc.add(mtp_.backward, mtp, true, false);
     const double before = acc.launches;
     acc.add(layer_.recompute, layers, false);
     acc.add(moe_layer_.recompute, moe_layers, false);

@@ -260,8 +260,8 @@ case("dp-shard-not-dividing", "/parallelism/dp_shard", "2 does not divide dp=1",
 case("dp-shard-not-a-count", "/parallelism/dp_shard", "", put("parallelism.dp_shard", "8"))
 case("cuda-graphs-not-a-boolean", "/training/cuda_graphs", "", put("training.cuda_graphs", "yes"))
 case("unknown-loss", "/training/loss", "'chunked' is not known", put("training.loss", "chunked"))
-case("unknown-fp8-scaling", "/training/fp8_scaling", "'blockwise' is not known",
-     all_of(put("training.precision", "fp8"), put("training.fp8_scaling", "blockwise")))
+case("unknown-fp8-scaling", "/training/fp8_scaling", "'tilewise' is not known",
+     all_of(put("training.precision", "fp8"), put("training.fp8_scaling", "tilewise")))
 case("fp8-scaling-without-fp8", "/training/fp8_scaling", "precision is bf16", put("training.fp8_scaling", "current"))
 case("unknown-fp8-library", "/training/fp8_library", "'transformer-engine' is not known",
      all_of(put("training.precision", "fp8"), put("training.fp8_library", "transformer-engine")))
@@ -320,8 +320,6 @@ case("moe-experts-not-dividing-ep", "/parallelism/ep", "8 does not divide expert
 case("moe-ep-not-dividing-dp", "/parallelism/ep", "32 does not divide dp*cp=16", ep_on_16(32, experts=64))
 case("tp-not-dividing-expert-ffn", "/parallelism/tp", "8 does not divide moe.expert_ffn_hidden=1004",
      put("model.moe", dict(MOE, expert_ffn_hidden=1004)))
-case("mla-fp8-not-simulated", "/training/precision", "'fp8' is not simulated for a model with \"mla\"",
-     all_of(put("model.mla", MLA), put("cluster.gpu", "h100-sxm"), put("training.precision", "fp8")))
 case("mla-op-recompute-not-simulated", "/training/recompute", "per-op checkpointing of a dense block) is not simulated",
      all_of(put("model.mla", MLA), put("training.recompute", "op"), put("training.attention", "flash"),
             put("parallelism.sequence_parallel", True)))
@@ -459,6 +457,19 @@ case("zb-v-without-pipeline", "/parallelism/schedule", "'zb_v' runs a V of two s
      put("parallelism.schedule", "zb_v"))
 case("zb-v-three-chunks", "/parallelism/virtual_stages", "'zb_v' runs two chunks per rank, in a V",
      all_of(pp2, put("parallelism.virtual_stages", 3), put("parallelism.schedule", "zb_v")))
+# DualPipe (deepseek-ai/DualPipe: an even pp, an even number of microbatches, at least 2 pp).
+pp4 = all_of(put("parallelism.pp", 4), put("cluster.gpus", 32), put("training.micro_batch", 1),
+             put("parallelism.virtual_stages", 2))
+case("dualpipe-odd-pp", "/parallelism/pp", "'dualpipe' pairs rank r with rank pp-1-r; pp is 3, odd",
+     all_of(put("parallelism.pp", 3), put("cluster.gpus", 24), put("training.micro_batch", 1),
+            put("training.global_batch", 12), put("parallelism.schedule", "dualpipe")))
+case("dualpipe-too-few-microbatches", "/training/global_batch",
+     "'dualpipe' runs at least 8, and an even number of, microbatches per step on pp=4",
+     all_of(pp4, put("training.global_batch", 6), put("parallelism.schedule", "dualpipe")))
+case("dualpipe-odd-microbatches", "/training/global_batch", "global_batch/(dp*micro_batch) is 9",
+     all_of(pp4, put("training.global_batch", 9), put("parallelism.schedule", "dualpipe")))
+case("dualpipe-v-without-pipeline", "/parallelism/schedule", "'dualpipe_v' runs a V of two stages on each rank",
+     put("parallelism.schedule", "dualpipe_v"))
 case("interleaved-without-virtual-stages", "/parallelism/schedule", "'interleaved' needs virtual_stages > 1",
      all_of(pp2, put("parallelism.schedule", "interleaved")))
 case("fp8-on-a100", "/training/precision", "device a100-sxm-80gb has no fp8 peak",

@@ -4,6 +4,7 @@
 // calibrate` satisfy the same rule; their "calibration" section is provenance, not parameters.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "sim/core/params.hpp"
 #include "sim/scenario/device.hpp"
 #include "test/unit/input_error_of.hpp"
+#include "test/unit/temp_dir.hpp"
 
 using namespace sim;
 
@@ -33,8 +35,8 @@ TEST_CASE("every number in the shipped device profiles has a source") {
   const auto names = json_names(dir);
   REQUIRE(names.size() >= 4);  // A100, H100, H200, B200 at least
   for (const auto& name : names) {
-    auto r = ParamReader::load_file(dir + "/" + name + ".json");
-    DeviceSpec::parse(r);  // and it is a valid profile
+    auto r = device_profile(dir + "/" + name + ".json", TRAINSIM_SOURCE_DIR);
+    DeviceSpec::parse(r);  // and it is a valid profile (over its base, where it names one)
     std::vector<std::string> missing;
     for (const auto& key : r.keys())
       if (key != "kind" && key != "name" && key != "description" && key != "source" && key != "calibration")
@@ -96,4 +98,22 @@ TEST_CASE("an attention curve's head_dims are read strictly") {
     CHECK_THAT(error_of([&] { DeviceSpec::parse(ParamReader::from_text(bad.dump(), "d.json")); }),
                Catch::Contains(fragment));
   }
+}
+
+TEST_CASE("a device profile may name a base profile with \"from\", its own keys replacing the base's") {
+  // H800: the H100 SXM5's die and rates, NVLink cut (the cluster's); its file names h100-sxm.
+  const std::string dir = std::string(TRAINSIM_SOURCE_DIR) + "/topologies/devices";
+  const DeviceSpec h800 = DeviceSpec::parse(device_profile(dir + "/h800-sxm.json", TRAINSIM_SOURCE_DIR));
+  const DeviceSpec h100 = DeviceSpec::parse(device_profile(dir + "/h100-sxm.json", TRAINSIM_SOURCE_DIR));
+  CHECK(h800.name == "h800-sxm");
+  CHECK(h100.name == "h100-sxm");
+  CHECK(h800.dense_peak.at(Precision::BF16).value == h100.dense_peak.at(Precision::BF16).value);
+  CHECK(h800.sms == h100.sms);
+  CHECK(h800.hbm_capacity.value == h100.hbm_capacity.value);
+  // A base that names the file itself loops: one line naming the key.
+  TempDir tmp;
+  const std::string self = tmp.path() + "/loop.json";
+  std::ofstream(self) << R"({"kind": "device", "from": ")" << self << R"(", "name": "x"})";
+  const std::string e = error_of([&] { device_profile(self, TRAINSIM_SOURCE_DIR); });
+  CHECK_THAT(e, Catch::Contains("/from: names a chain of bases that loops or runs on"));
 }

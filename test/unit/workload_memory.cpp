@@ -426,3 +426,33 @@ TEST_CASE("PyTorch's caching allocator reserves the peak over 1 - 15 %, XLA the 
     CHECK(tight.over.value == Approx(tight.reserved.value - tight.usable.value));
   }
 }
+
+TEST_CASE("DualPipe holds two model copies' stages: rank r those 1F1B puts on ranks r and pp-1-r", "[workload]") {
+  // deepseek-ai/DualPipe README: parameters 2x per device; rank r holds stage r of the copy that
+  // runs from rank 0 and stage pp-1-r of the one from rank pp-1 (examples/example_dualpipe.py:
+  // full_modules[rank], full_modules[pp_size - 1 - rank]).
+  Scenario plain = gpt3_175b(8, 8, 1, 32);
+  Scenario dual = plain;
+  dual.plan.schedule = Schedule::DUALPIPE;
+  dual.plan.virtual_stages.value = 2;
+  const StageLayout one = make_stage_layout(plain.model, plain.plan, 1, "test");
+  const StageLayout two = make_stage_layout(dual.model, dual.plan, 2, "test");
+  CHECK(two.copies == 2);
+  double total = 0, total_plain = 0;
+  for (int64_t r = 0; r < 8; ++r) {
+    INFO("rank " << r);
+    CHECK(rank_params(dual, two, r) == Approx(rank_params(plain, one, r) + rank_params(plain, one, 7 - r)));
+    CHECK(two.layers_on_rank(r) == one.layers_on_rank(r) + one.layers_on_rank(7 - r));
+    total += rank_params(dual, two, r);
+    total_plain += rank_params(plain, one, r);
+  }
+  CHECK(total == Approx(2 * total_plain));
+  // Each copy has its embedding and its output layer: rank 0 the first copy's embedding and the
+  // second's output, rank pp-1 the reverse.
+  CHECK(two.has_embedding(0, 0));
+  CHECK(two.has_output(0, 1));
+  CHECK(two.has_output(7, 0));
+  CHECK(two.has_embedding(7, 1));
+  CHECK_FALSE(two.has_embedding(3, 0));
+  CHECK_FALSE(two.has_output(3, 1));
+}

@@ -19,10 +19,13 @@ TEST_CASE("every named schedule has an entry, and each runs every unit once, bac
   for (const ScheduleChoice& c : pipeline_schedules()) {
     const PipelineSchedule& e = pipeline_schedule(c.kind);
     CHECK(e.kind == c.kind);
-    const int64_t v = c.kind == Schedule::INTERLEAVED || e.v_shape ? 2 : 1;
+    const int64_t v = c.kind == Schedule::INTERLEAVED || schedule_choice(e.kind).v_shape ? 2 : 1;
     for (int64_t pp : {1, 4}) {
       for (int64_t m : {1, 3, 8}) {
         if (c.kind == Schedule::INTERLEAVED && m % pp != 0) continue;  // Megatron's condition
+        // DualPipe's: m microbatches per copy, pp even, and the least microbatches it runs.
+        if (c.two_copies && pp % 2 != 0) continue;
+        if (!c.runs(pp, (c.two_copies ? 2 : 1) * m)) continue;
         const auto orders = e.units(pp, v, m);
         REQUIRE(orders.size() == static_cast<size_t>(pp));
         for (int64_t r = 0; r < pp; ++r) {
@@ -65,7 +68,7 @@ TEST_CASE("the activations a rank holds at its peak follow the schedules' closed
     }
   for (Schedule kind : {Schedule::ZB_H1, Schedule::ZB_H2, Schedule::ZB_V}) {
     const PipelineSchedule& e = pipeline_schedule(kind);
-    const int64_t v = e.v_shape ? 2 : 1;  // in whole-rank microbatches: a chunk is 1/v of one
+    const int64_t v = schedule_choice(e.kind).v_shape ? 2 : 1;  // in whole-rank microbatches: a chunk is 1/v of one
     const auto orders = e.units(pp, v, m);
     for (int64_t r = 0; r < pp; ++r) {
       int64_t held = 0, peak = 0;
@@ -77,6 +80,13 @@ TEST_CASE("the activations a rank holds at its peak follow the schedules' closed
     }
   }
   CHECK(pipeline_schedule(Schedule::ZB_V).in_flight(pp, 2, 3, 0) == 3);
+  // DualPipe: PP + 1 stages' microbatches on the first rank, PP the stages of a copy (pp); DualPipeV
+  // PP = 2 pp stages (deepseek-ai/DualPipe README), in whole-rank microbatches (two chunks): over 2.
+  // Neither grows with the microbatches.
+  for (int64_t mb : {2 * pp, 4 * pp}) {
+    CHECK(pipeline_schedule(Schedule::DUALPIPE).in_flight(pp, 2, mb, 0) == Approx((pp + 1) / 2.0));
+    CHECK(pipeline_schedule(Schedule::DUALPIPE_V).in_flight(pp, 2, mb, 0) == Approx((2 * pp + 1) / 2.0));
+  }
 }
 
 namespace {
@@ -104,18 +114,47 @@ double ideal_step(const PipelineSchedule& e, int64_t pp, int64_t v, int64_t m, d
     for (int64_t r = 0; r < pp; ++r) {
       auto& k = next[static_cast<size_t>(r)];
       while (k < order[static_cast<size_t>(r)].size()) {
-        const ScheduleUnit& u = order[static_cast<size_t>(r)][k];
-        const int64_t s = virtual_stage(pp, e.v_shape, r, u.chunk);
-        const double ready = u.forward  ? (s == 0 ? 0.0 : at(0, s - 1, u.microbatch))
-                             : u.weight ? at(1, s, u.microbatch)
-                                        : (s == stages - 1 ? at(0, s, u.microbatch) : at(1, s + 1, u.microbatch));
+        const auto& units = order[static_cast<size_t>(r)];
+        const ScheduleUnit& u = units[k];
+        const auto input = [&](const ScheduleUnit& x) {
+          const int64_t xs = virtual_stage(pp, schedule_choice(e.kind).v_shape, r, x.chunk);
+          // Under two model copies (DualPipe) each arm of the V is a whole model: stage pp starts
+          // the second copy, stage pp - 1 ends the first.
+          const int64_t per_copy = schedule_choice(e.kind).two_copies ? pp : stages, in_copy = xs % per_copy;
+          return x.forward  ? (in_copy == 0 ? 0.0 : at(0, xs - 1, x.microbatch))
+                 : x.weight ? at(1, xs, x.microbatch)
+                            : (in_copy == per_copy - 1 ? at(0, xs, x.microbatch) : at(1, xs + 1, x.microbatch));
+        };
+        // A pair (DualPipe's forward and the backward beside it, with that backward's weight
+        // gradients where they follow at once) runs as one block: it starts once both inputs are
+        // there, and both outputs leave when it ends.
+        size_t block = 1;
+        double ready = input(u);
+        if (u.beside && u.forward) {
+          const ScheduleUnit& bwd = units[k + 1];
+          const double other = input(bwd);
+          ready = other < 0 ? other : std::max(ready, other);
+          block = k + 2 < units.size() && units[k + 2].weight && units[k + 2].chunk == bwd.chunk &&
+                          units[k + 2].microbatch == bwd.microbatch
+                      ? 3
+                      : 2;
+        }
         if (ready < 0) break;  // its input is not there yet
         double& t = free[static_cast<size_t>(r)];
         const double start = std::max(t, ready);
         if (first[static_cast<size_t>(r)] < 0) first[static_cast<size_t>(r)] = start;
-        t = start + (u.forward ? f : u.weight ? w : e.splits_backward ? b : b + w);
-        at(u.forward ? 0 : u.weight ? 2 : 1, s, u.microbatch) = t;
-        ++k;
+        double took = 0;
+        for (size_t j = k; j < k + block; ++j)
+          took += units[j].forward ? f : units[j].weight ? w : e.splits_backward ? b : b + w;
+        t = start + took;
+        for (size_t j = k; j < k + block; ++j) {
+          const ScheduleUnit& x = units[j];
+          at(x.forward  ? 0
+             : x.weight ? 2
+                        : 1,
+             virtual_stage(pp, schedule_choice(e.kind).v_shape, r, x.chunk), x.microbatch) = t;
+        }
+        k += block;
         progress = true;
       }
     }
@@ -175,6 +214,36 @@ TEST_CASE("the zero-bubble orders give the paper's bubbles", "[workload]") {
   CHECK(rate == Approx(7.0 / (72.0 + 7.0)));
 }
 
+TEST_CASE("DualPipe's and DualPipeV's orders give their repository's bubble", "[workload]") {
+  // deepseek-ai/DualPipe README: with PP stages, F a chunk's forward, B its whole backward, W its
+  // weight gradients and F&B an overlapped pair, the bubble is (PP/2 - 1)(F&B + B - 3W) for both
+  // -- DualPipe: PP = pp stages a copy; DualPipeV: PP = 2 pp stages on pp ranks -- and "neither
+  // the bubbles nor activation memory will increase as the number of micro-batches grows". The
+  // README's figures draw F, the input gradients b and W one unit each (B = 2, F&B = 3), where
+  // the form is exact; here each unit is timed alone (F&B = F + B) over the work 2 m (F + b + w)
+  // of a rank's two chunks, m microbatches each.
+  for (int64_t pp : {2, 4, 8})
+    for (int64_t m : {2 * pp, 3 * pp + 1, 4 * pp}) {
+      INFO("pp " << pp << " m " << m);
+      const double work = 2.0 * m * 3.0, fb = 3.0, B = 2.0, W = 1.0;
+      CHECK(ideal_step(pipeline_schedule(Schedule::DUALPIPE), pp, 2, m, 1, 1, 1) ==
+            Approx(work + (pp / 2.0 - 1.0) * (fb + B - 3 * W)));
+      CHECK(ideal_step(pipeline_schedule(Schedule::DUALPIPE_V), pp, 2, m, 1, 1, 1) ==
+            Approx(work + (2.0 * pp / 2.0 - 1.0) * (fb + B - 3 * W)));
+    }
+  // At other times the bubble still does not grow with the microbatches.
+  for (auto [F, b, w] : {std::tuple{1.0, 1.2, 0.8}, std::tuple{1.0, 1.5, 0.7}, std::tuple{2.0, 1.0, 1.0}})
+    for (Schedule kind : {Schedule::DUALPIPE, Schedule::DUALPIPE_V})
+      for (int64_t pp : {4, 8}) {
+        INFO("F " << F << " b " << b << " w " << w << " pp " << pp);
+        const auto bubble = [&](int64_t m) {
+          return ideal_step(pipeline_schedule(kind), pp, 2, m, F, b, w) - 2.0 * m * (F + b + w);
+        };
+        CHECK(bubble(3 * pp + 1) == Approx(bubble(2 * pp)));
+        CHECK(bubble(4 * pp) == Approx(bubble(2 * pp)));
+      }
+}
+
 TEST_CASE("a plan that keeps one chunk per rank runs each schedule's one-chunk form", "[workload]") {
   // The planner (a search's pp = 1 candidates) and the reconfigure recovery's smaller pipelines
   // drop virtual stages where they cannot run them: interleaved 1F1B becomes 1F1B, ZB-V ZB-H1
@@ -183,9 +252,9 @@ TEST_CASE("a plan that keeps one chunk per rank runs each schedule's one-chunk f
   CHECK(one_chunk_schedule(Schedule::ZB_V) == Schedule::ZB_H1);
   for (const ScheduleChoice& c : pipeline_schedules()) {
     const Schedule one = one_chunk_schedule(c.kind);
-    CHECK_FALSE(pipeline_schedule(one).v_shape);
+    CHECK_FALSE(schedule_choice(one).v_shape);
     CHECK(one != Schedule::INTERLEAVED);
-    if (c.kind != Schedule::INTERLEAVED && c.kind != Schedule::ZB_V) CHECK(one == c.kind);
+    if (c.kind != Schedule::INTERLEAVED && !c.v_shape) CHECK(one == c.kind);
     const auto orders = pipeline_schedule(one).units(4, 1, 8);
     for (const auto& order : orders)
       for (const ScheduleUnit& u : order) CHECK(u.chunk == 0);

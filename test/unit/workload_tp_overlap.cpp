@@ -33,6 +33,16 @@ TEST_CASE("an overlapped collective exposes what its GEMM does not cover", "[wor
   CHECK(exposed(use(12, 1), Seconds(10)).value == 0);                              // bulk, covered
   CHECK(exposed(use(6, 8), Seconds(10)).value == Approx(10.0 / 8 + 7.0 / 8 * 4));  // pipelined
   CHECK(exposed(use(12, 8), Seconds(10)).value == Approx(10.0 / 8));               // the first piece
+  // In bulk holding a share f of the SMs (a DualPipe pair's DeepEP kernels): the computation beside
+  // it runs at 1 - f while it runs. Covered (C <= G / (1 - f)): the computation is late by f C;
+  // else the collective is the longer, C - G.
+  CollectiveUse sms = use(12, 1);
+  sms.sm_share = 20.0 / 132.0;
+  CHECK(exposed(sms, Seconds(10)).value == Approx(10.0 * 20.0 / 132.0));
+  sms.hidden = Seconds(6);
+  CHECK(exposed(sms, Seconds(10)).value == Approx(4));
+  sms.hidden = Seconds(10.0 * 112.0 / 132.0);  // the boundary: both forms agree
+  CHECK(exposed(sms, Seconds(10)).value == Approx(10.0 * 20.0 / 132.0));
 }
 
 TEST_CASE("tp_comm_overlap hides each layer's TP collectives behind their GEMMs", "[workload]") {
