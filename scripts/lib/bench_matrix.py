@@ -69,7 +69,8 @@ def moe_cases():
     BF16, 1F1B, full recompute, forced balance, the alltoall dispatcher, on DGX H100 nodes placed
     tp-cp-dp-pp (a stage's data-parallel ranks on consecutive GPUs): Mixtral 8x7B on 32 GPUs with
     ep 8 inside a node; DeepSeek-V3 on 2,048 GPUs as its report's plan without DualPipe, FP8 or
-    DeepEP (pp 16, ep 64 over 8 nodes, 15,360 sequences of 4,096), its all-to-alls live."""
+    DeepEP (pp 16, ep 64 over 8 nodes, 15,360 sequences of 4,096), its all-to-alls live; then the
+    shipped DeepSeek-V3 run itself on 2,048 and on 16,384 GPUs."""
     base = {"cluster.from": "dgx-h100-superpod", "parallelism.tp": 1, "parallelism.sequence_parallel": "false",
             "parallelism.virtual_stages": 1, "parallelism.zero": 1, "parallelism.overlap_grad_reduce": "true",
             "parallelism.placement": '"tp-cp-dp-pp"', "training.seq_len": 4096, "training.micro_batch": 1,
@@ -84,6 +85,12 @@ def moe_cases():
         for k, v in dict(base, **sets).items():
             out += ["--set", f"{k}={v}"]
         yield name, out
+    # DeepSeek-V3 as its report ran it (configs/deepseek-v3-2048xh800.json: DualPipe, DeepEP, FP8),
+    # and the same plan on 16,384 GPUs (dp 1,024, the global batch grown with it).
+    headline = "configs/deepseek-v3-2048xh800.json"
+    yield "MoE deepseek-v3 2048 H800 dualpipe", [headline]
+    yield "MoE deepseek-v3 16384 H800 dualpipe", [headline, "--set", 'cluster={"from": "deepseek-v3-h800", "gpus": 16384}',
+                                                  "--set", "parallelism.dp=1024", "--set", "training.global_batch=122880"]
 
 
 def main(argv):
