@@ -155,6 +155,7 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   if (r.has("reshard_after_forward")) p.reshard_after_forward = schema_bool(r, "/parallelism/reshard_after_forward");
   if (r.has("dp_shard")) p.dp_shard = schema_count(r, "/parallelism/dp_shard");
   p.tp_comm_overlap = schema_bool(r, "/parallelism/tp_comm_overlap");
+  p.ep_comm_overlap = schema_bool(r, "/parallelism/ep_comm_overlap");
   p.tp_library = registry_choice(*schema_value(r, "/parallelism/tp_library"), tp_libraries());
   p.dispatcher = registry_choice(*schema_value(r, "/parallelism/dispatcher"), dispatchers());
   p.cp_comm =

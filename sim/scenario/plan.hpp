@@ -98,6 +98,10 @@ struct ParallelPlan {
   enum class CpComm { P2P, ALL_GATHER } cp_comm = CpComm::P2P;
   // `dispatcher` (dispatcher.hpp): how an MoE layer's tokens cross the expert-parallel group.
   Dispatcher dispatcher = Dispatcher::ALLTOALL;
+  // `ep_comm_overlap`: Megatron-Core's --overlap-moe-expert-parallel-comm: the interleaved
+  // schedule warms up one forward more and then runs each forward as a pair with an earlier
+  // microbatch's backward, as DualPipe's pairs run (step_program.cpp, pair_steady_state).
+  bool ep_comm_overlap = false;
   // MoE parallel folding (Megatron-Core: the attention's TP x CP x DP and the experts' ETP x EP x
   // EDP as two groupings of one pipeline stage's ranks). With ep 1 the routed experts split over tp
   // as a dense MLP does (expert tensor parallelism ETP = tp). With ep > 1 they run whole (ETP 1, the

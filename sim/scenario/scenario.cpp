@@ -185,6 +185,28 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     par.at("ep").fail("expert parallelism under hybrid sharding (dp_shard " + i2s(p.dp_shard) + " of dp " + i2s(p.dp) +
                           ") is not modelled yet",
                       "dp_shard absent (FSDP over all of dp) with ep > 1, or ep 1");
+  // Megatron-Core refuses --overlap-moe-expert-parallel-comm without expert parallelism, with the
+  // allgather dispatcher, under full recomputation, and on a pipeline without virtual stages.
+  if (p.ep_comm_overlap) {
+    const auto overlap = par.at("ep_comm_overlap");
+    if (p.ep == 1 || !m.moe)
+      overlap.fail("overlaps expert-parallel all-to-alls, and this plan has none (ep = " + i2s(p.ep) + ")",
+                   "ep > 1 on an MoE model with it, or no ep_comm_overlap");
+    if (p.dispatcher == Dispatcher::ALLGATHER)
+      overlap.fail("pairs all-to-alls with computation; the allgather dispatcher has none",
+                   "dispatcher alltoall or deepep with it");
+    if (s.training.recompute == Recompute::FULL)
+      overlap.fail("Megatron-Core runs it without full recomputation", "recompute none or selective with it");
+    if (p.pp == 1)
+      overlap.fail("on pp 1 (a forward paired with the last microbatch's backward) is not modelled yet",
+                   "pp > 1 with schedule interleaved");
+    if (p.pp > 1 && p.schedule != Schedule::INTERLEAVED)
+      overlap.fail(
+          "pairs the steady state of the interleaved schedule (Megatron-Core asks for virtual stages "
+          "on a pipeline); '" +
+              std::string(to_string(p.schedule)) + "' is not it",
+          "schedule interleaved");
+  }
   if (m.moe && m.moe->experts % p.ep != 0)
     par.at("ep").fail(i2s(p.ep) + " does not divide experts=" + i2s(m.moe->experts), "a divisor of moe.experts");
   if (s.training.seq_len % (p.cp > 1 ? 2 * p.cp : 1) != 0)

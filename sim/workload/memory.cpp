@@ -245,7 +245,11 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
   out.capacity = s.cluster.device.hbm_capacity;
   for (int64_t r = 0; r < layout.pp; ++r) {
     const double params = rank_params(s, layout, r);
-    const double in_flight = pipeline_schedule(s.plan.schedule).in_flight(layout.pp, layout.virtual_stages, m, r);
+    double in_flight = pipeline_schedule(s.plan.schedule).in_flight(layout.pp, layout.virtual_stages, m, r);
+    // Megatron-Core's expert-parallel overlap warms up one chunk forward more (step_program.cpp,
+    // pair_steady_state), up to the whole step's.
+    if (s.plan.ep_comm_overlap)
+      in_flight = std::min(in_flight + 1.0 / static_cast<double>(layout.virtual_stages), static_cast<double>(m));
     StageMemory st;
     st.rank = r;
     // ZeRO's share of `per_param` bytes a parameter, from `stage` on (rank_sharded_params).

@@ -1,5 +1,6 @@
 #include "sim/workload/step_program.hpp"
 
+#include <cstddef>
 #include <map>
 #include <tuple>
 
@@ -45,6 +46,30 @@ Task run_beside(Task t, Seconds partner, double sm_share) {
   return t;
 }
 
+// Megatron-Core's --overlap-moe-expert-parallel-comm (megatron/core/pipeline_parallel/schedules.py,
+// combined_1f1b.py): one more warm-up forward than the schedule's own, then each steady-state step a
+// forward and the backward of an earlier microbatch as a pair, run as DualPipe's pairs run. The
+// forwards and the backwards keep their orders; each backward moves after the next forward, and the
+// two run beside each other (a backward's own forward came before it, so the two are independent).
+std::vector<ScheduleUnit> pair_steady_state(const std::vector<ScheduleUnit>& units) {
+  std::vector<ScheduleUnit> forwards, backwards;
+  for (const ScheduleUnit& u : units) (u.forward ? forwards : backwards).push_back(u);
+  // Forwards issued before the first backward: the warm-up and the first steady-state forward.
+  size_t lead = 0;
+  while (lead < units.size() && units[lead].forward) ++lead;
+  std::vector<ScheduleUnit> out(forwards.begin(), forwards.begin() + static_cast<std::ptrdiff_t>(lead));
+  out.reserve(units.size());
+  size_t f = lead, b = 0;
+  for (; f < forwards.size() && b < backwards.size(); ++f, ++b) {
+    out.push_back(forwards[f]);
+    out.push_back(backwards[b]);
+    out[out.size() - 2].beside = out.back().beside = true;
+  }
+  for (; f < forwards.size(); ++f) out.push_back(forwards[f]);
+  for (; b < backwards.size(); ++b) out.push_back(backwards[b]);
+  return out;
+}
+
 }  // namespace
 
 StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int64_t micro_batch,
@@ -69,7 +94,9 @@ StepProgram build_step_program(const Scenario& s, const StageLayout& layout, int
                           static_cast<double>(std::max<int64_t>(1, s.cluster.device.sms));
   // Each forward and backward unit's slot in its rank's program, by direction, virtual stage and microbatch.
   std::vector<int64_t> slot_of(static_cast<size_t>(2 * pp * v * m), -1);
-  const std::vector<std::vector<ScheduleUnit>> orders = schedule.units(pp, v, m);
+  std::vector<std::vector<ScheduleUnit>> orders = schedule.units(pp, v, m);
+  if (s.plan.ep_comm_overlap)
+    for (auto& units : orders) units = pair_steady_state(units);
   for (int64_t r = 0; r < pp; ++r) {
     auto& program = p.ranks[static_cast<size_t>(r)];
     const std::vector<ScheduleUnit>& units = orders[static_cast<size_t>(r)];

@@ -3,7 +3,7 @@
 # performance summaries on H100 and GB200, the Megatron-Core MoE report, NeMo AutoModel's table)
 # through `trainsim validate`: every row simulates and prints its step time, each published step
 # time agrees with the figure its note derives it from, and the summary's group MAPEs and worst row
-# are those of the printed rows. Issue #37's bar (each group within 15 %, no row beyond 25 %) is not
+# are those of the printed rows. The target bar (each group within 15 %, no row beyond 25 %) is not
 # asserted: the table is there to show where the model stands (validation/README.md).
 #
 # Usage: bash validation_moe.sh TRAINSIM REPO

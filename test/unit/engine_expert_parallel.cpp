@@ -159,6 +159,78 @@ TEST_CASE("a DualPipe pair runs each one's all-to-alls beside the other's comput
   }
 }
 
+TEST_CASE("Megatron's expert-parallel overlap: one warm-up forward more, then forward-backward pairs",
+          "[engine][moe]") {
+  // --overlap-moe-expert-parallel-comm (Megatron-LM schedules.py: the interleaved schedule's
+  // warm-up, 2(pp-r-1) + (v-1)pp chunk forwards, grows by one; combined_1f1b.py: each steady-state
+  // step a forward and an earlier microbatch's backward together). With pp 4, v 2 and 8
+  // microbatches (16 chunk units a rank), rank r runs 16 - (2(3-r) + 4 + 1) pairs, each one's
+  // all-to-alls beside the other's computation; its activations hold one chunk forward more.
+  const auto scenario = [](bool overlap) {
+    const std::string text = fill(R"({"kind": "scenario", "name": "ep", "model": "mixtral-8x7b",
+      "cluster": {"from": "dgx-h100-superpod", "gpus": 32},
+      "parallelism": {"tp": 1, "pp": 4, "virtual_stages": 2, "schedule": "interleaved", "dp": 8, "ep": 8,
+                      "zero": 1, "placement": "tp-cp-pp-dp", "ep_comm_overlap": {overlap}},
+      "training": {"seq_len": 4096, "global_batch": 64, "micro_batch": 1, "recompute": "selective",
+                   "precision": "bf16"}})",
+                                  {{"overlap", overlap ? "true" : "false"}});
+    return parse_scenario(ParamReader::from_text(text, "ep.json"), TRAINSIM_SOURCE_DIR);
+  };
+  const Scenario s = scenario(true), plain = scenario(false);
+  const Pipeline p = build(s);
+  const int64_t pp = 4, v = 2, total = 16;
+  for (int64_t r = 0; r < pp; ++r) {
+    const auto& program = p.steps.ranks[static_cast<size_t>(r)];
+    int64_t pairs = 0;
+    for (size_t i = 0; i < program.size(); ++i) {
+      if (program[i].beside < 0) continue;
+      ++pairs;
+      const size_t f = static_cast<size_t>(program[i].beside);
+      REQUIRE(f + 1 == i);
+      const Task &fwd = p.steps.tasks[static_cast<size_t>(program[f].task)],
+                 &bwd = p.steps.tasks[static_cast<size_t>(program[i].task)];
+      REQUIRE(fwd.kind == TaskKind::FORWARD);
+      REQUIRE(bwd.kind == TaskKind::BACKWARD);
+      // The backward's own forward ran before the pair: the two are of different microbatches or chunks.
+      bool own_forward_before = false;
+      for (size_t k = 0; k < f; ++k)
+        own_forward_before |= program[k].microbatch == program[i].microbatch &&
+                              p.steps.tasks[static_cast<size_t>(program[k].task)].kind == TaskKind::FORWARD &&
+                              p.steps.tasks[static_cast<size_t>(program[k].task)].chunk == bwd.chunk;
+      CHECK(own_forward_before);
+      const auto beside = [](const Task& t) {
+        double hidden = 0;
+        for (const auto& use : t.collectives)
+          if (use.group == CommGroup::EP) hidden += use.hidden.value * double(use.count);
+        return hidden;
+      };
+      CHECK(beside(fwd) == Approx(bwd.compute.value));
+      CHECK(beside(bwd) == Approx(fwd.compute.value));
+    }
+    INFO("rank " << r);
+    CHECK(pairs == total - (2 * (pp - r - 1) + (v - 1) * pp + 1));
+  }
+  const double estimate = estimate_step(s, p, CommCosts(s)).step.value;
+  const EngineResult r = simulate_step(s, p), one = simulate_step(plain, build(plain));
+  INFO("engine " << r.step.value << " s, estimate " << estimate << " s, without the overlap " << one.step.value);
+  CHECK(r.step.value == Approx(estimate).epsilon(0.02));
+  double ep_pairs = 0, ep_plain = 0;
+  for (const auto& sp : r.spans) ep_pairs += sp.ep;
+  for (const auto& sp : one.spans) ep_plain += sp.ep;
+  CHECK(ep_pairs < ep_plain);
+  CHECK(r.step.value < one.step.value);
+  // The middle ranks' activations: Megatron's 2(pp-r-1) + (v-1)pp + 1 chunks in flight, one more with it.
+  const auto layout = [](const Scenario& sc) {
+    return make_stage_layout(sc.model, sc.plan, sc.plan.virtual_stages.value, sc.file);
+  };
+  const MemoryEstimate with = estimate_memory(s, layout(s), 1), without = estimate_memory(plain, layout(plain), 1);
+  for (int64_t rank = 1; rank + 1 < pp; ++rank) {
+    const double chunks = static_cast<double>(2 * (pp - rank - 1) + (v - 1) * pp + 1);
+    CHECK(with.stages[static_cast<size_t>(rank)].activations.value ==
+          Approx(without.stages[static_cast<size_t>(rank)].activations.value * (chunks + 1) / chunks));
+  }
+}
+
 TEST_CASE("expert gradients are reduced over the expert-data-parallel ranks, the rest over dp", "[workload][moe]") {
   // ep 4 of dp 8: the groups of every 4th rank of cp x dp (2 ranks each) all-reduce each bucket's
   // experts' part; the dp groups (8 ranks) its dense part. A Mixtral stage is 8 MoE layers: its
