@@ -11,6 +11,7 @@
 #include "sim/core/text_escape.hpp"
 #include "sim/scenario/defaults.hpp"
 #include "sim/scenario/dispatcher.hpp"
+#include "sim/scenario/fp8_scaling.hpp"
 #include "sim/scenario/reliability_cluster.hpp"
 #include "sim/scenario/schedules.hpp"
 #include "sim/scenario/schema.hpp"
@@ -272,6 +273,16 @@ void cross_check(const Scenario& s, const ParamReader& r) {
     tr.at("fp8_params")
         .fail(fmt::format("keeps the weights in FP8, which {} does not", fp8_library(t.fp8_library).name),
               "\"fp8_library\": \"te\", or no fp8_params");
+  if (t.precision == Precision::FP8 && t.fp8_scaling == Fp8Scaling::MXFP8 &&
+      s.cluster.device.compute_capability < MXFP8_COMPUTE_CAPABILITY)
+    tr.at("fp8_scaling")
+        .fail(fmt::format("'mxfp8' needs block-scaled tensor cores (compute capability 10.0, Blackwell); device {} {}",
+                          s.cluster.device.name,
+                          s.cluster.device.compute_capability > 0
+                              ? fmt::format("is {}.{}", s.cluster.device.compute_capability / 10,
+                                            s.cluster.device.compute_capability % 10)
+                              : std::string("gives no compute capability")),
+              "fp8_scaling delayed, current or blockwise, or a Blackwell device");
   if (t.precision == Precision::FP8 && s.cluster.device.dense_peak.count(Precision::BF16) == 0)
     tr.at("precision")
         .fail("device " + s.cluster.device.name +

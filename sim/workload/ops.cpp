@@ -4,6 +4,7 @@
 
 #include "sim/scenario/dispatcher.hpp"
 #include "sim/scenario/fp8_library.hpp"
+#include "sim/scenario/fp8_scaling.hpp"
 #include "sim/scenario/routing.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/tp_library.hpp"
@@ -67,10 +68,10 @@ constexpr double kLossFwd = 6 + 8, kLossBwd = 4 + 12 + 6;
 }  // namespace eager
 
 // Bytes per element of a 16-bit tensor cast to FP8: read 2, write 1, and 1 more for the transposed
-// copy where one is made (fp8_transposes); under blockwise scaling each copy also an fp32 scale per
-// tile of 128 (Fp8Scaling::BLOCKWISE).
-double fp8_cast_bytes(bool transposes, bool tiles = false) {
-  return 2.0 + (transposes ? 2.0 : 1.0) * (1.0 + (tiles ? 4.0 / 128.0 : 0.0));
+// (or column-wise) copy where one is made (fp8_transposes); each copy with its scales where the
+// recipe keeps them per tile or block (fp8_scale_bytes_per_element).
+double fp8_cast_bytes(bool transposes, double scale_bytes = 0.0) {
+  return 2.0 + (transposes ? 2.0 : 1.0) * (1.0 + scale_bytes);
 }
 
 // Bytes per element of a norm's forward or backward: eager RMSNorm's ATen kernels, else one kernel
@@ -204,8 +205,9 @@ Op duplicated(Op op, double tp) {
 // A 16-bit tensor of `elements` cast to FP8 (Transformer Engine's cast, ops.hpp "FP8 casts"): read
 // 2, write 1, and 1 more for its transpose where the GEMMs read one (fp8_transposes).
 Op fp8_cast_op(const Scenario& sc, const std::string& tensor, double elements) {
-  const bool transposes = fp8_transposes(sc), tiles = sc.training.fp8_scaling == Fp8Scaling::BLOCKWISE;
-  return mem((transposes ? "fp8_cast_transpose_" : "fp8_cast_") + tensor, fp8_cast_bytes(transposes, tiles) * elements);
+  const bool transposes = fp8_transposes(sc);
+  return mem((transposes ? "fp8_cast_transpose_" : "fp8_cast_") + tensor,
+             fp8_cast_bytes(transposes, fp8_scale_bytes_per_element(sc.training.fp8_scaling)) * elements);
 }
 
 PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double act_fwd, double act_bwd,
@@ -706,14 +708,18 @@ std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params) {
     if (!transposes) return {};
     return {mem("fp8_weight_transpose", 2.0 * linear_params)};
   }
-  std::vector<Op> ops{
-      mem(transposes ? "fp8_weight_cast_transpose" : "fp8_weight_cast", fp8_cast_bytes(transposes) * linear_params)};
+  // Blockwise weights take a scale per 128 x 128 block (not counted); MXFP8's per 32 elements.
+  const double scales =
+      s.training.fp8_scaling == Fp8Scaling::MXFP8 ? fp8_scale_bytes_per_element(Fp8Scaling::MXFP8) : 0;
+  std::vector<Op> ops{mem(transposes ? "fp8_weight_cast_transpose" : "fp8_weight_cast",
+                          fp8_cast_bytes(transposes, scales) * linear_params)};
   if (s.training.fp8_scaling == Fp8Scaling::CURRENT) ops.push_back(mem("fp8_weight_amax", E * linear_params));
   return ops;
 }
 
 bool fp8_transposes(const Scenario& s) {
   if (s.training.precision != Precision::FP8) return false;
+  if (s.training.fp8_scaling == Fp8Scaling::MXFP8) return true;  // its column-wise copy
   return !(s.cluster.device.fp8_gemm_any_layout && fp8_library(s.training.fp8_library).transposes_only_for_tn_gemms);
 }
 

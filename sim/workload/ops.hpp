@@ -135,7 +135,8 @@ std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded);
 // Under FP8, the once-per-step cast of the `linear_params` FP8 weights this GPU holds; else none.
 std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params);
 // Whether an FP8 run makes the transposed FP8 copies its GEMMs read (the device's FP8 GEMM takes
-// only "TN" operands, or its library makes them everywhere: fp8_library.hpp); false without FP8.
+// only "TN" operands, or its library makes them everywhere: fp8_library.hpp), or MXFP8's
+// column-wise copies (fp8_scaling.hpp); false without FP8.
 bool fp8_transposes(const Scenario& s);
 
 // One of `pieces` pieces of a GEMM split along its rows (the tokens), as tp_comm_overlap runs a

@@ -489,6 +489,9 @@ case("interleaved-without-virtual-stages", "/parallelism/schedule", "'interleave
      all_of(pp2, put("parallelism.schedule", "interleaved")))
 case("fp8-on-a100", "/training/precision", "device a100-sxm-80gb has no fp8 peak",
      put("training.precision", "fp8"))
+case("mxfp8-on-hopper", "/training/fp8_scaling", "'mxfp8' needs block-scaled tensor cores (compute capability "
+     "10.0, Blackwell); device h100-sxm is 9.0",
+     all_of(put("cluster.gpu", "h100-sxm"), put("training.precision", "fp8"), put("training.fp8_scaling", "mxfp8")))
 case("seq-len-not-divisible-by-tp", "/parallelism/sequence_parallel", "seq_len=2050 is not divisible by tp=8",
      all_of(put("training.seq_len", 2050), put("parallelism.sequence_parallel", True)))
 case("layers-per-stage-sum", "/parallelism/layers_per_stage", "sums to 40",

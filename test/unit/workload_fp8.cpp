@@ -5,6 +5,7 @@
 // ColumnParallelLinear; torchtitan's filter_fqns = ["output"]) run in bf16 at the bf16 peak. The
 // expectations are the roofline written out here with the profile's own curve.
 #include <catch2/catch.hpp>
+#include <map>
 #include <set>
 #include <string>
 
@@ -21,15 +22,19 @@ using namespace sim;
 namespace {
 
 // `scaling` empty: the scenario leaves training.fp8_scaling out (delayed).
-Scenario llama_like(const char* precision, const char* attention, const std::string& scaling = "") {
+Scenario llama_like(const char* precision, const char* attention, const std::string& scaling = "",
+                    const std::string& cluster = "dgx-h100-superpod") {
   const std::string text = fill(
       R"({"kind": "scenario", "name": "fp8",
     "model": {"name": "llama-like", "layers": 4, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
               "vocab": 128256, "activation": "swiglu", "norm": "rmsnorm"},
-    "cluster": {"from": "dgx-h100-superpod", "gpus": 8},
+    "cluster": {"from": "{c}", "gpus": 8},
     "parallelism": {"tp": 1, "pp": 1, "dp": 8},
     "training": {"seq_len": 8192, "global_batch": 8, "micro_batch": 1, "precision": "{p}", "attention": "{a}"{s}}})",
-      {{"p", precision}, {"a", attention}, {"s", scaling.empty() ? "" : ", \"fp8_scaling\": \"" + scaling + "\""}});
+      {{"p", precision},
+       {"a", attention},
+       {"s", scaling.empty() ? "" : ", \"fp8_scaling\": \"" + scaling + "\""},
+       {"c", cluster}});
   return parse_scenario(ParamReader::from_text(text, "workload_fp8.cpp"), TRAINSIM_SOURCE_DIR);
 }
 
@@ -275,4 +280,35 @@ TEST_CASE("fp8: where the FP8 GEMM takes any layout, Transformer Engine casts wi
   Scenario torchao = any;
   torchao.training.fp8_library = Fp8Library::TORCHAO;
   CHECK(fp8_transposes(torchao));
+}
+
+TEST_CASE("fp8: blockwise and MXFP8 scales ride on each cast copy, and MXFP8 quantizes both ways", "[workload]") {
+  // Each cast reads 2 bytes and writes 1 per copy, plus the copy's scales: blockwise an fp32 per
+  // 1x128 tile (DeepSeek-V3 §3.3.2), MXFP8 an E8M0 byte per 32 elements (OCP MX v1.0). MXFP8
+  // writes a row-wise and a column-wise copy of every tensor even where the GEMM takes any layout
+  // (Blackwell), as the TN-only device's transposes are two copies: per cast element 2 + 2 (1 +
+  // scale). Its weights are cast the same way once per step.
+  const Scenario delayed = llama_like("fp8", "flash"), blockwise = llama_like("fp8", "flash", "blockwise");
+  const Scenario mx = llama_like("fp8", "flash", "mxfp8", "dgx-b200-superpod");
+  REQUIRE(mx.cluster.device.fp8_gemm_any_layout);
+  CHECK(fp8_transposes(mx));
+  const auto casts = [](const PassOps& p) {
+    std::map<std::string, double> out;
+    for (const auto* pass : {&p.forward, &p.backward})
+      for (const Op& op : *pass)
+        if (op.name.rfind("fp8_cast_transpose_", 0) == 0) out[op.name] += op.bytes.value;
+    return out;
+  };
+  const auto base = casts(layer_ops(delayed, 1)), tiles = casts(layer_ops(blockwise, 1)),
+             blocks = casts(layer_ops(mx, 1));
+  REQUIRE(base.size() >= 4);
+  for (const auto& [name, bytes] : base) {
+    INFO(name);
+    CHECK(tiles.at(name) == Approx(bytes * (2 + 2 * (1 + 4.0 / 128)) / 4));
+    CHECK(blocks.at(name) == Approx(bytes * (2 + 2 * (1 + 1.0 / 32)) / 4));
+  }
+  const double linear = mx.model.linear_params();
+  const auto cast = fp8_weight_cast_ops(mx, linear);
+  REQUIRE(cast.size() == 1);
+  CHECK(cast[0].bytes.value == Approx((2 + 2 * (1 + 1.0 / 32)) * linear));
 }
