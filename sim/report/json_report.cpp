@@ -15,6 +15,7 @@
 #include "sim/run/run.hpp"
 #include "sim/scenario/circuits.hpp"
 #include "sim/scenario/dispatcher.hpp"
+#include "sim/scenario/recompute_modules.hpp"
 #include "sim/workload/memory_budget.hpp"
 
 namespace sim {
@@ -148,6 +149,11 @@ std::string report_json(const RunResult& r) {
                {"dp_shard", s.plan.shard_group_size() / s.plan.cp},
                {"recompute", to_string(s.training.recompute)},
                {"precision", to_string(s.training.precision)}};
+  if (s.training.recompute == Recompute::SELECTIVE) {
+    j["plan"]["recompute_modules"] = ojson::array();
+    for (RecomputeModule m : s.training.selective_modules())
+      j["plan"]["recompute_modules"].push_back(registry_entry(recompute_module_entries(), m).name);
+  }
   if (s.plan.ep > 1) j["plan"]["dispatcher"] = dispatcher(s.plan.dispatcher).name;
   j["step_time_s"] = r.step_time_s;
   j["tokens_per_s"] = r.tokens_per_s;

@@ -209,6 +209,15 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
                 : s == "selective" ? Recompute::SELECTIVE
                 : s == "op"        ? Recompute::OP
                                    : Recompute::FULL;
+  if (auto modules = r.find("recompute_modules")) {
+    modules->expect_not_empty("the parts selective recomputation reruns, e.g. [\"mla_up_proj\", \"layernorm\"]");
+    for (size_t i = 0; i < modules->size(); ++i) {
+      const RecomputeModule m = registry_choice((*modules)[i], recompute_module_entries());
+      if (std::find(t.recompute_modules.begin(), t.recompute_modules.end(), m) != t.recompute_modules.end())
+        (*modules)[i].fail("is listed twice", "each module once");
+      t.recompute_modules.push_back(m);
+    }
+  }
   t.attention_given = r.has("attention");  // absent: parse_scenario resolves it for the device
   if (t.attention_given) t.attention = registry_choice(r.at("attention"), attention_kernels());
   t.elementwise = registry_choice(*schema_value(r, "/training/elementwise"), elementwise_modes());

@@ -1,6 +1,7 @@
 // The parallelism plan and training settings (DESIGN.md sections `parallelism`, `training`).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -14,6 +15,7 @@
 #include "sim/scenario/elementwise.hpp"
 #include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/fp8_scaling.hpp"
+#include "sim/scenario/recompute_modules.hpp"
 #include "sim/scenario/routing.hpp"
 #include "sim/scenario/tp_library.hpp"
 
@@ -141,6 +143,18 @@ struct TrainingSpec {
   int64_t global_batch = 0;
   AutoCount micro_batch{1};
   Recompute recompute = Recompute::NONE;
+  // `recompute_modules` (recompute_modules.hpp) as given; empty: absent.
+  std::vector<RecomputeModule> recompute_modules;
+  // What selective recomputation reruns: the modules given, else the attention core alone
+  // (Megatron-Core's default); nothing unless recompute is selective.
+  std::vector<RecomputeModule> selective_modules() const {
+    if (recompute != Recompute::SELECTIVE) return {};
+    return recompute_modules.empty() ? std::vector<RecomputeModule>{RecomputeModule::CORE_ATTN} : recompute_modules;
+  }
+  bool recomputes(RecomputeModule m) const {
+    const std::vector<RecomputeModule> modules = selective_modules();
+    return std::find(modules.begin(), modules.end(), m) != modules.end();
+  }
   Precision precision = Precision::BF16;
   // `attention` (attention_kernels.hpp). Absent: the kernel Transformer Engine picks on the
   // device under Megatron-Core's attention_backend auto (defaults.hpp, default_attention),

@@ -299,6 +299,29 @@ void cross_check(const Scenario& s, const ParamReader& r) {
   }
   // torchtitan's per-op checkpointing (recompute "op") saves SDPA's output and, with tensor
   // parallelism, the reduce-scatters' outputs of its sequence-parallel plan.
+  // training.recompute_modules: selective recomputation's, each a part the model has.
+  if (tr.has("recompute_modules") && t.recompute != Recompute::SELECTIVE)
+    tr.at("recompute_modules")
+        .fail(fmt::format("are what recompute \"selective\" reruns; this run's recompute is \"{}\"",
+                          to_string(t.recompute)),
+              "\"recompute\": \"selective\", or no recompute_modules");
+  for (size_t i = 0; tr.has("recompute_modules") && i < t.recompute_modules.size(); ++i) {
+    const ModelSpec& m = s.model;
+    int64_t dense = 0;
+    for (int64_t l = 0; l < m.layers; ++l) dense += m.moe_layer(l) ? 0 : 1;
+    const RecomputeModule module = t.recompute_modules[i];
+    const char* missing = module == RecomputeModule::MLA_UP_PROJ && !m.mla ? "no latent attention (mla)"
+                          : module == RecomputeModule::MLP && dense == 0   ? "no dense layer"
+                          : module == RecomputeModule::MOE_ACT && !m.moe   ? "no experts (moe)"
+                          : module == RecomputeModule::SHARED_EXPERTS && (!m.moe || m.moe->shared_experts == 0)
+                              ? "no shared experts"
+                              : nullptr;
+    if (missing)
+      tr.at("recompute_modules")[i].fail(
+          fmt::format("'{}' reruns a part model {} has not: it has {}",
+                      registry_entry(recompute_module_entries(), module).name, m.name, missing),
+          "modules of parts the model has");
+  }
   if (t.recompute == Recompute::OP && !fused(t.attention))
     tr.at("recompute")
         .fail("'op' (torchtitan's per-op checkpointing) saves the fused attention kernel's output",

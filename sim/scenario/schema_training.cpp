@@ -2,6 +2,7 @@
 #include "sim/scenario/attention_kernels.hpp"
 #include "sim/scenario/defaults.hpp"
 #include "sim/scenario/plan.hpp"
+#include "sim/scenario/recompute_modules.hpp"
 #include "sim/scenario/routing.hpp"
 #include "sim/scenario/schema_sections.hpp"
 
@@ -15,6 +16,10 @@ std::vector<KeySpec> schema_training_keys() {
        "sequences per micro-batch; auto: the largest that fits", 1, 1 << 16},
       {"/training/recompute", "choice", "", "\"none\"", "", "none, selective, op, full",
        "activation recomputation (selective: Korthikanti et al. 2022's attention core)", 0, 0},
+      {"/training/recompute_modules", "array of choices", "", "", "[\"core_attn\"] with recompute selective", "",
+       "what selective recomputation reruns in the backward (Megatron-Core --recompute-modules)", 0, 0},
+      {"/training/recompute_modules/*", "choice", "", "", "", registry_names(recompute_module_entries()),
+       "one module, each once", 0, 0},
       {"/training/precision", "choice", "", "\"bf16\"", "", "bf16, fp16, fp8", "GEMM precision", 0, 0},
       {"/training/attention", "choice", "", "", ATTENTION_DEFAULT, registry_names(attention_kernels()),
        "attention kernel (trainsim list)", 0, 0},

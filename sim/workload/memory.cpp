@@ -160,8 +160,9 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
                                static_cast<double>(m.moe->expert_ffn_hidden)
                          : double(m.ffn_hidden);
   const bool fp8 = s.training.precision == Precision::FP8;
-  const double input = fp8 ? 1.0 : 2.0;  // a linear layer's saved input, per element
-  const double inner = ((m.activation == Activation::SWIGLU ? 4.0 : 2.0) + input) * ffn / h;
+  const double input = fp8 ? 1.0 : 2.0;                               // a linear layer's saved input, per element
+  const double act = m.activation == Activation::SWIGLU ? 4.0 : 2.0;  // the activation's inputs kept
+  const double inner = (act + input) * ffn / h;
   const double whole = 4.0 + input + input + (m.dropout ? 2.0 : 0.0);
   // Under MoE parallel folding (ParallelPlan::expert_tp) a rank routes its own 1/tp of the tokens.
   const double routes = s.plan.expert_tp() != s.plan.tp ? 1.0 / t : 1.0;
@@ -186,7 +187,30 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
   const double scores = fused(s.training.attention) ? 0.0 : (m.dropout ? 5.0 : 2.0) * a * seq / (h * t);
   switch (recompute) {
     case Recompute::NONE: return Bytes(sbh * (kept + scores));
-    case Recompute::SELECTIVE: return Bytes(sbh * kept);
+    case Recompute::SELECTIVE: {
+      // What each module rerun (recompute_modules.hpp; ops.cpp, recomputed) stops keeping, whole
+      // (`w`), split over tp (`x`) or on every rank (`u`): the norms' outputs, the QKV and MLP
+      // GEMMs' inputs; MLA's queries, keys and values and the up-projections' inputs (the latents
+      // kept); a dense MLP's input and inner activations; the experts' activation output (fc2's
+      // input); the shared experts' inner activations. The attention core's scores otherwise.
+      const TrainingSpec& tr = s.training;
+      const bool dense_mlp = tr.recomputes(RecomputeModule::MLP) && !moe;
+      double w = (tr.recomputes(RecomputeModule::LAYERNORM) ? input : 0.0) +
+                 (tr.recomputes(RecomputeModule::LAYERNORM) || dense_mlp ? input : 0.0);
+      double x = dense_mlp ? inner : 0.0, u = 0.0;
+      if (tr.recomputes(RecomputeModule::MLA_UP_PROJ) && m.mla) {
+        const MlaSpec& l = *m.mla;
+        const double d_qk = static_cast<double>(l.qk_head_dim()), d_v = static_cast<double>(l.v_head_dim);
+        x += static_cast<double>(m.heads) * (2.0 * d_qk + 2.0 * d_qk + 2.0 * d_v) / h;
+        u += 2.0 * static_cast<double>(l.q_lora_rank + l.kv_lora_rank) / h;
+      }
+      if (moe && tr.recomputes(RecomputeModule::MOE_ACT))
+        x += input * double(m.moe->top_k) * routed_load * static_cast<double>(m.moe->expert_ffn_hidden) / h;
+      if (moe && tr.recomputes(RecomputeModule::SHARED_EXPERTS))
+        x += (act + input) * double(m.moe->shared_experts) * static_cast<double>(m.moe->expert_ffn_hidden) / h;
+      const double dropped = (sp ? (w + x) / t : w + x / t) + u;
+      return Bytes(sbh * (kept - dropped + (tr.recomputes(RecomputeModule::CORE_ATTN) ? 0.0 : scores)));
+    }
     case Recompute::OP: {
       // The block's input, SDPA's output and, with tensor parallelism (sequence parallel), the two
       // reduce-scatters' outputs, a hidden width over t each; the saved matmuls' outputs

@@ -1,6 +1,8 @@
 #include "sim/workload/ops.hpp"
 
 #include <algorithm>
+#include <initializer_list>
+#include <string>
 
 #include "sim/scenario/dispatcher.hpp"
 #include "sim/scenario/fp8_library.hpp"
@@ -337,6 +339,34 @@ std::vector<BlockMatmul> op_checkpoint_matmuls(const Scenario& sc) {
   return mms;
 }
 
+namespace {
+
+// Whether selective recomputation (training.recompute_modules) reruns forward op `op` of a layer
+// whose MLP activation is `act`: the module's ops by name, an FP8 cast with the GEMM whose input it
+// casts. Megatron-Core's checkpointed regions (transformer_layer.py, multi_latent_attention.py,
+// moe/experts.py): core_attn the attention core; layernorm the two norms before attention and the
+// MLP; mla_up_proj the latents' norms, the up-projections and RoPE; mlp a dense layer's MLP;
+// moe_act the experts' activation; shared_experts the shared experts.
+bool recomputed(const Scenario& sc, const Op& op, const std::string& act) {
+  std::string name = op.name;
+  for (const char* cast : {"fp8_cast_transpose_", "fp8_cast_"})
+    if (name.rfind(cast, 0) == 0) name = name.substr(std::char_traits<char>::length(cast));
+  const auto any = [&](std::initializer_list<std::string> names) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  const TrainingSpec& t = sc.training;
+  return (t.recomputes(RecomputeModule::CORE_ATTN) && op.attention_core) ||
+         (t.recomputes(RecomputeModule::LAYERNORM) && any({"norm1", "norm2"})) ||
+         (t.recomputes(RecomputeModule::MLA_UP_PROJ) &&
+          any({"q_norm", "q_up_in", "q_up", "kv_norm", "kv_up_in", "kv_up", "rope"})) ||
+         (t.recomputes(RecomputeModule::MLP) && any({"mlp_fc1", act, "fc2_in", "mlp_fc2"})) ||
+         (t.recomputes(RecomputeModule::MOE_ACT) && name == "expert_" + act) ||
+         (t.recomputes(RecomputeModule::SHARED_EXPERTS) &&
+          any({"shared_in", "shared_fc1", "shared_" + act, "shared_fc2_in", "shared_fc2"}));
+}
+
+}  // namespace
+
 PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   const Dims x = dims(sc, micro_batch);
   const bool swiglu = sc.model.activation == Activation::SWIGLU;
@@ -597,7 +627,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
     case Recompute::FULL: p.recompute = p.forward; break;
     case Recompute::SELECTIVE:
       for (const auto& op : p.forward)
-        if (op.attention_core) p.recompute.push_back(op);
+        if (recomputed(sc, op, act)) p.recompute.push_back(op);
       break;
     case Recompute::OP:
       // Every op but the matmuls, SDPA and reduce-scatters runs again: the memory-bound kernels and

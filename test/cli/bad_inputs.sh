@@ -489,6 +489,20 @@ case("interleaved-without-virtual-stages", "/parallelism/schedule", "'interleave
      all_of(pp2, put("parallelism.schedule", "interleaved")))
 case("fp8-on-a100", "/training/precision", "device a100-sxm-80gb has no fp8 peak",
      put("training.precision", "fp8"))
+# training.recompute_modules: selective recomputation's, known, each once, of parts the model has.
+sel = put("training.recompute", "selective")
+case("recompute-modules-without-selective", "/training/recompute_modules",
+     "are what recompute \"selective\" reruns; this run's recompute is \"full\"",
+     put("training.recompute_modules", ["core_attn"]))
+case("recompute-module-unknown", "/training/recompute_modules/0", "'mla_upproj' is not known (did you mean 'mla_up_proj'?)",
+     all_of(sel, put("training.recompute_modules", ["mla_upproj"])))
+case("recompute-module-twice", "/training/recompute_modules/1", "is listed twice",
+     all_of(sel, put("training.recompute_modules", ["layernorm", "layernorm"])))
+case("recompute-module-not-in-model", "/training/recompute_modules/1",
+     "'mla_up_proj' reruns a part model gpt-22B has not: it has no latent attention (mla)",
+     all_of(sel, put("training.recompute_modules", ["layernorm", "mla_up_proj"])))
+case("recompute-modules-empty", "/training/recompute_modules", "is an empty array",
+     all_of(sel, put("training.recompute_modules", [])))
 case("mxfp8-on-hopper", "/training/fp8_scaling", "'mxfp8' needs block-scaled tensor cores (compute capability "
      "10.0, Blackwell); device h100-sxm is 9.0",
      all_of(put("cluster.gpu", "h100-sxm"), put("training.precision", "fp8"), put("training.fp8_scaling", "mxfp8")))
