@@ -226,6 +226,7 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   t.fp8_library = registry_choice(*schema_value(r, "/training/fp8_library"), fp8_libraries());
   t.precision = precision_from_string(schema_choice(r, "/training/precision"));
   t.grad_reduce_in_fp32 = schema_bool(r, "/training/grad_reduce_in_fp32");
+  t.bf16_moments = schema_choice(r, "/training/adam_moments") == "bf16";
   t.fp8_params = schema_bool(r, "/training/fp8_params");
   t.cuda_graphs = schema_bool(r, "/training/cuda_graphs");
   t.routing = registry_choice(*schema_value(r, "/training/routing"), routings());

@@ -206,6 +206,12 @@ struct TrainingSpec {
   bool grad_reduce_in_fp32 = true;
   // Bytes per gradient element in the buffer and on the wire: the one place that says it.
   double grad_bytes() const { return grad_reduce_in_fp32 ? 4.0 : 2.0; }
+  // `adam_moments`: the type of Adam's two moments, fp32 (PyTorch's and Megatron-Core's default) or
+  // bf16 (DeepSeek-V3 §3.3.3, "BF16 ... to track the first and second moments in the AdamW
+  // optimizer"; Megatron-Core's precision-aware optimizer, --exp-avg-dtype/--exp-avg-sq-dtype).
+  bool bf16_moments = false;
+  // Bytes per parameter of each Adam moment: the one place that says it.
+  double moment_bytes() const { return bf16_moments ? 2.0 : 4.0; }
   // Tokens to train ("15.6T"), for the time to train; nullopt when not given.
   std::optional<int64_t> tokens;
 

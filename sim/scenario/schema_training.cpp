@@ -46,6 +46,8 @@ std::vector<KeySpec> schema_training_keys() {
        0, 0, "1..1024", "below 1 an expert would drop tokens even when balanced; 1024 is an input bound"},
       {"/training/cuda_graphs", "bool", "", "false", "", "",
        "layers' forward and backward captured in CUDA graphs (one launch per pass)", 0, 0},
+      {"/training/adam_moments", "choice", "", "\"fp32\"", "PyTorch's and Megatron-Core's Adam", "fp32, bf16",
+       "the type of Adam's two moments (bf16: DeepSeek-V3 §3.3.3; Megatron-Core --exp-avg-dtype bf16)", 0, 0},
       {"/training/grad_reduce_in_fp32", "bool", "", "true", MEGATRON_BRIDGE_RECIPES, "",
        "gradient buffer and its reduction in fp32 (false: the parameters' 16-bit type)", 0, 0},
       {"/training/tokens", "count or string", "tokens", "", "none (no time to train)",

@@ -17,10 +17,11 @@ namespace {
 
 // Rajbhandari et al. 2020 §3.1: 2 bytes of 16-bit weights, the gradient buffer (TrainingSpec::
 // grad_bytes: Megatron's main_grad, fp32 or 16-bit) and 12 bytes of fp32 master weights and Adam
-// moments per parameter. FP8 runs keep their 16-bit weights too (fp8_weight_bytes for what the
-// library adds to the linear layers').
+// moments per parameter (4 + 2 + 2 with bf16 moments: TrainingSpec::moment_bytes). FP8 runs keep
+// their 16-bit weights too (fp8_weight_bytes for what the library adds to the linear layers').
 constexpr double WEIGHT_BYTES = 2.0;
-constexpr double OPTIMIZER_BYTES = 12.0;
+constexpr double MASTER_WEIGHT_BYTES = 4.0;
+double optimizer_bytes(const Scenario& s) { return MASTER_WEIGHT_BYTES + 2.0 * s.training.moment_bytes(); }
 
 // The share of what PyTorch's caching allocator reserves that is not allocated at the peak: freed
 // blocks cached in sizes the next requests do not fit (fragmentation, 1 - allocated / reserved).
@@ -283,7 +284,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     };
     st.weights = Bytes(zero(WEIGHT_BYTES, 3) + rank_linear_params(s, layout, r) * fp8_weight_bytes(s));
     st.grads = Bytes(zero(grad_bytes, 2));
-    st.optimizer = Bytes(zero(OPTIMIZER_BYTES, 1));
+    st.optimizer = Bytes(zero(optimizer_bytes(s), 1));
     // Working set at the stage's peak, beyond what it keeps, of whichever step needs more, one
     // after the other in the backward: the last stage's loss backward where the loss runs eager
     // (loss_peak_bytes_per_logit; the KEPT_LOGIT_BYTES are counted among the activations below),
@@ -358,6 +359,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
   return out;
 }
 
-Bytes checkpoint_bytes(const Scenario& s) { return Bytes(s.model.total_params() * (WEIGHT_BYTES + OPTIMIZER_BYTES)); }
+Bytes checkpoint_bytes(const Scenario& s) {
+  return Bytes(s.model.total_params() * (WEIGHT_BYTES + optimizer_bytes(s)));
+}
 
 }  // namespace sim

@@ -718,12 +718,14 @@ PassOps mtp_ops(const Scenario& sc, int64_t micro_batch) {
 }
 
 std::vector<Op> optimizer_ops(const Scenario& s, double params, double sharded) {
-  // Fused Adam reads the fp32 master weight, m and v and the gradient (12 B + g) and writes weight,
-  // m, v and the bf16 copy (14 B) per updated parameter; the gradient-norm pass reads every
-  // gradient and zeroing the buffer writes it (2 g per held parameter), g = grad_bytes (4 with
-  // fp32 gradient buffers, 2 with 16-bit ones).
-  const double g = s.training.grad_bytes();
-  return {mem("grad_norm_and_zero", 2.0 * g * params), mem("adam", (26.0 + g) * sharded)};
+  // Fused Adam reads the fp32 master weight, m and v and the gradient (4 + 2 M + g) and writes
+  // weight, m, v and the bf16 copy (4 + 2 M + 2) per updated parameter, M = moment_bytes (4, or 2
+  // with bf16 moments): 26 + g bytes in fp32; the gradient-norm pass reads every gradient and
+  // zeroing the buffer writes it (2 g per held parameter), g = grad_bytes (4 with fp32 gradient
+  // buffers, 2 with 16-bit ones).
+  const double g = s.training.grad_bytes(), m = s.training.moment_bytes();
+  return {mem("grad_norm_and_zero", 2.0 * g * params),
+          mem("adam", (4.0 + 2.0 * m + g + 4.0 + 2.0 * m + 2.0) * sharded)};
 }
 
 std::vector<Op> fp8_weight_cast_ops(const Scenario& s, double linear_params) {

@@ -503,6 +503,7 @@ case("recompute-module-not-in-model", "/training/recompute_modules/1",
      all_of(sel, put("training.recompute_modules", ["layernorm", "mla_up_proj"])))
 case("recompute-modules-empty", "/training/recompute_modules", "is an empty array",
      all_of(sel, put("training.recompute_modules", [])))
+case("adam-moments-fp16", "/training/adam_moments", "'fp16' is not known", put("training.adam_moments", "fp16"))
 case("mxfp8-on-hopper", "/training/fp8_scaling", "'mxfp8' needs block-scaled tensor cores (compute capability "
      "10.0, Blackwell); device h100-sxm is 9.0",
      all_of(put("cluster.gpu", "h100-sxm"), put("training.precision", "fp8"), put("training.fp8_scaling", "mxfp8")))

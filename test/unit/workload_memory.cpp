@@ -208,6 +208,25 @@ TEST_CASE("ZeRO stages shard optimizer, then gradients, then weights over dp", "
   CHECK(z3.activations.value == Approx(base.activations.value));  // ZeRO does not touch activations
 }
 
+TEST_CASE("bf16 Adam moments: 8 bytes of optimizer state per parameter instead of 12", "[workload]") {
+  // fp32 master weight (4) and two moments of 4 bytes (Rajbhandari et al. 2020 §3.1), or of 2 in
+  // bf16 (DeepSeek-V3 §3.3.3); the checkpoint shrinks by the same 4 bytes per parameter, and the
+  // fused Adam step moves 2 x 2 x 2 = 8 bytes fewer per updated parameter (read and write m, v).
+  Scenario sc = gpt3_175b(8, 1, 4, 64);
+  const StageMemory fp32 = estimate(sc).stages[0];
+  const double checkpoint = checkpoint_bytes(sc).value;
+  const auto adam = [](const Scenario& s) {
+    for (const Op& op : optimizer_ops(s, 1e9, 1e9))
+      if (op.name == "adam") return op.bytes.value;
+    return 0.0;
+  };
+  const double adam_fp32 = adam(sc);
+  sc.training.bf16_moments = true;
+  CHECK(estimate(sc).stages[0].optimizer.value == Approx(fp32.optimizer.value * 8 / 12));
+  CHECK(checkpoint - checkpoint_bytes(sc).value == Approx(4 * sc.model.total_params()));
+  CHECK(adam_fp32 - adam(sc) == Approx(8e9));
+}
+
 TEST_CASE("1F1B rank r keeps min(pp - r, m) microbatches of activations", "[workload]") {
   // Narayanan et al. 2021 §2.2.1 / Korthikanti §4.2.3: the first stage of 1F1B holds pp
   // microbatches when m >= pp. Per microbatch: layers * Table 2 row, plus on rank 0 the
