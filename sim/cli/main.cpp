@@ -145,8 +145,10 @@ int run_command(int argc, char** argv) {
   auto* sh = app.add_subcommand("shapes", "list the GEMM and attention shapes of scenarios, for the kernel suite");
   sh->add_option("configs", shape_configs, "scenario JSON files")->required();
   sim::cli::SearchArgs search;
-  auto* se = app.add_subcommand(
-      "search", "find the fastest parallel plan (tp, cp, pp, dp, sequence parallel, recompute, ZeRO, precision)");
+  auto* se = app.add_subcommand("search",
+                                "find the fastest parallel plan (tp, cp, pp, dp, sequence parallel, recompute, ZeRO, "
+                                "precision; ep and dispatcher "
+                                "on an MoE model)");
   se->add_option("config", search.config, "scenario JSON file (its model, cluster and training)")->required();
   se->add_option("--set", search.sets, "override a scenario value first");
   se->add_option("--top", search.top, "simulate this many of the best estimates (default 5)")

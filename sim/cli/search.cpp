@@ -32,6 +32,7 @@
 #include "sim/plan/plan_space.hpp"
 #include "sim/plan/resource_estimate.hpp"
 #include "sim/run/run.hpp"
+#include "sim/scenario/dispatcher.hpp"
 
 namespace sim::cli {
 namespace {
@@ -50,7 +51,7 @@ struct Candidate {
   double bound = 0;              // bounded out: the lowest lower bound of its candidates
 };
 
-ParamReader with_plan(const ParamReader& base, const PlanChoice& c) {
+ParamReader with_plan(const ParamReader& base, const PlanChoice& c, bool moe) {
   auto par = base.at("parallelism").without_key("layers_per_stage");  // the split follows pp
   // An explicit GPU list names the given plan's ranks; a dimension order applies to any plan.
   if (auto pl = par.find("placement"); pl && pl->is_array()) par = par.without_key("placement");
@@ -59,17 +60,28 @@ ParamReader with_plan(const ParamReader& base, const PlanChoice& c) {
   if (auto shard = par.find("dp_shard"); shard && (c.zero != 3 || !shard->is_number() || shard->as_number() < 1 ||
                                                    c.dp % static_cast<int64_t>(shard->as_number()) != 0))
     par = par.without_key("dp_shard");
-  return base.with_value("parallelism", par.dump())
-      .with_value("parallelism.tp", std::to_string(c.tp))
-      .with_value("parallelism.pp", std::to_string(c.pp))
-      .with_value("parallelism.dp", std::to_string(c.dp))
-      .with_value("parallelism.cp", std::to_string(c.cp))
-      .with_value("parallelism.zero", std::to_string(c.zero))
-      .with_value("training.precision", std::string("\"") + to_string(c.precision) + "\"")
-      .with_value("parallelism.sequence_parallel", c.sequence_parallel ? "true" : "false")
-      .with_value("parallelism.virtual_stages", "\"auto\"")
-      .with_value("training.micro_batch", "\"auto\"")
-      .with_value("training.recompute", std::string("\"") + to_string(c.recompute) + "\"");
+  // The overlap of expert-parallel all-to-alls goes with ep 1, which has none.
+  if (moe && c.ep == 1) par = par.without_key("ep_comm_overlap");
+  // Recompute modules go with selective recomputation alone.
+  auto training = base.at("training");
+  if (c.recompute != Recompute::SELECTIVE) training = training.without_key("recompute_modules");
+  ParamReader out = base.with_value("parallelism", par.dump())
+                        .with_value("training", training.dump())
+                        .with_value("parallelism.tp", std::to_string(c.tp))
+                        .with_value("parallelism.pp", std::to_string(c.pp))
+                        .with_value("parallelism.dp", std::to_string(c.dp))
+                        .with_value("parallelism.cp", std::to_string(c.cp))
+                        .with_value("parallelism.zero", std::to_string(c.zero))
+                        .with_value("training.precision", std::string("\"") + to_string(c.precision) + "\"")
+                        .with_value("parallelism.sequence_parallel", c.sequence_parallel ? "true" : "false")
+                        .with_value("parallelism.virtual_stages", "\"auto\"")
+                        .with_value("training.micro_batch", "\"auto\"")
+                        .with_value("training.recompute", std::string("\"") + to_string(c.recompute) + "\"");
+  // On an MoE model, the plan's expert parallelism and dispatcher (plan_space.hpp).
+  if (moe)
+    out = out.with_value("parallelism.ep", std::to_string(c.ep))
+              .with_value("parallelism.dispatcher", std::string("\"") + dispatcher(c.dispatcher).name + "\"");
+  return out;
 }
 
 // The message of an InputError about `file` without the leading "FILE: ".
@@ -90,12 +102,15 @@ std::string replace_first(std::string s, const std::string& from, const std::str
   return s;
 }
 
-void print_row(size_t rank, const Candidate& c) {
+// A row of the table; on an MoE model with its expert parallelism and dispatcher after the precision.
+void print_row(size_t rank, const Candidate& c, bool moe) {
   const auto& p = c.choice;
-  std::printf("%4zu %4lld %3lld %4lld %5lld  %-3s %-10s %4lld %-4s %4lld %4lld %12s %10.3fs", rank,
-              static_cast<long long>(p.tp), static_cast<long long>(p.cp), static_cast<long long>(p.pp),
-              static_cast<long long>(p.dp), p.sequence_parallel ? "on" : "off", to_string(p.recompute),
-              static_cast<long long>(p.zero), to_string(p.precision), static_cast<long long>(c.micro_batch),
+  std::printf("%4zu %4lld %3lld %4lld %5lld  %-3s %-10s %4lld %-4s", rank, static_cast<long long>(p.tp),
+              static_cast<long long>(p.cp), static_cast<long long>(p.pp), static_cast<long long>(p.dp),
+              p.sequence_parallel ? "on" : "off", to_string(p.recompute), static_cast<long long>(p.zero),
+              to_string(p.precision));
+  if (moe) std::printf(" %4lld %-10s", static_cast<long long>(p.ep), dispatcher(p.dispatcher).name);
+  std::printf(" %4lld %4lld %12s %10.3fs", static_cast<long long>(c.micro_batch),
               static_cast<long long>(c.virtual_stages), format_bytes(c.memory).c_str(), c.estimated_s);
   if (c.run)
     std::printf(" %10.3fs %6.1f%%\n", c.run->step_time_s, 100 * c.run->mfu);
@@ -149,7 +164,17 @@ int search(const SearchArgs& a) {
     std::optional<Candidate> row;
     for (size_t i = first; i < end; ++i) {
       opt.deadline.check();
-      Candidate c{space[i], with_plan(base, space[i]), std::nullopt, 0, 0, Bytes(0), 0, std::nullopt, "", false, false,
+      Candidate c{space[i],
+                  with_plan(base, space[i], given.model.moe.has_value()),
+                  std::nullopt,
+                  0,
+                  0,
+                  Bytes(0),
+                  0,
+                  std::nullopt,
+                  "",
+                  false,
+                  false,
                   0};
       try {
         Scenario s = parse_scenario(c.scenario);
@@ -276,10 +301,13 @@ int search(const SearchArgs& a) {
       static_cast<long long>(bounded), static_cast<long long>(a.top),
       all.size() - ok.size() - static_cast<size_t>(bounded), simulated,
       by_memory ? "smallest memory estimates" : "fastest estimates");
-  std::printf("%4s %4s %3s %4s %5s  %-3s %-10s %4s %-4s %4s %4s %12s %11s %11s %7s\n", "rank", "tp", "cp", "pp", "dp",
-              "sp", "recompute", "zero", "prec", "mb", "v", "memory/GPU", "estimated", "simulated", "MFU");
+  const bool moe = given.model.moe.has_value();
+  std::printf("%4s %4s %3s %4s %5s  %-3s %-10s %4s %-4s", "rank", "tp", "cp", "pp", "dp", "sp", "recompute", "zero",
+              "prec");
+  if (moe) std::printf(" %4s %-10s", "ep", "dispatcher");
+  std::printf(" %4s %4s %12s %11s %11s %7s\n", "mb", "v", "memory/GPU", "estimated", "simulated", "MFU");
   const size_t shown = std::min(ok.size(), static_cast<size_t>(a.top) + 5);
-  for (size_t i = 0; i < shown; ++i) print_row(i + 1, *ok[i]);
+  for (size_t i = 0; i < shown; ++i) print_row(i + 1, *ok[i], moe);
   if (ok.size() > shown) std::printf("  ... %zu more that can run\n", ok.size() - shown);
   // Plans skipped for the time their simulation would take: the best estimates are not always
   // among what was simulated, and the user should know which and what allowing them would cost.

@@ -1,5 +1,8 @@
 #include "sim/plan/plan_space.hpp"
 
+#include <utility>
+
+#include "sim/scenario/dispatcher.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace sim {
@@ -34,6 +37,18 @@ std::vector<Precision> precisions(const Scenario& s) {
   return out;
 }
 
+// The expert-parallel degrees and dispatchers of a plan of tp x dp x cp ranks a stage
+// (plan_space.hpp): the scenario's on a dense model.
+std::vector<std::pair<int64_t, Dispatcher>> expert_choices(const Scenario& s, int64_t tp, int64_t dp, int64_t cp) {
+  if (!s.model.moe) return {{s.plan.ep, s.plan.dispatcher}};
+  std::vector<std::pair<int64_t, Dispatcher>> out{{1, s.plan.dispatcher}};
+  for (int64_t ep : divisors(s.model.moe->experts)) {
+    if (ep == 1 || (tp * dp * cp) % ep != 0) continue;  // folded over tp x dp x cp (ParallelPlan::expert_ranks)
+    for (const DispatcherEntry& d : dispatchers()) out.emplace_back(ep, d.kind);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<PlanChoice> plan_space(const Scenario& s) {
@@ -47,23 +62,21 @@ std::vector<PlanChoice> plan_space(const Scenario& s) {
       for (int64_t pp : divisors(s.cluster.gpus / (tp * cp))) {
         if (pp > m.layers) break;
         const int64_t dp = s.cluster.gpus / (tp * cp * pp);
-        // The ranks the expert-parallel groups partition (ParallelPlan::expert_ranks): folded
-        // over tp x dp x cp with ep > 1.
-        const int64_t expert_ranks = (s.plan.ep > 1 ? tp : 1) * dp * cp;
-        if (s.training.global_batch % dp != 0 || expert_ranks % s.plan.ep != 0) continue;
+        if (s.training.global_batch % dp != 0) continue;
         std::vector<int64_t> zeros{0, 1, 2, 3};
         if (dp == 1) zeros = {s.plan.zero};
-        for (bool sp : {false, true}) {
-          if (sp && tp == 1) continue;
-          if (!sp && tp > 1 && s.plan.ep > 1) continue;  // MoE beside tp runs sequence-parallel (scenario.cpp)
-          std::vector<Recompute> recomputes{Recompute::NONE, Recompute::SELECTIVE, Recompute::FULL};
-          // torchtitan's per-op checkpointing where the scenario runs it (its framework does), on
-          // the plans that can run it: sequence parallel when tp > 1 (scenario.cpp).
-          if (s.training.recompute == Recompute::OP && (tp == 1 || sp)) recomputes.push_back(Recompute::OP);
-          for (Recompute r : recomputes)
-            for (Precision p : precision)
-              for (int64_t z : zeros) out.push_back(PlanChoice{tp, cp, pp, dp, sp, r, p, z});
-        }
+        for (const auto& [ep, dispatcher] : expert_choices(s, tp, dp, cp))
+          for (bool sp : {false, true}) {
+            if (sp && tp == 1) continue;
+            if (!sp && tp > 1 && ep > 1) continue;  // MoE beside tp runs sequence-parallel (scenario.cpp)
+            std::vector<Recompute> recomputes{Recompute::NONE, Recompute::SELECTIVE, Recompute::FULL};
+            // torchtitan's per-op checkpointing where the scenario runs it (its framework does), on
+            // the plans that can run it: sequence parallel when tp > 1 (scenario.cpp).
+            if (s.training.recompute == Recompute::OP && (tp == 1 || sp)) recomputes.push_back(Recompute::OP);
+            for (Recompute r : recomputes)
+              for (Precision p : precision)
+                for (int64_t z : zeros) out.push_back(PlanChoice{tp, cp, pp, dp, sp, r, p, z, ep, dispatcher});
+          }
       }
     }
   }

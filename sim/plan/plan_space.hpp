@@ -5,21 +5,24 @@
 //       least MIN_CP_TOKENS tokens per rank, with tp * cp dividing the GPUs (the scenario's own cp
 //       always);
 //   pp  every degree that divides the GPUs left after tp and cp and is at most the layer count;
-//   dp  the rest, when it divides the global batch (and dp * cp the expert-parallel degree);
+//   dp  the rest, when it divides the global batch;
+//   ep  on an MoE model, 1 and every degree above it that divides the experts and the ranks the
+//       expert-parallel groups fold over (tp x dp x cp), each with every dispatcher (dispatcher.hpp:
+//       alltoall, allgather, deepep; refused plans, deepep off an NVSwitch fabric, say why); the
+//       scenario's (1) on a dense one;
 //   sequence parallelism off and on (tp > 1); each recompute setting (torchtitan's per-op
 //   checkpointing only when the scenario states it, where it can run: tp = 1 or sequence
 //   parallel);
 //   ZeRO 0-3 when dp > 1 (the scenario's own stage when dp = 1, where it shards nothing);
 //   the precision: the scenario's, and fp8 when it is not fp8 and the device has fp8 and bf16
 //   peaks (scenario.cpp).
-// Expert parallelism, the gradient overlap, the attention kernel and the collectives stay as the
-// scenario has them; micro_batch and virtual_stages are left to the planner ("auto"), and with
-// them the schedule: interleaved 1F1B when virtual stages > 1, else 1F1B (or the scenario's
-// GPipe). GPipe is not tried: its bubble equals 1F1B's (Narayanan et al. 2021 §2.2.1) and it keeps
-// all m microbatches' activations instead of at most pp.
-// The list is in a fixed order, each ascending: tp, cp, pp, sequence parallelism, recompute (none,
-// selective, full, then op), precision (the scenario's first), ZeRO stage (innermost, so that the
-// plans differing only in it are adjacent: search keeps the best of each such run).
+// The gradient overlap, the attention kernel and the collectives stay as the scenario has them; micro_batch and
+// virtual_stages are left to the planner ("auto"), and with them the schedule: interleaved 1F1B when virtual stages >
+// 1, else 1F1B (or the scenario's GPipe). GPipe is not tried: its bubble equals 1F1B's (Narayanan et al. 2021 §2.2.1)
+// and it keeps all m microbatches' activations instead of at most pp. The list is in a fixed order, each ascending: tp,
+// cp, pp, ep (then the dispatchers in registry order), sequence parallelism, recompute (none, selective, full, then
+// op), precision (the scenario's first), ZeRO stage (innermost, so that the plans differing only in it are adjacent:
+// search keeps the best of each such run).
 #pragma once
 
 #include <cstdint>
@@ -43,11 +46,13 @@ struct PlanChoice {
   Recompute recompute = Recompute::NONE;
   Precision precision = Precision::BF16;
   int64_t zero = 0;
+  int64_t ep = 1;
+  Dispatcher dispatcher = Dispatcher::ALLTOALL;
 
   // The same plan but for the ZeRO stage.
   bool same_but_zero(const PlanChoice& o) const {
     return tp == o.tp && cp == o.cp && pp == o.pp && dp == o.dp && sequence_parallel == o.sequence_parallel &&
-           recompute == o.recompute && precision == o.precision;
+           recompute == o.recompute && precision == o.precision && ep == o.ep && dispatcher == o.dispatcher;
   }
 };
 

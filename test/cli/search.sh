@@ -106,6 +106,38 @@ while read -r status rest; do
   if [ "$status" = ok ]; then pass "--max-sim-wall 0.003: $rest"; else fail "--max-sim-wall 0.003" "$rest"; fi
 done <"$work/slow.checks"
 
+# An MoE model (Mixtral 8x7B on 32 H100): the plans try expert parallelism and dispatchers; the
+# table shows each plan's ep and dispatcher after the precision, and the written plan is rank 1's
+# and runs to the step time printed for it.
+cat >"$work/moe.json" <<'JSON'
+{"kind": "scenario", "name": "moe-search", "model": "mixtral-8x7b",
+ "cluster": {"from": "dgx-h100-superpod", "gpus": 32},
+ "parallelism": {"tp": 1, "pp": 1, "dp": "auto"},
+ "training": {"seq_len": 4096, "global_batch": 64, "micro_batch": "auto", "precision": "bf16"}}
+JSON
+"$trainsim" search "$work/moe.json" -o "$work/moe-best.json" >"$work/moe.out" 2>"$work/moe.err"
+"$trainsim" run "$work/moe-best.json" -q -o "$work/moe-report.json" 2>>"$work/moe.err"
+python3 - "$work" <<'PY' >"$work/moe.checks" 2>&1
+import json, re, sys
+work = sys.argv[1]
+text = open(f"{work}/moe.out").read()
+# rank tp cp pp dp sp recompute zero prec ep dispatcher mb v memory GiB estimated simulated MFU
+rows = [l.split() for l in text.splitlines() if re.match(r"^\s+\d+\s", l)]
+header = [l for l in text.splitlines() if l.lstrip().startswith("rank")]
+print("ok" if header and header[0].split()[9:11] == ["ep", "dispatcher"] else "FAIL", "the table has ep and dispatcher")
+eps = {int(r[9]) for r in rows}
+disp = {r[10] for r in rows}
+print("ok" if any(e > 1 for e in eps) else "FAIL", f"plans with expert parallelism are shown: ep {sorted(eps)}")
+print("ok" if disp <= {"alltoall", "allgather", "deepep"} and disp else "FAIL", f"dispatchers {sorted(disp)}")
+best = json.load(open(f"{work}/moe-best.json"))["parallelism"]
+print("ok" if [str(best["ep"]), best["dispatcher"]] == rows[0][9:11] else "FAIL", "the written plan has rank 1's ep and dispatcher")
+step = json.load(open(f"{work}/moe-report.json"))["step_time_s"]
+print("ok" if f"{step:.3f}s" == rows[0][16] else "FAIL", f"trainsim run on it: {step:.3f} s, rank 1's simulated step")
+PY
+while read -r status rest; do
+  if [ "$status" = ok ]; then pass "MoE search: $rest"; else fail "MoE search" "$rest $(head -c 300 "$work/moe.err")"; fi
+done <"$work/moe.checks"
+
 bad "missing config" "no such file" "$work/missing.json"
 bad "--top 0" "--top" "$config" --top 0
 bad "--objective fast" "--objective" "$config" --objective fast

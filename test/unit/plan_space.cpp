@@ -15,11 +15,12 @@ using namespace sim;
 
 namespace {
 
+// `moe`: the model's "moe" object, or "" for a dense model.
 Scenario scenario(int64_t gpus, int64_t heads, int64_t layers, int64_t global_batch,
-                  const std::string& gpu = "a100-sxm-80gb") {
+                  const std::string& gpu = "a100-sxm-80gb", const std::string& moe = "") {
   const std::string text = fill(R"({"kind": "scenario", "name": "space",
     "model": {"name": "m", "layers": {layers}, "hidden": {hidden}, "heads": {heads}, "kv_heads": {heads},
-              "ffn_hidden": 24576, "vocab": 51200, "activation": "gelu"},
+              "ffn_hidden": 24576, "vocab": 51200, "activation": "gelu"{moe}},
     "cluster": {"gpu": "{gpu}", "gpus": {gpus}, "gpus_per_node": 8,
                 "scale_up": {"kind": "nvswitch", "bandwidth": "300 GB/s"},
                 "scale_out": {"kind": "fat-tree", "nics_per_node": 8, "nic_bandwidth": "200 Gb/s"}},
@@ -30,7 +31,8 @@ Scenario scenario(int64_t gpus, int64_t heads, int64_t layers, int64_t global_ba
                                  {"heads", std::to_string(heads)},
                                  {"layers", std::to_string(layers)},
                                  {"batch", std::to_string(global_batch)},
-                                 {"gpu", gpu}});
+                                 {"gpu", gpu},
+                                 {"moe", moe.empty() ? "" : ", \"moe\": " + moe}});
   // As `trainsim search` reads it: sections only, the placeholder plan not cross-checked.
   return parse_scenario_sections(ParamReader::from_text(text, "plan_space.cpp"), TRAINSIM_SOURCE_DIR);
 }
@@ -139,6 +141,26 @@ TEST_CASE("the model and the batch restrict the plans", "[plan]") {
     CHECK(c.pp <= 4);
     CHECK(4 % c.dp == 0);
   }
+}
+
+TEST_CASE("an MoE model's plans try each expert-parallel degree with each dispatcher", "[plan]") {
+  // 8 GPUs, 3 heads (tp 1 only), 2 layers (pp 1, 2), seq_len 2048 (cp 1, 2), global batch 8, 8
+  // experts. The (cp, pp) rows fold the experts over dp x cp = 8 / pp ranks: ep 2, 4, 8 for pp 1
+  // and 2, 4 for pp 2, each with the 3 dispatchers, beside ep 1. Each is 3 recomputes x 4 ZeRO
+  // stages (dp > 1 everywhere): 12 x ((1 + 3 x 3) + (1 + 3 x 2)) x 2 cp = 408 plans.
+  const Scenario s = scenario(8, 3, 2, 8, "a100-sxm-80gb", R"({"experts": 8, "top_k": 2})");
+  const auto space = plan_space(s);
+  CHECK(space.size() == 408);
+  std::set<std::tuple<int64_t, int>> experts;
+  for (const auto& c : space) {
+    INFO("tp " << c.tp << " cp " << c.cp << " pp " << c.pp << " dp " << c.dp << " ep " << c.ep);
+    CHECK(8 % c.ep == 0);
+    CHECK((c.tp * c.dp * c.cp) % c.ep == 0);
+    if (c.ep > 1) experts.insert({c.ep, static_cast<int>(c.dispatcher)});
+  }
+  CHECK(experts.size() == 3 * 3);
+  // A dense model keeps the scenario's ep 1 alone.
+  for (const auto& c : plan_space(scenario(8, 3, 2, 8))) CHECK(c.ep == 1);
 }
 
 TEST_CASE("no plan when nothing divides", "[plan]") {
