@@ -54,8 +54,8 @@ EOF
 }
 
 shopt -s nullglob
-# Every scenario under configs/ (not the studies' descriptions, "kind": "study").
-mapfile -t configs < <(find "$repo/configs" -name '*.json' | sort | xargs grep -L '"kind": "study"')
+# Every scenario under configs/ (not the studies' descriptions, "kind": "study", nor the clusters a study names).
+mapfile -t configs < <(find "$repo/configs" -name '*.json' | sort | xargs grep -L -e '"kind": "study"' -e '"kind": "cluster"')
 if [ ${#configs[@]} -eq 0 ]; then
   fail "configs" "no files in $repo/configs"
 fi

@@ -26,8 +26,8 @@ run() {  # config tag [extra args...]
   pass "run $tag"
 }
 
-# Every scenario under configs/ (not the studies' descriptions, "kind": "study").
-mapfile -t configs < <(find "$repo/configs" -name '*.json' | sort | xargs grep -L '"kind": "study"')
+# Every scenario under configs/ (not the studies' descriptions, "kind": "study", nor the clusters a study names).
+mapfile -t configs < <(find "$repo/configs" -name '*.json' | sort | xargs grep -L -e '"kind": "study"' -e '"kind": "cluster"')
 [ -e "${configs[0]}" ] || fail "configs" "no scenario in $repo/configs"
 for cfg in "${configs[@]}"; do
   name=$(basename "$cfg" .json)
