@@ -1,8 +1,10 @@
 #include "sim/report/summary.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -132,12 +134,21 @@ std::string summary_text(const ParamReader& r, bool colour) {
   // Expert parallelism, where the plan has it (reports before it had none).
   const int64_t ep = plan.has("ep") ? plan.count("ep") : 1;
   const std::string experts = ep > 1 ? fmt::format(" ep {} ({})", ep, plan.string("dispatcher")) : "";
+  // Selective recomputation's modules, where they are not its default (the attention core alone).
+  std::string recompute = plan.string("recompute");
+  if (plan.has("recompute_modules")) {
+    std::vector<std::string> modules;
+    const ParamReader list = plan.at("recompute_modules");
+    for (size_t i = 0; i < list.size(); ++i) modules.push_back(list[i].as_string());
+    if (modules != std::vector<std::string>{"core_attn"})
+      recompute += " (" + fmt::format("{}", fmt::join(modules, ", ")) + ")";
+  }
   out += fmt::format(
       "  plan        tp {} pp {} dp {} cp {}{}  sp {}  {} (v={})  micro_batch {}  {} microbatches  "
       "recompute {}\n",
       plan.count("tp"), plan.count("pp"), plan.count("dp"), plan.count("cp"), experts,
       plan.boolean("sequence_parallel") ? "on" : "off", chosen.string("schedule"), chosen.count("virtual_stages"),
-      chosen.count("micro_batch"), chosen.count("microbatches"), plan.string("recompute"));
+      chosen.count("micro_batch"), chosen.count("microbatches"), recompute);
   out += fmt::format("  step time   {}    tokens/s {:.0f}\n", st.bold(fmt::format("{:.3f} s", step_s)),
                      positive(r, "tokens_per_s"));
   out += fmt::format("  throughput  {:.1f} TFLOP/s/GPU (model)    MFU {}    HFU {:.1f}%\n",
