@@ -101,8 +101,8 @@ struct ParallelPlan {
   // `dispatcher` (dispatcher.hpp): how an MoE layer's tokens cross the expert-parallel group.
   Dispatcher dispatcher = Dispatcher::ALLTOALL;
   // `ep_comm_overlap`: Megatron-Core's --overlap-moe-expert-parallel-comm: the interleaved
-  // schedule warms up one forward more and then runs each forward as a pair with an earlier
-  // microbatch's backward, as DualPipe's pairs run (step_program.cpp, pair_steady_state).
+  // schedule (1F1B on pp 1) warms up one forward more and then runs each forward as a pair with an
+  // earlier microbatch's backward, as DualPipe's pairs run (step_program.cpp, pair_steady_state).
   bool ep_comm_overlap = false;
   // MoE parallel folding (Megatron-Core: the attention's TP x CP x DP and the experts' ETP x EP x
   // EDP as two groupings of one pipeline stage's ranks). With ep 1 the routed experts split over tp

@@ -187,7 +187,8 @@ void cross_check(const Scenario& s, const ParamReader& r) {
                           ") is not modelled yet",
                       "dp_shard absent (FSDP over all of dp) with ep > 1, or ep 1");
   // Megatron-Core refuses --overlap-moe-expert-parallel-comm without expert parallelism, with the
-  // allgather dispatcher, under full recomputation, and on a pipeline without virtual stages.
+  // allgather dispatcher, under full recomputation, and on a pipeline without virtual stages; on pp 1
+  // it pairs 1F1B's microbatches.
   if (p.ep_comm_overlap) {
     const auto overlap = par.at("ep_comm_overlap");
     if (p.ep == 1 || !m.moe)
@@ -198,9 +199,12 @@ void cross_check(const Scenario& s, const ParamReader& r) {
                    "dispatcher alltoall or deepep with it");
     if (s.training.recompute == Recompute::FULL)
       overlap.fail("Megatron-Core runs it without full recomputation", "recompute none or selective with it");
-    if (p.pp == 1)
-      overlap.fail("on pp 1 (a forward paired with the last microbatch's backward) is not modelled yet",
-                   "pp > 1 with schedule interleaved");
+    if (p.pp == 1 && p.schedule != Schedule::ONE_F_ONE_B)
+      overlap.fail(
+          "on pp 1 pairs each microbatch's forward with the backward of the one before (combined_1f1b.py); "
+          "'" +
+              std::string(to_string(p.schedule)) + "' runs every forward first",
+          "schedule 1f1b (the default) on pp 1");
     if (p.pp > 1 && p.schedule != Schedule::INTERLEAVED)
       overlap.fail(
           "pairs the steady state of the interleaved schedule (Megatron-Core asks for virtual stages "

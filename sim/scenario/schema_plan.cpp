@@ -45,8 +45,8 @@ std::vector<KeySpec> schema_plan_keys() {
        "Megatron-Bridge's MoE recipes; Megatron-Core's own default is allgather", registry_names(dispatchers()),
        "how an MoE layer's tokens cross the expert-parallel group", 0, 0},
       {"/parallelism/ep_comm_overlap", "bool", "", "false", "", "",
-       "one more warm-up forward, then in the interleaved schedule's steady state a forward and an earlier "
-       "microbatch's backward run as a pair, each one's expert-parallel all-to-alls beside the other's "
+       "one more warm-up forward, then in the interleaved schedule's (pp 1: 1F1B's) steady state a forward and an "
+       "earlier microbatch's backward run as a pair, each one's expert-parallel all-to-alls beside the other's "
        "computation (Megatron-Core --overlap-moe-expert-parallel-comm)",
        0, 0},
       {"/parallelism/layers_per_stage", "array of counts", "", "", "layers split evenly", "",

@@ -51,6 +51,7 @@ Task run_beside(Task t, Seconds partner, double sm_share) {
 // forward and the backward of an earlier microbatch as a pair, run as DualPipe's pairs run. The
 // forwards and the backwards keep their orders; each backward moves after the next forward, and the
 // two run beside each other (a backward's own forward came before it, so the two are independent).
+// On pp 1 that is combined_1f1b.py's order: F0, (F1, B0), (F2, B1), ..., B(m-1).
 std::vector<ScheduleUnit> pair_steady_state(const std::vector<ScheduleUnit>& units) {
   std::vector<ScheduleUnit> forwards, backwards;
   for (const ScheduleUnit& u : units) (u.forward ? forwards : backwards).push_back(u);

@@ -471,7 +471,8 @@ case("dualpipe-odd-microbatches", "/training/global_batch", "global_batch/(dp*mi
 case("dualpipe-v-without-pipeline", "/parallelism/schedule", "'dualpipe_v' runs a V of two stages on each rank",
      put("parallelism.schedule", "dualpipe_v"))
 # parallelism.ep_comm_overlap: Megatron-Core's --overlap-moe-expert-parallel-comm asks for expert
-# parallelism, an all-to-all dispatcher, no full recomputation and, on a pipeline, virtual stages.
+# parallelism, an all-to-all dispatcher, no full recomputation and, on a pipeline, virtual stages
+# (on pp 1, 1F1B's order).
 moe8 = all_of(put("model.moe", {"experts": 8, "top_k": 2}), put("parallelism.ep", 8),
               put("parallelism.sequence_parallel", True), put("training.recompute", "selective"),
               put("parallelism.ep_comm_overlap", True))
@@ -481,7 +482,8 @@ case("ep-overlap-allgather", "/parallelism/ep_comm_overlap", "the allgather disp
      all_of(moe8, put("parallelism.dispatcher", "allgather")))
 case("ep-overlap-full-recompute", "/parallelism/ep_comm_overlap", "without full recomputation",
      all_of(moe8, put("training.recompute", "full")))
-case("ep-overlap-pp1", "/parallelism/ep_comm_overlap", "on pp 1 (a forward paired", moe8)
+case("ep-overlap-pp1-gpipe", "/parallelism/ep_comm_overlap", "'gpipe' runs every forward first",
+     all_of(moe8, put("parallelism.schedule", "gpipe")))
 case("ep-overlap-1f1b", "/parallelism/ep_comm_overlap", "'1f1b' is not it",
      all_of(moe8, pp2, put("parallelism.schedule", "1f1b")))
 case("ep-overlap-not-bool", "/parallelism/ep_comm_overlap", "expected", put("parallelism.ep_comm_overlap", 1))

@@ -45,6 +45,25 @@ Scenario mixtral(const std::string& placement, int64_t ep = 8, const std::string
   return parse_scenario(ParamReader::from_text(text, "ep.json"), TRAINSIM_SOURCE_DIR);
 }
 
+// Mixtral 8x7B on `gpus` H100s (selective recompute, bf16) with the `parallelism` members given
+// and Megatron's expert-parallel overlap on or off.
+Scenario mixtral_overlap(const std::string& parallelism, int64_t gpus, int64_t global_batch, bool overlap) {
+  const std::string text = fill(R"({"kind": "scenario", "name": "ep", "model": "mixtral-8x7b",
+    "cluster": {"from": "dgx-h100-superpod", "gpus": {gpus}},
+    "parallelism": {{parallelism}, "zero": 1, "ep_comm_overlap": {overlap}},
+    "training": {"seq_len": 4096, "global_batch": {batch}, "micro_batch": 1, "recompute": "selective",
+                 "precision": "bf16"}})",
+                                {{"parallelism", parallelism},
+                                 {"gpus", std::to_string(gpus)},
+                                 {"batch", std::to_string(global_batch)},
+                                 {"overlap", overlap ? "true" : "false"}});
+  return parse_scenario(ParamReader::from_text(text, "ep.json"), TRAINSIM_SOURCE_DIR);
+}
+
+MemoryEstimate memory(const Scenario& s) {
+  return estimate_memory(s, make_stage_layout(s.model, s.plan, s.plan.virtual_stages.value, s.file), 1);
+}
+
 Pipeline build(const Scenario& s) {
   ComputeModel cm(s.cluster.device, s.training.precision);
   const StageLayout layout = make_stage_layout(s.model, s.plan, s.plan.virtual_stages.value, s.file);
@@ -167,14 +186,9 @@ TEST_CASE("Megatron's expert-parallel overlap: one warm-up forward more, then fo
   // microbatches (16 chunk units a rank), rank r runs 16 - (2(3-r) + 4 + 1) pairs, each one's
   // all-to-alls beside the other's computation; its activations hold one chunk forward more.
   const auto scenario = [](bool overlap) {
-    const std::string text = fill(R"({"kind": "scenario", "name": "ep", "model": "mixtral-8x7b",
-      "cluster": {"from": "dgx-h100-superpod", "gpus": 32},
-      "parallelism": {"tp": 1, "pp": 4, "virtual_stages": 2, "schedule": "interleaved", "dp": 8, "ep": 8,
-                      "zero": 1, "placement": "tp-cp-pp-dp", "ep_comm_overlap": {overlap}},
-      "training": {"seq_len": 4096, "global_batch": 64, "micro_batch": 1, "recompute": "selective",
-                   "precision": "bf16"}})",
-                                  {{"overlap", overlap ? "true" : "false"}});
-    return parse_scenario(ParamReader::from_text(text, "ep.json"), TRAINSIM_SOURCE_DIR);
+    return mixtral_overlap(R"("tp": 1, "pp": 4, "virtual_stages": 2, "schedule": "interleaved", "dp": 8, "ep": 8,
+                              "placement": "tp-cp-pp-dp")",
+                           32, 64, overlap);
   };
   const Scenario s = scenario(true), plain = scenario(false);
   const Pipeline p = build(s);
@@ -220,15 +234,39 @@ TEST_CASE("Megatron's expert-parallel overlap: one warm-up forward more, then fo
   CHECK(ep_pairs < ep_plain);
   CHECK(r.step.value < one.step.value);
   // The middle ranks' activations: Megatron's 2(pp-r-1) + (v-1)pp + 1 chunks in flight, one more with it.
-  const auto layout = [](const Scenario& sc) {
-    return make_stage_layout(sc.model, sc.plan, sc.plan.virtual_stages.value, sc.file);
-  };
-  const MemoryEstimate with = estimate_memory(s, layout(s), 1), without = estimate_memory(plain, layout(plain), 1);
+  const MemoryEstimate with = memory(s), without = memory(plain);
   for (int64_t rank = 1; rank + 1 < pp; ++rank) {
     const double chunks = static_cast<double>(2 * (pp - rank - 1) + (v - 1) * pp + 1);
     CHECK(with.stages[static_cast<size_t>(rank)].activations.value ==
           Approx(without.stages[static_cast<size_t>(rank)].activations.value * (chunks + 1) / chunks));
   }
+}
+
+TEST_CASE("Megatron's expert-parallel overlap on pp 1: each forward beside the backward before it", "[engine][moe]") {
+  // combined_1f1b.py's order on pp 1: F0, then (F1, B0), (F2, B1), (F3, B2), then B3 -- m - 1 pairs
+  // for m = 4 microbatches (32 sequences over dp 8), two microbatches' activations at once.
+  const auto scenario = [](bool overlap) {
+    return mixtral_overlap(R"("tp": 1, "pp": 1, "dp": 8, "ep": 8)", 8, 32, overlap);
+  };
+  const Scenario s = scenario(true), plain = scenario(false);
+  const Pipeline p = build(s);
+  const auto& program = p.steps.ranks[0];
+  std::vector<std::string> order;
+  for (const auto& slot : program) {
+    const TaskKind kind = p.steps.tasks[static_cast<size_t>(slot.task)].kind;
+    if (kind != TaskKind::FORWARD && kind != TaskKind::BACKWARD) continue;
+    order.push_back((kind == TaskKind::FORWARD ? "F" : "B") + std::to_string(slot.microbatch) +
+                    (slot.beside >= 0 ? "*" : ""));
+  }
+  // A backward run beside the forward before it is marked *.
+  CHECK(order == std::vector<std::string>{"F0", "F1", "B0*", "F2", "B1*", "F3", "B2*", "B3"});
+  const double estimate = estimate_step(s, p, CommCosts(s)).step.value;
+  const EngineResult r = simulate_step(s, p), one = simulate_step(plain, build(plain));
+  INFO("engine " << r.step.value << " s, estimate " << estimate << " s, without the overlap " << one.step.value);
+  CHECK(r.step.value == Approx(estimate).epsilon(0.02));
+  CHECK(r.step.value < one.step.value);
+  const MemoryEstimate with = memory(s), without = memory(plain);
+  CHECK(with.stages[0].activations.value > without.stages[0].activations.value * 1.9);
 }
 
 TEST_CASE("expert gradients are reduced over the expert-data-parallel ranks, the rest over dp", "[workload][moe]") {
