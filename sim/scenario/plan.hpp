@@ -152,8 +152,9 @@ struct TrainingSpec {
     return recompute_modules.empty() ? std::vector<RecomputeModule>{RecomputeModule::CORE_ATTN} : recompute_modules;
   }
   bool recomputes(RecomputeModule m) const {
-    const std::vector<RecomputeModule> modules = selective_modules();
-    return std::find(modules.begin(), modules.end(), m) != modules.end();
+    if (recompute != Recompute::SELECTIVE) return false;
+    if (recompute_modules.empty()) return m == RecomputeModule::CORE_ATTN;
+    return std::find(recompute_modules.begin(), recompute_modules.end(), m) != recompute_modules.end();
   }
   Precision precision = Precision::BF16;
   // `attention` (attention_kernels.hpp). Absent: the kernel Transformer Engine picks on the

@@ -309,10 +309,9 @@ void cross_check(const Scenario& s, const ParamReader& r) {
         .fail(fmt::format("are what recompute \"selective\" reruns; this run's recompute is \"{}\"",
                           to_string(t.recompute)),
               "\"recompute\": \"selective\", or no recompute_modules");
-  for (size_t i = 0; tr.has("recompute_modules") && i < t.recompute_modules.size(); ++i) {
-    const ModelSpec& m = s.model;
-    int64_t dense = 0;
-    for (int64_t l = 0; l < m.layers; ++l) dense += m.moe_layer(l) ? 0 : 1;
+  int64_t dense = 0;  // the model's layers without experts
+  for (int64_t l = 0; l < m.layers && !t.recompute_modules.empty(); ++l) dense += m.moe_layer(l) ? 0 : 1;
+  for (size_t i = 0; i < t.recompute_modules.size(); ++i) {
     const RecomputeModule module = t.recompute_modules[i];
     const char* missing = module == RecomputeModule::MLA_UP_PROJ && !m.mla ? "no latent attention (mla)"
                           : module == RecomputeModule::MLP && dense == 0   ? "no dense layer"
