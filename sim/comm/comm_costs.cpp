@@ -46,9 +46,9 @@ CommCosts::CommCosts(const Scenario& s)
       shared_memo(fabric_->serial(), s, [] { return std::static_pointer_cast<void>(std::make_shared<Memo>()); }));
 }
 
-CollectiveChoice CommCosts::dp_choice(int64_t rank, Bytes buffer) const {
-  return memoised(memo_->dp_choice, std::make_pair(rank, buffer.value),
-                  [&] { return plan_.choose(CollectiveKind::ALL_REDUCE, dp_group(s_.plan, place_, rank, 0), buffer); });
+CollectiveChoice CommCosts::dp_choice(int64_t rank, Bytes buffer, CollectiveKind kind) const {
+  return memoised(memo_->dp_choice, std::make_tuple(rank, static_cast<int>(kind), buffer.value),
+                  [&] { return plan_.choose(kind, dp_group(s_.plan, place_, rank, 0), buffer); });
 }
 
 Seconds CommCosts::group_collective(CommGroup group, CollectiveKind kind, Bytes buffer) const {
@@ -84,16 +84,17 @@ Seconds CommCosts::dp_all_reduce(int64_t rank, const GradBucket& buffer) const {
 // after the other (ring_channels.hpp, grad_groups).
 Seconds CommCosts::dp_latency(int64_t rank, const GradBucket& buffer) const {
   const auto replicas = replica_choice(rank, buffer.dense);
-  const Seconds dense = dp_choice(rank, buffer.dense).latency + (replicas ? replicas->latency : Seconds(0));
-  const auto experts = expert_choice(rank, buffer.expert);
+  const Seconds dense =
+      dp_choice(rank, buffer.dense, buffer.kind).latency + (replicas ? replicas->latency : Seconds(0));
+  const auto experts = expert_choice(rank, buffer.expert, buffer.kind);
   return experts ? std::max(dense, experts->latency) : dense;  // the two groups' at once
 }
 
-std::optional<CollectiveChoice> CommCosts::expert_choice(int64_t rank, Bytes experts) const {
+std::optional<CollectiveChoice> CommCosts::expert_choice(int64_t rank, Bytes experts, CollectiveKind kind) const {
   const auto& pl = s_.plan;
   if (pl.ep <= 1 || experts.value <= 0) return std::nullopt;
   for (int64_t g = 0; g < grad_groups(pl); ++g)
-    if (reduces_experts(pl, g)) return plan_.choose(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g), experts);
+    if (reduces_experts(pl, g)) return plan_.choose(kind, dp_group(pl, place_, rank, g), experts);
   return std::nullopt;
 }
 
@@ -111,27 +112,27 @@ std::optional<CollectiveChoice> CommCosts::replica_choice(int64_t rank, Bytes bu
 
 const CommCosts::FlowCost& CommCosts::dp_cost(int64_t rank, const GradBucket& buffer) const {
   const auto& pl = s_.plan;
-  const CollectiveChoice ch = dp_choice(rank, buffer.dense);
+  const CollectiveChoice ch = dp_choice(rank, buffer.dense, buffer.kind);
   const auto replicas = replica_choice(rank, buffer.dense);
-  const auto experts = expert_choice(rank, buffer.expert);
+  const auto experts = expert_choice(rank, buffer.expert, buffer.kind);
   const auto algo = [](const std::optional<CollectiveChoice>& c) { return c ? static_cast<int>(c->algo) : -1; };
   const auto protocol = [](const std::optional<CollectiveChoice>& c) { return c ? static_cast<int>(c->protocol) : -1; };
   // Per byte of the bucket, which depends on its experts' part where they have groups of their own.
   const double expert_share = experts ? buffer.expert.value / buffer.total() : 0.0;
-  return memoised(memo_->dp_cost,
-                  std::make_tuple(rank, static_cast<int>(ch.algo), static_cast<int>(ch.protocol), algo(replicas),
-                                  protocol(replicas), algo(experts), protocol(experts), expert_share),
-                  [&] {
-                    std::vector<GpuFlow> flows;
-                    for (int64_t g = 0; g < grad_groups(pl); ++g) {
-                      const Bytes part = group_buffer(pl, g, buffer);
-                      if (part.value <= 0) continue;
-                      const CommOp op =
-                          plan_.collective(CollectiveKind::ALL_REDUCE, dp_group(pl, place_, rank, g), part);
-                      flows.insert(flows.end(), op.flows.begin(), op.flows.end());
-                    }
-                    return FlowCost{plan_.transfer_time(flows).value / buffer.total(), plan_.route_latency(flows)};
-                  });
+  return memoised(
+      memo_->dp_cost,
+      std::make_tuple(rank, static_cast<int>(buffer.kind), static_cast<int>(ch.algo), static_cast<int>(ch.protocol),
+                      algo(replicas), protocol(replicas), algo(experts), protocol(experts), expert_share),
+      [&] {
+        std::vector<GpuFlow> flows;
+        for (int64_t g = 0; g < grad_groups(pl); ++g) {
+          const Bytes part = group_buffer(pl, g, buffer);
+          if (part.value <= 0) continue;
+          const CommOp op = plan_.collective(buffer.kind, dp_group(pl, place_, rank, g), part);
+          flows.insert(flows.end(), op.flows.begin(), op.flows.end());
+        }
+        return FlowCost{plan_.transfer_time(flows).value / buffer.total(), plan_.route_latency(flows)};
+      });
 }
 
 Seconds CommCosts::dp_transfer(int64_t rank, const GradBucket& buffer) const {

@@ -57,12 +57,12 @@ class CommCosts {
   Placement place_;
   std::shared_ptr<const Fabric> fabric_;
   CommPlan plan_;
-  CollectiveChoice dp_choice(int64_t rank, Bytes buffer) const;
+  CollectiveChoice dp_choice(int64_t rank, Bytes buffer, CollectiveKind kind = CollectiveKind::ALL_REDUCE) const;
   // Under hybrid sharding, the all-reduce a shard's replicas run after the shard groups'; else none.
   std::optional<CollectiveChoice> replica_choice(int64_t rank, Bytes buffer) const;
   // Under expert parallelism, the all-reduce of a bucket's experts' part over the expert-data-
   // parallel group, beside the dense part's; else none.
-  std::optional<CollectiveChoice> expert_choice(int64_t rank, Bytes experts) const;
+  std::optional<CollectiveChoice> expert_choice(int64_t rank, Bytes experts, CollectiveKind kind) const;
   // What flows between a pair of ends, or of a gradient reduction, cost: per byte, and their route
   // latency.
   struct FlowCost {
@@ -77,9 +77,9 @@ class CommCosts {
   struct Memo {
     std::map<std::tuple<int, int, double>, Seconds> group_cost;  // (group, kind, buffer)
     std::map<std::pair<int64_t, int64_t>, FlowCost> p2p_cost;    // (from rank, to rank)
-    // (rank, algo, protocol; of a shard's replicas too under hybrid sharding, else -1, -1)
-    std::map<std::tuple<int64_t, int, int, int, int, int, int, double>, FlowCost> dp_cost;
-    std::map<std::pair<int64_t, double>, CollectiveChoice> dp_choice;                      // (rank, buffer)
+    // (rank, kind, algo, protocol; of a shard's replicas too under hybrid sharding, else -1, -1)
+    std::map<std::tuple<int64_t, int, int, int, int, int, int, int, double>, FlowCost> dp_cost;
+    std::map<std::tuple<int64_t, int, double>, CollectiveChoice> dp_choice;                // (rank, kind, buffer)
     std::map<std::pair<int64_t, double>, std::optional<CollectiveChoice>> replica_choice;  // (rank, buffer)
   };
   std::shared_ptr<Memo> memo_;

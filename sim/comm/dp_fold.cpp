@@ -23,6 +23,7 @@ std::shared_ptr<const DpFold> fold_dp_flows(const Scenario& s, const CommPlan& c
     for (const GradBucket& b : rank) {
       std::get<1>(key).back().push_back(b.dense.value);
       std::get<1>(key).back().push_back(b.expert.value);
+      std::get<1>(key).back().push_back(static_cast<double>(b.kind));
     }
   }
   static std::mutex mutex;

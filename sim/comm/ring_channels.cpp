@@ -263,8 +263,8 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
   std::unordered_map<std::vector<uint64_t>, int64_t, FnvHash> shape_of;  // capacities and latencies' words
   // (variant, the bucket's part the group reduces (GradBucket: dense 0, expert 1), bytes per byte of it)
   std::map<std::tuple<size_t, int, double>, int64_t> tier_of;
-  std::map<std::pair<int64_t, DpVariant>, Bytes> group_variants;  // (group, variant) -> a part it runs at
-  std::map<std::pair<int64_t, std::vector<std::pair<int, int>>>, int64_t> launches;  // DpFlow::launch
+  std::map<std::pair<int64_t, DpVariant>, Bytes> group_variants;           // (group, variant) -> a part it runs at
+  std::map<std::pair<int64_t, std::vector<DpVariant>>, int64_t> launches;  // DpFlow::launch
   const auto& links = fabric.network().links();
   std::vector<double> route_latency;  // per route
   const auto route = [&](int64_t a, int64_t b) {
@@ -315,22 +315,22 @@ RingFlowSet dp_flow_set(const CommPlan& comm, const ParallelPlan& pl, const Plac
       group_variants.clear();
       const double share = grad_group_share(pl, g);
       const bool experts = reduces_experts(pl, g);
-      std::vector<std::pair<int, int>> picks;  // the variant at each buffer (-1: the group has none of it)
+      std::vector<DpVariant> picks;  // the variant at each buffer (SEND_RECV: the group has none of it)
       for (const GradBucket& b : buffers[static_cast<size_t>(r)]) {
         const Bytes part = experts ? b.expert : b.dense;
         if (part.value <= 0) {
-          picks.emplace_back(-1, -1);
+          picks.emplace_back(CollectiveKind::SEND_RECV, CollectiveAlgo{}, Protocol{});
           continue;
         }
-        const CollectiveChoice ch = comm.choose(CollectiveKind::ALL_REDUCE, members, part * share);
-        group_variants.try_emplace({g, DpVariant{ch.algo, ch.protocol}}, part);
-        picks.emplace_back(static_cast<int>(ch.algo), static_cast<int>(ch.protocol));
+        const CollectiveChoice ch = comm.choose(b.kind, members, part * share);
+        group_variants.try_emplace({g, DpVariant{b.kind, ch.algo, ch.protocol}}, part);
+        picks.emplace_back(b.kind, ch.algo, ch.protocol);
       }
       const int64_t launch = launches.try_emplace({r, picks}, static_cast<int64_t>(launches.size())).first->second;
       for (const auto& [key, buffer] : group_variants) {  // a tier's bytes are per byte of the bucket
         const auto v = static_cast<size_t>(std::find(variants.begin(), variants.end(), key.second) - variants.begin());
         if (v == variants.size()) variants.push_back(key.second);
-        const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, buffer * share);
+        const CommOp op = comm.collective(std::get<0>(key.second), members, buffer * share);
         std::tuple<size_t, int, double> last{v, experts, -1.0};
         int64_t tier = -1;
         std::map<int32_t, std::vector<size_t>> pipes;  // a pipeline's edges, by its number

@@ -76,9 +76,9 @@ std::vector<int64_t> fold_ring_flows(const RingFlowSet& set, std::vector<int64_t
 // its variant and its bytes (flows of one tier carry the same bytes at every buffer). The foreign links are those
 // of the pipeline transfers between the rank classes' representatives and of their tensor- and
 // context-parallel groups (whose collectives may run live, replay.cpp, run_live). `flows` receives, parallel to
-// the set's flows, what the engine needs to launch them; `variants` the (algorithm, protocol)
-// pairs their variant indices name.
-using DpVariant = std::pair<CollectiveAlgo, Protocol>;
+// the set's flows, what the engine needs to launch them; `variants` the (collective, algorithm,
+// protocol) their variant indices name.
+using DpVariant = std::tuple<CollectiveKind, CollectiveAlgo, Protocol>;
 struct DpFlow {
   int64_t from = 0, to = 0;  // GPUs
   int64_t group = 0;         // the rank's gradient-reduction group: its tp index (grad_group)

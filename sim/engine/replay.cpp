@@ -474,16 +474,16 @@ struct Replay {
       const Bytes share = group_buffer(s.plan, g, buffer);
       if (share.value <= 0) continue;  // an expert group of a bucket without experts
       const auto members = dp_group(s.plan, place, r, g);
-      const CollectiveChoice choice = comm.choose(CollectiveKind::ALL_REDUCE, members, share);
+      const CollectiveChoice choice = comm.choose(buffer.kind, members, share);
       latency.add(s.plan, g, choice.latency);
       const auto& variants = fold_->variants;
-      const auto v = std::find(variants.begin(), variants.end(), DpVariant{choice.algo, choice.protocol});
+      const auto v = std::find(variants.begin(), variants.end(), DpVariant{buffer.kind, choice.algo, choice.protocol});
       SIM_ASSERT(v != variants.end(), "a gradient reduction of a buffer the fold did not see");
       const auto kept = rank.find({g, v - variants.begin()});
       if (kept == rank.end()) continue;  // all its flows folded into other groups'
       auto [sizes, fresh] = folded_bytes_.try_emplace({r, g, v - variants.begin(), share.value});
       if (fresh) {
-        const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, share);
+        const CommOp op = comm.collective(buffer.kind, members, share);
         for (const auto& f : kept->second)
           sizes->second.push_back(static_cast<uint64_t>(op.flows[static_cast<size_t>(f.index)].bytes.value));
       }
@@ -509,7 +509,7 @@ struct Replay {
         in_flight.broken = true;
         continue;
       }
-      const CommOp op = comm.collective(CollectiveKind::ALL_REDUCE, members, part);
+      const CommOp op = comm.collective(buffer.kind, members, part);
       latency.add(s.plan, g, op.choice.latency);
       launch(op, in_flight.comms);
     }
@@ -529,9 +529,43 @@ struct Replay {
     in_flight.latency = 0;
   }
 
+  // Starts `buckets` of rank r at once (held while an optical switch serves the pipeline).
+  void launch_buckets(const std::vector<GradBucket>& buckets, int64_t r, bool launches, InFlight& in_flight,
+                      int actor) {
+    if (!launches || buckets.empty()) return;
+    catch_up(actor);
+    for (const GradBucket& b : buckets) {
+      if (reconfig > 0)
+        in_flight.held.push_back(b);
+      else
+        launch_dp(r, b, in_flight);
+    }
+  }
+
+  // Waits for rank me.pp's data-parallel traffic in flight, `buffer` with it: its representative
+  // reduces, the stage's other GPUs wait at the stage's barriers (full fidelity). How long it took.
+  double sync_dp(const RankCoord& me, bool rep, const GradBucket& buffer, InFlight& in_flight, int actor) {
+    catch_up(actor);
+    double begin = sg4::Engine::get_clock();
+    watch.block(actor, begin);
+    if (opt.full_fidelity) {
+      stage_barrier[static_cast<size_t>(me.pp)]->wait();
+      if (rep) {
+        dp_reduce(me.pp, buffer, in_flight, actor);
+        catch_up(actor);  // the stage waits for the reduction's latency term too
+      }
+      stage_barrier[static_cast<size_t>(me.pp)]->wait();
+    } else {
+      dp_reduce(me.pp, buffer, in_flight, actor);
+    }
+    watch.unblock(actor);
+    return clock(actor) - begin;
+  }
+
   // Runs a task's kernels; with overlapped gradient buckets, in one piece per bucket, starting
   // each bucket's reduction as its piece ends.
   void compute(const Task& t, int64_t r, bool launches, InFlight& in_flight, int actor) {
+    launch_buckets(t.dp_gathers, r, launches, in_flight, actor);  // prefetched: all queued at the start
     if (t.compute.value <= 0) return;
     if (t.dp_buckets.empty()) {
       execute(actor, t.compute.value * 1e12);
@@ -704,23 +738,7 @@ struct Replay {
         if (blocked()) stall(actor);  // the failure came while the collectives ran
         watch.unblock(actor);
       }
-      if (t.kind == TaskKind::DP_REDUCE) {
-        catch_up(actor);
-        double begin = sg4::Engine::get_clock();
-        watch.block(actor, begin);
-        if (opt.full_fidelity) {
-          stage_barrier[static_cast<size_t>(me.pp)]->wait();
-          if (rep) {
-            dp_reduce(me.pp, t.dp_bytes, dp_in_flight, actor);
-            catch_up(actor);  // the stage waits for the reduction's latency term too
-          }
-          stage_barrier[static_cast<size_t>(me.pp)]->wait();
-        } else {
-          dp_reduce(me.pp, t.dp_bytes, dp_in_flight, actor);
-        }
-        watch.unblock(actor);
-        span.dp = clock(actor) - begin;
-      }
+      if (t.kind == TaskKind::DP_REDUCE || t.dp_sync) span.dp += sync_dp(me, rep, t.dp_bytes, dp_in_flight, actor);
       span.end = clock(actor);
       for (auto [it, end] = boost::out_edges(v, g); it != end; ++it)
         if (g[*it].kind == EdgeKind::DATA) {

@@ -91,21 +91,33 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
         const Task& t = p.tasks[k];
         Seconds& channel = dp_free[r];
         Seconds& alpha = dp_alpha[r];
-        for (size_t b = 0; b < t.dp_buckets.size(); ++b) {
+        // A bucket's flows move bytes once their route latency has passed from its launch: the
+        // task's gathers at its start, its gradient buckets as its compute passes each.
+        const auto queue = [&](const GradBucket& bucket, Seconds launch) {
           if (switching) {
-            held[r] += comm.dp_transfer(t.rank, t.dp_buckets[b]);
-            held_route[r] = std::max(held_route[r], comm.dp_route_latency(t.rank, t.dp_buckets[b]));
+            held[r] += comm.dp_transfer(t.rank, bucket);
+            held_route[r] = std::max(held_route[r], comm.dp_route_latency(t.rank, bucket));
             ++held_buckets[r];
           } else {
-            // A bucket's flows move bytes once their route latency has passed from its launch.
-            const Seconds launch = start + t.compute * ready[k][b];
-            channel = std::max(channel, launch + comm.dp_route_latency(t.rank, t.dp_buckets[b])) +
-                      comm.dp_transfer(t.rank, t.dp_buckets[b]);
+            channel =
+                std::max(channel, launch + comm.dp_route_latency(t.rank, bucket)) + comm.dp_transfer(t.rank, bucket);
             e.dp_launches[r].push_back({launch, channel});
           }
-          alpha = std::max(alpha, comm.dp_latency(t.rank, t.dp_buckets[b]));
+          alpha = std::max(alpha, comm.dp_latency(t.rank, bucket));
+        };
+        // The gathers, launched together, share the channel and end together: one launch of all.
+        const size_t launched = e.dp_launches[r].size();
+        for (const GradBucket& bucket : t.dp_gathers) queue(bucket, start);
+        if (e.dp_launches[r].size() > launched + 1) {
+          e.dp_launches[r].resize(launched + 1);
+          e.dp_launches[r].back() = {start, channel, static_cast<int64_t>(t.dp_gathers.size())};
         }
+        for (size_t b = 0; b < t.dp_buckets.size(); ++b) queue(t.dp_buckets[b], start + t.compute * ready[k][b]);
         Seconds dur = own[k];
+        if (t.dp_sync) {  // ends with its own traffic, whose largest latency term it then pays
+          dur = std::max(dur, channel - start) + alpha;
+          alpha = Seconds(0);
+        }
         if (t.kind == TaskKind::DP_REDUCE) {
           start = std::max(start, channel);  // overlapped buckets still in flight
           if (switching) start = std::max(start, reduction_ready);

@@ -242,8 +242,9 @@ void fold_shape(const Scenario& s, const Placement& place, const Fabric& fabric,
       for (const GradBucket& b : mine) {
         const Bytes buffer = group_buffer(s.plan, g, b);
         if (buffer.value <= 0) continue;
-        const CollectiveChoice ch = comm.choose(CollectiveKind::ALL_REDUCE, members, buffer);
-        const auto v = std::find(variants.begin(), variants.end(), DpVariant{ch.algo, ch.protocol}) - variants.begin();
+        const CollectiveChoice ch = comm.choose(b.kind, members, buffer);
+        const auto v =
+            std::find(variants.begin(), variants.end(), DpVariant{b.kind, ch.algo, ch.protocol}) - variants.begin();
         if (auto it = of_run.find(std::make_tuple(r, g, static_cast<int64_t>(v))); it != of_run.end())
           sum += it->second;
       }
@@ -362,6 +363,7 @@ EngineShape engine_shape(const Scenario& s, const StepProgram* p) {
     for (const GradBucket& b : rank) {
       key.second.back().push_back(b.dense.value);
       key.second.back().push_back(b.expert.value);
+      key.second.back().push_back(static_cast<double>(b.kind));
     }
   }
   {

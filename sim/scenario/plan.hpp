@@ -86,6 +86,19 @@ struct ParallelPlan {
   // it, again for the backward, and reduce-scatters the gradients, 1.5 (1.0 kept gathered:
   // reshards_after_forward; Rajbhandari et al. 2020 §7); otherwise the one all-reduce.
   double reduction_passes() const { return zero == 3 ? (reshards_after_forward() ? 1.5 : 1.0) : 1.0; }
+  // ZeRO-3 as DeepSpeed's stage 3 and FSDP run it under gradient accumulation, without a pipeline:
+  // every microbatch gathers each unit's weights for its forward and (resharded) its backward and
+  // reduce-scatters its gradients -- DeepSpeed refuses to skip the reduction ("no_sync context
+  // manager is incompatible with gradient partitioning logic of ZeRO stage 3", engine.py) -- so
+  // the traffic is the microbatches' times what reduction_passes counts once per step, the weights
+  // gathered in their 16-bit type and the gradients reduced in theirs, overlapped with the
+  // microbatch's computation (overlap_grad_reduce), each unit's gather prefetched. Without
+  // overlap_grad_reduce, the no-overlap bound: all of it after the step's last backward, as
+  // reduction_passes counts it in the gradient's type. With
+  // hybrid sharding, or under a pipeline (torchtitan keeps the weights gathered and the gradients
+  // unreduced until the last microbatch: reshard_after_forward false, and the schedule's
+  // set_requires_gradient_sync), once per step as reduction_passes counts it.
+  bool shards_each_microbatch() const { return zero == 3 && pp == 1 && replicas() == 1 && overlap_grad_reduce; }
   // `tp_comm_overlap`: Transformer Engine's userbuffers overlap of the sequence-parallel all-gathers
   // and reduce-scatters with the GEMMs beside them (Megatron-Core --tp-comm-overlap); on a torus,
   // XLA's collective matmul, with or without sequence parallelism; ops.hpp.

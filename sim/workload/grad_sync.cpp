@@ -44,38 +44,67 @@ GradBucket split(const Scenario& s, double bytes, double expert, double params) 
   return {Bytes(bytes * (1.0 - f)), Bytes(bytes * f)};
 }
 
+// Chunk `chunk` of rank `rank` as FSDP units, one per layer in model order, each `per_param` bytes
+// per parameter of its GPU's share: the embedding, final norm and output layer's parameters (and
+// the multi-token prediction modules') join the last layer's unit. With expert parallelism an MoE
+// layer's unit is its dense part and the rank's experts, which FSDP shards over the
+// expert-data-parallel ranks (ring_channels.hpp, grad_groups).
+std::vector<GradBucket> layer_units(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk,
+                                    double per_param, CollectiveKind kind = CollectiveKind::ALL_REDUCE) {
+  const int64_t layers = layout.layers_of(rank, chunk);
+  const double params = chunk_params(s, layout, rank, chunk);
+  const double expert = chunk_routed_expert_params(s, layout, rank, chunk);
+  const int64_t first = layout.first_layer(rank, chunk), ep = s.plan.ep, etp = s.plan.expert_tp();
+  const double routed = ep > 1 ? s.model.routed_expert_params() / static_cast<double>(ep * etp) : 0.0;
+  std::vector<GradBucket> out;
+  double in_experts = 0;
+  for (int64_t i = first; i < first + layers; ++i) {
+    const bool moe = s.model.moe_layer(i);
+    const double all = s.model.layer_params_per_rank(s.plan.tp, moe, ep, etp), experts = moe ? routed : 0.0;
+    in_experts += experts;
+    out.push_back({Bytes((all - experts) * per_param), Bytes(experts * per_param), kind});
+  }
+  const double in_layers = s.model.layers_params_per_rank(s.plan.tp, layout.dense_layers_of(rank, chunk),
+                                                          layout.moe_layers_of(rank, chunk), ep, etp);
+  const double rest_experts = ep > 1 ? expert - in_experts : 0.0;
+  if (!out.empty()) {
+    out.back().dense += Bytes((params - in_layers - rest_experts) * per_param);
+    out.back().expert += Bytes(rest_experts * per_param);
+  }
+  return out;
+}
+
+// Each microbatch's sharded traffic (ParallelPlan::shards_each_microbatch): every forward gathers
+// its units' weights, every backward gathers them again where they were resharded after the
+// forward and reduce-scatters their gradients; each task then waits for its own traffic (the next
+// one needs the weights, and the optimizer the reduced shards).
+void add_microbatch_sharding(StepProgram& p, const Scenario& s, const StageLayout& layout) {
+  const double gather = s.training.fp8_params ? FP8_PARAM_GATHER_BYTES : PARAM_GATHER_BYTES;
+  const TaskKind reduces = p.splits_backward ? TaskKind::WEIGHT_GRAD : TaskKind::BACKWARD;
+  for (Task& t : p.tasks) {
+    const bool fwd = t.kind == TaskKind::FORWARD, bwd = t.kind == TaskKind::BACKWARD;
+    if (!fwd && !bwd && t.kind != reduces) continue;
+    if (fwd || (bwd && s.plan.reshards_after_forward())) {
+      t.dp_gathers = layer_units(s, layout, t.rank, t.chunk, gather, CollectiveKind::ALL_GATHER);
+      if (bwd) std::reverse(t.dp_gathers.begin(), t.dp_gathers.end());  // the backward's order
+    }
+    if (t.kind == reduces) {
+      t.dp_buckets = layer_units(s, layout, t.rank, t.chunk, s.training.grad_bytes(), CollectiveKind::REDUCE_SCATTER);
+      std::reverse(t.dp_buckets.begin(), t.dp_buckets.end());
+    }
+    t.dp_sync = true;
+  }
+}
+
 }  // namespace
 
 std::vector<GradBucket> grad_buckets(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk) {
   if (!s.plan.overlap_grad_reduce || s.plan.grad_group_size() < 2) return {};
   const double per_param = bucket_bytes_per_param(s);
-  const int64_t layers = layout.layers_of(rank, chunk);
+  if (s.plan.zero == 3) return layer_units(s, layout, rank, chunk, per_param);
   const double params = chunk_params(s, layout, rank, chunk);
   const double expert = chunk_routed_expert_params(s, layout, rank, chunk);
   std::vector<GradBucket> out;
-  if (s.plan.zero == 3) {
-    // One bucket per layer, in model order; the embedding, final norm and output layer's
-    // parameters (and the multi-token prediction modules') join the last layer's bucket. With
-    // expert parallelism an MoE layer's bucket is its dense part and the rank's experts, which
-    // FSDP shards over the expert-data-parallel ranks (ring_channels.hpp, grad_groups).
-    const int64_t first = layout.first_layer(rank, chunk), ep = s.plan.ep, etp = s.plan.expert_tp();
-    const double routed = ep > 1 ? s.model.routed_expert_params() / static_cast<double>(ep * etp) : 0.0;
-    double in_experts = 0;
-    for (int64_t i = first; i < first + layers; ++i) {
-      const bool moe = s.model.moe_layer(i);
-      const double all = s.model.layer_params_per_rank(s.plan.tp, moe, ep, etp), experts = moe ? routed : 0.0;
-      in_experts += experts;
-      out.push_back({Bytes((all - experts) * per_param), Bytes(experts * per_param)});
-    }
-    const double in_layers = s.model.layers_params_per_rank(s.plan.tp, layout.dense_layers_of(rank, chunk),
-                                                            layout.moe_layers_of(rank, chunk), ep, etp);
-    const double rest_experts = ep > 1 ? expert - in_experts : 0.0;
-    if (!out.empty()) {
-      out.back().dense += Bytes((params - in_layers - rest_experts) * per_param);
-      out.back().expert += Bytes(rest_experts * per_param);
-    }
-    return out;
-  }
   if (params <= 0) return out;
   const double bucket = rank == 0 && chunk == 0 ? megatron_bucket_params(s.plan) : params;
   for (double left = params; left > 0; left -= bucket)
@@ -118,7 +147,10 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
   }
 
   const bool overlap = s.plan.overlap_grad_reduce && s.plan.grad_group_size() > 1;
-  if (overlap) {
+  const bool microbatches = overlap && s.plan.shards_each_microbatch();
+  if (microbatches) {
+    add_microbatch_sharding(p, s, layout);
+  } else if (overlap) {
     // The last backward of each chunk in program order (its last weight-gradient unit, where the
     // schedule splits the backward) carries that chunk's buckets: one per layer, the embedding or
     // output layer joining the chunk that holds it.
@@ -150,7 +182,8 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
                                   ? (params - linear) * PARAM_GATHER_BYTES + linear * FP8_PARAM_GATHER_BYTES
                                   : params * PARAM_GATHER_BYTES;
       const double expert = rank_routed_expert_params(s, layout, r);
-      t.dp_bytes = !overlap                        ? split(s, params * dp_bytes_per_param(s), expert, params)
+      t.dp_bytes = microbatches                    ? GradBucket{}
+                   : !overlap                      ? split(s, params * dp_bytes_per_param(s), expert, params)
                    : s.plan.param_gather_exposed() ? split(s, gathered / 2.0, expert, params)
                                                    : GradBucket{};
       append_task(p, r, t);

@@ -141,8 +141,9 @@ std::vector<std::vector<GradBucket>> dp_buffers(const StepProgram& p) {
   for (size_t r = 0; r < p.ranks.size(); ++r)
     for (size_t i = 0; i < p.ranks[r].size(); ++i) {
       const Task& t = p.task(r, i);
-      for (const GradBucket& b : t.dp_buckets)
-        if (b.total() > 0) out[r].push_back(b);
+      for (const auto* list : {&t.dp_gathers, &t.dp_buckets})
+        for (const GradBucket& b : *list)
+          if (b.total() > 0) out[r].push_back(b);
       if (t.kind == TaskKind::DP_REDUCE && t.dp_bytes.total() > 0) out[r].push_back(t.dp_bytes);
     }
   return out;

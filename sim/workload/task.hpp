@@ -63,6 +63,12 @@ struct Task {
   // starts as this task's compute passes each of them (bucket_ready); the rank's DP_REDUCE task
   // then waits for them.
   std::vector<GradBucket> dp_buckets;
+  // ZeRO-3 each microbatch (ParallelPlan::shards_each_microbatch): the weight all-gathers of the
+  // task's units (its dp_buckets then their gradients' reduce-scatters), all started as the task starts (prefetched:
+  // they queue on the rank's data-parallel channel in order); and `dp_sync`: the task ends no earlier than its gathers
+  // and buckets.
+  std::vector<GradBucket> dp_gathers;
+  bool dp_sync = false;
 };
 
 // Per gradient bucket k of task t, the fraction of its compute after which the bucket is ready:
