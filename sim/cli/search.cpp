@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -60,8 +61,9 @@ ParamReader with_plan(const ParamReader& base, const PlanChoice& c, bool moe) {
   if (auto shard = par.find("dp_shard"); shard && (c.zero != 3 || !shard->is_number() || shard->as_number() < 1 ||
                                                    c.dp % static_cast<int64_t>(shard->as_number()) != 0))
     par = par.without_key("dp_shard");
-  // The overlap of expert-parallel all-to-alls goes with ep 1, which has none.
-  if (moe && c.ep == 1) par = par.without_key("ep_comm_overlap");
+  // The overlap of expert-parallel all-to-alls goes with ep 1, which has none, and with another
+  // schedule than the scenario's (DualPipe's pairs are its own; the others refuse it).
+  if ((moe && c.ep == 1) || c.schedule) par = par.without_key("ep_comm_overlap");
   // Recompute modules go with selective recomputation alone.
   auto training = base.at("training");
   if (c.recompute != Recompute::SELECTIVE) training = training.without_key("recompute_modules");
@@ -81,6 +83,7 @@ ParamReader with_plan(const ParamReader& base, const PlanChoice& c, bool moe) {
   if (moe)
     out = out.with_value("parallelism.ep", std::to_string(c.ep))
               .with_value("parallelism.dispatcher", std::string("\"") + dispatcher(c.dispatcher).name + "\"");
+  if (c.schedule) out = out.with_value("parallelism.schedule", std::string("\"") + to_string(*c.schedule) + "\"");
   return out;
 }
 
@@ -102,7 +105,8 @@ std::string replace_first(std::string s, const std::string& from, const std::str
   return s;
 }
 
-// A row of the table; on an MoE model with its expert parallelism and dispatcher after the precision.
+// A row of the table; on an MoE model with its expert parallelism and dispatcher after the precision;
+// the schedule the planner resolved last.
 void print_row(size_t rank, const Candidate& c, bool moe) {
   const auto& p = c.choice;
   std::printf("%4zu %4lld %3lld %4lld %5lld  %-3s %-10s %4lld %-4s", rank, static_cast<long long>(p.tp),
@@ -113,9 +117,10 @@ void print_row(size_t rank, const Candidate& c, bool moe) {
   std::printf(" %4lld %4lld %12s %10.3fs", static_cast<long long>(c.micro_batch),
               static_cast<long long>(c.virtual_stages), format_bytes(c.memory).c_str(), c.estimated_s);
   if (c.run)
-    std::printf(" %10.3fs %6.1f%%\n", c.run->step_time_s, 100 * c.run->mfu);
+    std::printf(" %10.3fs %6.1f%%", c.run->step_time_s, 100 * c.run->mfu);
   else
-    std::printf(" %11s %7s\n", "-", "-");
+    std::printf(" %11s %7s", "-", "-");
+  std::printf(" %s\n", c.resolved ? to_string(c.resolved->plan.schedule) : "-");
 }
 
 }  // namespace
@@ -283,14 +288,18 @@ int search(const SearchArgs& a) {
   });
 
   if (ok.empty()) {
-    // The most split plan (the last: largest tp, then cp, then pp) says why; typically memory. Its
-    // own JSON path and "(expected ...)" are dropped: this message has its own.
-    const std::string why = bare_reason(all.back().rejected);
+    // The most split plan (the last of the scenario's schedule: largest tp, then cp, then pp) says
+    // why; typically memory. Its own JSON path and "(expected ...)" are dropped: this message has
+    // its own.
+    auto last = all.rbegin();
+    while (last->choice.schedule && std::next(last) != all.rend()) ++last;
+    const Candidate& most = *last;
+    const std::string why = bare_reason(most.rejected);
     throw InputError(
         a.config, "/parallelism",
         fmt::format("no plan can run; the most split one (tp {}, cp {}, pp {}, dp {}, {} recompute, ZeRO {}): {}",
-                    all.back().choice.tp, all.back().choice.cp, all.back().choice.pp, all.back().choice.dp,
-                    to_string(all.back().choice.recompute), all.back().choice.zero, why),
+                    most.choice.tp, most.choice.cp, most.choice.pp, most.choice.dp, to_string(most.choice.recompute),
+                    most.choice.zero, why),
         "a larger cluster, a smaller model or batch, or a device with more memory");
   }
   std::printf(
@@ -305,7 +314,7 @@ int search(const SearchArgs& a) {
   std::printf("%4s %4s %3s %4s %5s  %-3s %-10s %4s %-4s", "rank", "tp", "cp", "pp", "dp", "sp", "recompute", "zero",
               "prec");
   if (moe) std::printf(" %4s %-10s", "ep", "dispatcher");
-  std::printf(" %4s %4s %12s %11s %11s %7s\n", "mb", "v", "memory/GPU", "estimated", "simulated", "MFU");
+  std::printf(" %4s %4s %12s %11s %11s %7s %s\n", "mb", "v", "memory/GPU", "estimated", "simulated", "MFU", "schedule");
   const size_t shown = std::min(ok.size(), static_cast<size_t>(a.top) + 5);
   for (size_t i = 0; i < shown; ++i) print_row(i + 1, *ok[i], moe);
   if (ok.size() > shown) std::printf("  ... %zu more that can run\n", ok.size() - shown);

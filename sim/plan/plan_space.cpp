@@ -49,6 +49,17 @@ std::vector<std::pair<int64_t, Dispatcher>> expert_choices(const Scenario& s, in
   return out;
 }
 
+// The schedules of a plan of `pp` stages (plan_space.hpp): the scenario's (none) and the others.
+std::vector<std::optional<Schedule>> schedule_choices(const Scenario& s, int64_t pp) {
+  std::vector<std::optional<Schedule>> out{std::nullopt};
+  if (pp == 1) return out;
+  std::vector<Schedule> others{Schedule::ZB_H1, Schedule::ZB_H2, Schedule::ZB_V};
+  if (s.model.moe) others.insert(others.end(), {Schedule::DUALPIPE, Schedule::DUALPIPE_V});
+  for (Schedule x : others)
+    if (!s.plan.schedule_given || x != s.plan.schedule) out.emplace_back(x);
+  return out;
+}
+
 }  // namespace
 
 std::vector<PlanChoice> plan_space(const Scenario& s) {
@@ -66,17 +77,19 @@ std::vector<PlanChoice> plan_space(const Scenario& s) {
         std::vector<int64_t> zeros{0, 1, 2, 3};
         if (dp == 1) zeros = {s.plan.zero};
         for (const auto& [ep, dispatcher] : expert_choices(s, tp, dp, cp))
-          for (bool sp : {false, true}) {
-            if (sp && tp == 1) continue;
-            if (!sp && tp > 1 && ep > 1) continue;  // MoE beside tp runs sequence-parallel (scenario.cpp)
-            std::vector<Recompute> recomputes{Recompute::NONE, Recompute::SELECTIVE, Recompute::FULL};
-            // torchtitan's per-op checkpointing where the scenario runs it (its framework does), on
-            // the plans that can run it: sequence parallel when tp > 1 (scenario.cpp).
-            if (s.training.recompute == Recompute::OP && (tp == 1 || sp)) recomputes.push_back(Recompute::OP);
-            for (Recompute r : recomputes)
-              for (Precision p : precision)
-                for (int64_t z : zeros) out.push_back(PlanChoice{tp, cp, pp, dp, sp, r, p, z, ep, dispatcher});
-          }
+          for (const std::optional<Schedule>& schedule : schedule_choices(s, pp))
+            for (bool sp : {false, true}) {
+              if (sp && tp == 1) continue;
+              if (!sp && tp > 1 && ep > 1) continue;  // MoE beside tp runs sequence-parallel (scenario.cpp)
+              std::vector<Recompute> recomputes{Recompute::NONE, Recompute::SELECTIVE, Recompute::FULL};
+              // torchtitan's per-op checkpointing where the scenario runs it (its framework does), on
+              // the plans that can run it: sequence parallel when tp > 1 (scenario.cpp).
+              if (s.training.recompute == Recompute::OP && (tp == 1 || sp)) recomputes.push_back(Recompute::OP);
+              for (Recompute r : recomputes)
+                for (Precision p : precision)
+                  for (int64_t z : zeros)
+                    out.push_back(PlanChoice{tp, cp, pp, dp, sp, r, p, z, ep, dispatcher, schedule});
+            }
       }
     }
   }

@@ -16,16 +16,20 @@
 //   ZeRO 0-3 when dp > 1 (the scenario's own stage when dp = 1, where it shards nothing);
 //   the precision: the scenario's, and fp8 when it is not fp8 and the device has fp8 and bf16
 //   peaks (scenario.cpp).
+//   the schedule, with pp > 1: the scenario's (absent: 1F1B, interleaved when the planner picks
+//       virtual stages > 1), then each zero-bubble schedule (zb_h1, zb_h2, zb_v) and, on an MoE
+//       model, DualPipe and DualPipeV, whose overlapped pairs hide the expert-parallel all-to-alls
+//       (a schedule the plan's microbatches or layers cannot run is refused, and says why).
 // The gradient overlap, the attention kernel and the collectives stay as the scenario has them; micro_batch and
-// virtual_stages are left to the planner ("auto"), and with them the schedule: interleaved 1F1B when virtual stages >
-// 1, else 1F1B (or the scenario's GPipe). GPipe is not tried: its bubble equals 1F1B's (Narayanan et al. 2021 §2.2.1)
-// and it keeps all m microbatches' activations instead of at most pp. The list is in a fixed order, each ascending: tp,
-// cp, pp, ep (then the dispatchers in registry order), sequence parallelism, recompute (none, selective, full, then
-// op), precision (the scenario's first), ZeRO stage (innermost, so that the plans differing only in it are adjacent:
-// search keeps the best of each such run).
+// virtual_stages are left to the planner ("auto"). GPipe is not tried: its bubble equals 1F1B's (Narayanan et al. 2021
+// §2.2.1) and it keeps all m microbatches' activations instead of at most pp. The list is in a fixed order, each
+// ascending: tp, cp, pp, ep (then the dispatchers in registry order), the schedule (the scenario's first), sequence
+// parallelism, recompute (none, selective, full, then op), precision (the scenario's first), ZeRO stage (innermost, so
+// that the plans differing only in it are adjacent: search keeps the best of each such run).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/scenario/device.hpp"
@@ -48,11 +52,14 @@ struct PlanChoice {
   int64_t zero = 0;
   int64_t ep = 1;
   Dispatcher dispatcher = Dispatcher::ALLTOALL;
+  // The schedule the plan sets; none: the scenario's own (or, absent, the planner's 1F1B).
+  std::optional<Schedule> schedule;
 
   // The same plan but for the ZeRO stage.
   bool same_but_zero(const PlanChoice& o) const {
     return tp == o.tp && cp == o.cp && pp == o.pp && dp == o.dp && sequence_parallel == o.sequence_parallel &&
-           recompute == o.recompute && precision == o.precision && ep == o.ep && dispatcher == o.dispatcher;
+           recompute == o.recompute && precision == o.precision && ep == o.ep && dispatcher == o.dispatcher &&
+           schedule == o.schedule;
   }
 };
 

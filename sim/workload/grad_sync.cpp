@@ -16,17 +16,19 @@ namespace {
 // The data-parallel traffic per parameter in all-reduce bytes (ParallelPlan::reduction_passes).
 double dp_bytes_per_param(const Scenario& s) { return s.training.grad_bytes() * s.plan.reduction_passes(); }
 
-// Bytes per parameter, in all-reduce buffer bytes (an all-reduce of B moves 2(n-1)/n B per rank, a
-// reduce-scatter or an all-gather half that), of what the overlapped buckets carry: everything, or
-// with the parameter all-gather exposed (ParallelPlan::param_gather_exposed) the gradient's
-// reduce-scatter alone, g / 2.
+// What the overlapped buckets carry, per parameter: everything, in all-reduce bytes; or with the
+// parameter all-gather exposed (ParallelPlan::param_gather_exposed) the gradient's reduce-scatter
+// alone, g bytes of it.
 double bucket_bytes_per_param(const Scenario& s) {
-  return s.plan.param_gather_exposed() ? s.training.grad_bytes() / 2.0 : dp_bytes_per_param(s);
+  return s.plan.param_gather_exposed() ? s.training.grad_bytes() : dp_bytes_per_param(s);
+}
+CollectiveKind bucket_kind(const Scenario& s) {
+  return s.plan.param_gather_exposed() ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_REDUCE;
 }
 
-// The exposed all-gather of the updated parameters, in their 16-bit type: 2 / 2 all-reduce bytes
-// per parameter (Megatron-Core's DistributedOptimizer gathers the bf16 parameters); with the
-// primary weights in FP8 (TrainingSpec::fp8_params) the linear layers' in 1 byte.
+// The all-gather of the updated parameters, in their 16-bit type: 2 bytes per parameter
+// (Megatron-Core's DistributedOptimizer gathers the bf16 parameters; FSDP its units in their
+// param_dtype); with the primary weights in FP8 (TrainingSpec::fp8_params) the linear layers' in 1.
 constexpr double PARAM_GATHER_BYTES = 2.0;
 constexpr double FP8_PARAM_GATHER_BYTES = 1.0;
 
@@ -38,10 +40,11 @@ double megatron_bucket_params(const ParallelPlan& plan) {
 
 // `bytes` of parameters of which `expert` of `params` are routed experts' (GradBucket): all dense
 // without expert parallelism.
-GradBucket split(const Scenario& s, double bytes, double expert, double params) {
-  if (s.plan.ep == 1 || expert <= 0 || params <= 0) return {Bytes(bytes), Bytes(0)};
+GradBucket split(const Scenario& s, double bytes, double expert, double params,
+                 CollectiveKind kind = CollectiveKind::ALL_REDUCE) {
+  if (s.plan.ep == 1 || expert <= 0 || params <= 0) return {Bytes(bytes), Bytes(0), kind};
   const double f = expert / params;
-  return {Bytes(bytes * (1.0 - f)), Bytes(bytes * f)};
+  return {Bytes(bytes * (1.0 - f)), Bytes(bytes * f), kind};
 }
 
 // Chunk `chunk` of rank `rank` as FSDP units, one per layer in model order, each `per_param` bytes
@@ -108,7 +111,7 @@ std::vector<GradBucket> grad_buckets(const Scenario& s, const StageLayout& layou
   if (params <= 0) return out;
   const double bucket = rank == 0 && chunk == 0 ? megatron_bucket_params(s.plan) : params;
   for (double left = params; left > 0; left -= bucket)
-    out.push_back(split(s, std::min(bucket, left) * per_param, expert, params));
+    out.push_back(split(s, std::min(bucket, left) * per_param, expert, params, bucket_kind(s)));
   return out;
 }
 
@@ -184,7 +187,7 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
       const double expert = rank_routed_expert_params(s, layout, r);
       t.dp_bytes = microbatches                    ? GradBucket{}
                    : !overlap                      ? split(s, params * dp_bytes_per_param(s), expert, params)
-                   : s.plan.param_gather_exposed() ? split(s, gathered / 2.0, expert, params)
+                   : s.plan.param_gather_exposed() ? split(s, gathered, expert, params, CollectiveKind::ALL_GATHER)
                                                    : GradBucket{};
       append_task(p, r, t);
     }

@@ -19,14 +19,15 @@ config="$repo/configs/quickstart.json"
 rc=$?
 if [ $rc -eq 0 ]; then pass "search exits 0"; else fail "search" "exit $rc: $(cat "$work/err")"; fi
 # cp 1 or 2 (2048 / 2 = 1,024 tokens per rank); tp 1, 2, 4, 8 (SP off/on for tp > 1); pp dividing
-# 16/(tp cp); three recomputes; ZeRO 0-3 where dp > 1, the scenario's 0 where dp = 1. Rows (tp, cp,
-# pp) x sp x 3: cp 1: tp 1 has pp 1,2,4,8,16 (5), tp 2 4, tp 4 3, tp 8 2 -> 3 (5 + 2 (4 + 3 + 2)) = 69;
-# cp 2: tp 1 has pp 1,2,4,8 (4), tp 2 3, tp 4 2, tp 8 1 -> 3 (4 + 2 (3 + 2 + 1)) = 48; 117 rows. Each
-# row is 4 plans but those with dp = 1 (pp = 16/(tp cp)): 1 per (tp, cp) and sp, i.e. 3 x (1 + 2 x 3)
-# = 21 rows for cp 1 and 21 for cp 2: 4 x 117 - 3 x 42 = 342.
-if grep -q "^search: gpt-7.5b on 16 x a100-sxm-80gb, global batch 64: 117 plans (342 with their ZeRO stages)" \
+# 16/(tp cp), each pp > 1 with four schedules (the scenario's, zb_h1, zb_h2, zb_v); three
+# recomputes; ZeRO 0-3 where dp > 1, the scenario's 0 where dp = 1. Rows (tp, cp, pp, schedule) x sp
+# x 3: cp 1: tp 1 has pp 1 and 4 pp > 1 (1 + 4 x 4 = 17), tp 2 13, tp 4 9, tp 8 5 -> 3 (17 + 2 (13 + 9
+# + 5)) = 213; cp 2: tp 1 13, tp 2 9, tp 4 5, tp 8 1 -> 3 (13 + 2 (9 + 5 + 1)) = 129; 342 rows. Each
+# row is 4 plans but those with dp = 1 (pp = 16/(tp cp)): cp 1 3 x 4 (1 + 2 x 3) = 84, cp 2 3 x (4 (1
+# + 2 x 2) + 2) = 66: 4 x 342 - 3 x 150 = 918.
+if grep -q "^search: gpt-7.5b on 16 x a100-sxm-80gb, global batch 64: 342 plans (918 with their ZeRO stages)" \
   "$work/out"; then
-  pass "117 rows of 342 plans tried (plan_space.hpp, counted above)"
+  pass "342 rows of 918 plans tried (plan_space.hpp, counted above)"
 else
   fail "plan count" "$(head -n 1 "$work/out")"
 fi
@@ -38,7 +39,7 @@ python3 - "$work" <<'PY' >"$work/checks" 2>&1
 import json, re, sys
 work = sys.argv[1]
 lines = open(f"{work}/out").read().splitlines()
-# rank tp cp pp dp sp recompute zero prec mb v memory GiB estimated simulated MFU
+# rank tp cp pp dp sp recompute zero prec mb v memory GiB estimated simulated MFU schedule
 def table(name):
     return [l.split() for l in open(f"{work}/{name}").read().splitlines() if re.match(r"^\s+\d+\s", l)]
 rows = table("out")
@@ -57,8 +58,9 @@ check(f"{report['step_time_s']:.3f}" == f"{simulated[0]:.3f}",
       f"trainsim run on the written plan: {report['step_time_s']:.3f} s, the step time printed for rank 1")
 check(rows[0][1:5] + [rows[0][7]] == [str(p["tp"]), str(p["cp"]), str(p["pp"]), str(p["dp"]), str(p["zero"])],
       "the written plan is rank 1's (tp, cp, pp, dp, ZeRO)")
+check(p.get("schedule") == rows[0][16], f"the written plan runs rank 1's schedule ({rows[0][16]})")
 wide = table("wide")
-key = lambda r: (float(r[13].rstrip("s")), r[1:11])
+key = lambda r: (float(r[13].rstrip("s")), r[1:11] + r[16:])
 check(sorted(map(key, wide))[:5] == sorted(map(key, rows[:5])),
       "bounding changes nothing: simulating 100, the 5 fastest estimates are the same plans")
 mem = table("memory")

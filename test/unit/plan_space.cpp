@@ -46,19 +46,23 @@ Row row(const PlanChoice& c) {
 }  // namespace
 
 TEST_CASE(
-    "16 GPUs, 8 per node: tp in {1,2,4,8}, cp in {1,2}, pp dividing 16/(tp cp), SP off/on for tp > 1, three "
-    "recomputes, ZeRO 0-3 where dp > 1",
+    "16 GPUs, 8 per node: tp in {1,2,4,8}, cp in {1,2}, pp dividing 16/(tp cp), four schedules where pp > 1, SP "
+    "off/on for tp > 1, three recomputes, ZeRO 0-3 where dp > 1",
     "[plan]") {
   // seq_len 2048: cp 2 leaves 1,024 tokens a rank (MIN_CP_TOKENS), cp 4 would leave 512.
   // cp 1, divisors of 16/tp: tp 1 -> 5 (1,2,4,8,16), tp 2 -> 4, tp 4 -> 3, tp 8 -> 2; SP doubles
-  // tp > 1: 3 x (5 + 2 (4 + 3 + 2)) = 69 rows. cp 2, divisors of 8/tp... : 3 x (4 + 2 (3 + 2 + 1)) = 48.
-  // Each row has 4 ZeRO stages, but the rows of dp = 1 (one pp per (tp, cp) and sp: 3 x (1 + 2 x 3)
-  // = 21 for each cp) only the scenario's 0: 4 x 117 - 3 x 42 = 342 plans.
+  // tp > 1: 3 x (5 + 2 (4 + 3 + 2)) = 69 (tp, cp, pp, sp, recompute) rows. cp 2, divisors of 8/tp...:
+  // 3 x (4 + 2 (3 + 2 + 1)) = 48; 117 in all. Each with pp > 1 comes with four schedules (the
+  // scenario's, zb_h1, zb_h2, zb_v): cp 1 has 1 + 4 x 4 = 17 (tp 1, sp off), 1 + 4 x 3 = 13, 1 + 4 x 2
+  // = 9 and 1 + 4 = 5 (tp 2, 4, 8, each twice for sp) schedule rows per recompute, 3 x (17 + 2 (13 + 9
+  // + 5)) = 213; cp 2: 3 x (13 + 2 (9 + 5 + 1)) = 129; 342 rows. Each has 4 ZeRO stages but those of
+  // dp = 1 (pp = 16/(tp cp), pp > 1 but at tp 8 cp 2: cp 1 3 x 4 (1 + 2 x 3) = 84, cp 2 3 x (4 (1 +
+  // 2 x 2) + 2) = 66) only the scenario's 0: 4 x 342 - 3 x 150 = 918 plans.
   const Scenario s = scenario(16, 32, 36, 64);
   const auto space = plan_space(s);
-  CHECK(space.size() == 342);
+  CHECK(space.size() == 918);
   std::set<Row> rows;
-  std::set<std::tuple<Row, int64_t>> seen;
+  std::set<std::tuple<Row, int64_t, int>> seen;
   for (const auto& c : space) {
     CHECK(c.tp * c.cp * c.pp * c.dp == 16);
     CHECK((c.cp == 1 || c.cp == 2));
@@ -66,13 +70,24 @@ TEST_CASE(
     CHECK((c.tp > 1 || !c.sequence_parallel));
     CHECK(c.precision == Precision::BF16);  // the A100 has no fp8
     CHECK((c.dp > 1 || c.zero == 0));
+    CHECK((c.pp > 1 || !c.schedule));
+    CHECK((!c.schedule || *c.schedule == Schedule::ZB_H1 || *c.schedule == Schedule::ZB_H2 ||
+           *c.schedule == Schedule::ZB_V));  // DualPipe on MoE models only
     rows.insert(row(c));
-    CHECK(seen.insert({row(c), c.zero}).second);
+    CHECK(seen.insert({row(c), c.zero, c.schedule ? static_cast<int>(*c.schedule) : -1}).second);
   }
   CHECK(rows.size() == 117);
   // Plans differing only in the ZeRO stage are adjacent (search keeps the best of each run).
   for (size_t i = 1; i < space.size(); ++i)
     if (space[i].same_but_zero(space[i - 1])) CHECK(space[i].zero == space[i - 1].zero + 1);
+  // A scenario that names a schedule keeps it as its own and is not offered it twice: of the 918,
+  // the 150 plans with pp 1 (cp 1: 3 x 4 (1 + 2 x 3) = 84; cp 2: 3 x 4 (1 + 2 x 2) + 6 = 66) have no
+  // schedule to choose and the other 768 are 4 x 192, one schedule in four: 918 - 192 = 726.
+  Scenario zb_v = s;
+  zb_v.plan.schedule = Schedule::ZB_V, zb_v.plan.schedule_given = true;
+  const auto own = plan_space(zb_v);
+  CHECK(own.size() == 726);
+  for (const auto& c : own) CHECK((!c.schedule || *c.schedule != Schedule::ZB_V));
   // The first plan is the least split: tp 1, pp 1 (dp 16), no recompute.
   CHECK(space.front().tp == 1);
   CHECK(space.front().pp == 1);
@@ -103,7 +118,7 @@ TEST_CASE(
   // H100: bf16 and fp8 peaks. Every row comes twice, bf16 first.
   Scenario s = scenario(16, 32, 36, 64, "h100-sxm");
   const auto space = plan_space(s);
-  CHECK(space.size() == 2 * 342);
+  CHECK(space.size() == 2 * 918);
   CHECK(space.front().precision == Precision::BF16);
   CHECK(space[4].precision == Precision::FP8);  // after the first row's four ZeRO stages
   // The scenario's plan (tp 4, cp 2, pp 1, dp 2, SP, selective, ZeRO 1) is one of them.
@@ -146,11 +161,12 @@ TEST_CASE("the model and the batch restrict the plans", "[plan]") {
 TEST_CASE("an MoE model's plans try each expert-parallel degree with each dispatcher", "[plan]") {
   // 8 GPUs, 3 heads (tp 1 only), 2 layers (pp 1, 2), seq_len 2048 (cp 1, 2), global batch 8, 8
   // experts. The (cp, pp) rows fold the experts over dp x cp = 8 / pp ranks: ep 2, 4, 8 for pp 1
-  // and 2, 4 for pp 2, each with the 3 dispatchers, beside ep 1. Each is 3 recomputes x 4 ZeRO
-  // stages (dp > 1 everywhere): 12 x ((1 + 3 x 3) + (1 + 3 x 2)) x 2 cp = 408 plans.
+  // and 2, 4 for pp 2, each with the 3 dispatchers, beside ep 1; pp 2 with 6 schedules (the
+  // scenario's, zb_h1, zb_h2, zb_v, dualpipe, dualpipe_v). Each is 3 recomputes x 4 ZeRO stages
+  // (dp > 1 everywhere): 12 x ((1 + 3 x 3) + 6 (1 + 3 x 2)) x 2 cp = 1,248 plans.
   const Scenario s = scenario(8, 3, 2, 8, "a100-sxm-80gb", R"({"experts": 8, "top_k": 2})");
   const auto space = plan_space(s);
-  CHECK(space.size() == 408);
+  CHECK(space.size() == 1248);
   std::set<std::tuple<int64_t, int>> experts;
   for (const auto& c : space) {
     INFO("tp " << c.tp << " cp " << c.cp << " pp " << c.pp << " dp " << c.dp << " ep " << c.ep);

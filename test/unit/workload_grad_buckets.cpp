@@ -36,15 +36,16 @@ Scenario gpt3(int64_t dp, int64_t zero, bool overlap, const std::string& extra =
   return parse_scenario(ParamReader::from_text(text, "workload_grad_buckets.cpp"), TRAINSIM_SOURCE_DIR);
 }
 
-// The bytes of pipeline rank r's data-parallel task (the exposed reduction or gather); -1: none.
-double dp_task_bytes(const StepProgram& program, int64_t r) {
-  double dp = -1;
+// Pipeline rank r's data-parallel task's buffer (the exposed reduction or gather); none: -1 bytes.
+GradBucket dp_task_buffer(const StepProgram& program, int64_t r) {
+  GradBucket dp(Bytes(-1));
   for (const auto& u : program.ranks[static_cast<size_t>(r)]) {
     const Task& t = program.tasks[static_cast<size_t>(u.task)];
-    if (t.kind == TaskKind::DP_REDUCE) dp = t.dp_bytes.total();
+    if (t.kind == TaskKind::DP_REDUCE) dp = t.dp_bytes;
   }
   return dp;
 }
+double dp_task_bytes(const StepProgram& program, int64_t r) { return dp_task_buffer(program, r).total(); }
 
 // The bytes of a chunk's only bucket; -1 when it has another count.
 double one_bucket(const std::vector<GradBucket>& b) { return b.size() == 1 ? b[0].total() : -1.0; }
@@ -136,9 +137,9 @@ TEST_CASE("an untied output layer's gradients are reduced with the embedding's, 
 TEST_CASE("without overlap_param_gather the distributed optimizer's parameter gather runs exposed after the step",
           "[workload]") {
   // GPT-3 175B, ZeRO-1, overlapped gradient buckets, fp32 gradients (g = 4): with the gather
-  // overlapped (the default) the buckets carry the all-reduce-sized g per parameter; without it
-  // they carry the reduce-scatter alone (g / 2), and the step ends with an all-gather of the bf16
-  // parameters (2 bytes, an all-reduce of 2 / 2 per parameter) on every rank.
+  // overlapped (the default) the buckets carry an all-reduce of g per parameter; without it a
+  // reduce-scatter of g, and the step ends with an all-gather of the bf16 parameters (2 bytes per
+  // parameter) on every rank.
   auto scenario = [](const char* gather) {
     const std::string text = fill(R"({"kind": "scenario", "name": "gather", "model": "gpt3-175b",
       "cluster": {"from": "dgx-a100-superpod", "gpus": 512},
@@ -152,19 +153,24 @@ TEST_CASE("without overlap_param_gather the distributed optimizer's parameter ga
   const StageLayout layout = make_stage_layout(on.model, on.plan, 2, on.file);
   const double layer = on.model.layer_params() / 8;
   CHECK(one_bucket(grad_buckets(on, layout, 2, 0)) == Approx(12 * layer * 4));
-  CHECK(one_bucket(grad_buckets(off, layout, 2, 0)) == Approx(12 * layer * 2));
+  CHECK(grad_buckets(on, layout, 2, 0)[0].kind == CollectiveKind::ALL_REDUCE);
+  CHECK(one_bucket(grad_buckets(off, layout, 2, 0)) == Approx(12 * layer * 4));
+  CHECK(grad_buckets(off, layout, 2, 0)[0].kind == CollectiveKind::REDUCE_SCATTER);
   CHECK_FALSE(on.plan.param_gather_exposed());
   CHECK(off.plan.param_gather_exposed());
-  // The exposed gather is the rank's data-parallel task: 2 / 2 bytes per parameter it holds.
+  // The exposed gather is the rank's data-parallel task: 2 bytes per parameter it holds.
   const ComputeModel cm(off.cluster.device, off.training.precision);
   const StepProgram program = build_step_program(off, layout, 1, cm);
-  for (int64_t r = 0; r < 4; ++r) CHECK(dp_task_bytes(program, r) == Approx(rank_params(off, layout, r) * 1.0));
+  for (int64_t r = 0; r < 4; ++r) {
+    CHECK(dp_task_bytes(program, r) == Approx(rank_params(off, layout, r) * 2.0));
+    CHECK(dp_task_buffer(program, r).kind == CollectiveKind::ALL_GATHER);
+  }
 }
 
 TEST_CASE("with the primary weights in FP8 the exposed gather moves the linear layers' in 1 byte", "[workload]") {
   // The same plan on H100s in FP8: with fp8_params the distributed optimizer gathers the linear
-  // layers' weights in FP8 (1 byte, an all-reduce of 1 / 2 per parameter) and the rest -- norms,
-  // biases, embeddings -- in bf16 (2 / 2); without it every parameter in bf16.
+  // layers' weights in FP8 (1 byte per parameter) and the rest -- norms, biases, embeddings -- in
+  // bf16 (2); without it every parameter in bf16.
   auto scenario = [](const char* fp8_params) {
     const std::string text = fill(R"({"kind": "scenario", "name": "gather", "model": "gpt3-175b",
       "cluster": {"from": "dgx-h100-superpod", "gpus": 512},
@@ -184,7 +190,53 @@ TEST_CASE("with the primary weights in FP8 the exposed gather moves the linear l
       const double dp = dp_task_bytes(program, r);
       const double params = rank_params(s, layout, r);
       const double linear = static_cast<double>(layout.layers_on_rank(r)) * s.model.linear_params() / 8;
-      CHECK(dp == Approx(std::string(fp8_params) == "true" ? (params - linear) * 1.0 + linear * 0.5 : params * 1.0));
+      CHECK(dp == Approx(std::string(fp8_params) == "true" ? (params - linear) * 2.0 + linear * 1.0 : params * 2.0));
     }
   }
+}
+
+TEST_CASE("ZeRO-3 without a pipeline: every microbatch gathers each layer twice and reduce-scatters it", "[workload]") {
+  // GPT-3 175B on 64 GPUs, tp 8, dp 8, pp 1, fp32 gradient reduction (g = 4): every forward task
+  // gathers each of the 96 layers' tp shards in bf16 (2 bytes per parameter), every backward
+  // gathers them again (resharded after the forward, FSDP's default without a pipeline) and
+  // reduce-scatters their gradients (4 bytes per parameter); the word embedding (51,200 x 12,288,
+  // split over tp), the position embedding (2,048 x 12,288) and the final norm (2 x 12,288), both
+  // whole on every tp rank, join the last layer's unit; nothing is left for the step's end.
+  const std::string text = R"({"kind": "scenario", "name": "fsdp", "model": "gpt3-175b",
+    "cluster": {"from": "dgx-a100-superpod", "gpus": 64},
+    "parallelism": {"tp": 8, "pp": 1, "dp": 8, "zero": 3, "sequence_parallel": true, "overlap_grad_reduce": true},
+    "training": {"seq_len": 2048, "global_batch": 32, "micro_batch": 1}})";
+  const Scenario s = parse_scenario(ParamReader::from_text(text, "workload_grad_buckets.cpp"), TRAINSIM_SOURCE_DIR);
+  REQUIRE(s.plan.shards_each_microbatch());
+  const StageLayout layout = make_stage_layout(s.model, s.plan, 1, s.file);
+  const ComputeModel cm(s.cluster.device, s.training.precision);
+  const StepProgram program = build_step_program(s, layout, 1, cm);
+  const double layer = s.model.layer_params() / 8, rest = 51200 * 12288.0 / 8 + 2048 * 12288.0 + 2 * 12288.0;
+  const auto check_units = [&](const std::vector<GradBucket>& units, CollectiveKind kind, double per_param,
+                               bool last_first) {
+    REQUIRE(units.size() == 96);
+    for (size_t k = 0; k < units.size(); ++k) {
+      const bool joined = last_first ? k == 0 : k + 1 == units.size();
+      CHECK(units[k].kind == kind);
+      CHECK(units[k].total() == Approx((layer + (joined ? rest : 0.0)) * per_param));
+    }
+  };
+  int64_t forwards = 0, backwards = 0;
+  for (const auto& slot : program.ranks[0]) {
+    const Task& t = program.tasks[static_cast<size_t>(slot.task)];
+    if (t.kind == TaskKind::FORWARD) {
+      ++forwards;
+      CHECK(t.dp_sync);
+      check_units(t.dp_gathers, CollectiveKind::ALL_GATHER, 2.0, false);
+      CHECK(t.dp_buckets.empty());
+    } else if (t.kind == TaskKind::BACKWARD) {
+      ++backwards;
+      CHECK(t.dp_sync);
+      check_units(t.dp_gathers, CollectiveKind::ALL_GATHER, 2.0, true);  // in the backward's order
+      check_units(t.dp_buckets, CollectiveKind::REDUCE_SCATTER, 4.0, true);
+    }
+  }
+  CHECK(forwards == 4);  // 32 sequences over dp 8, one a microbatch
+  CHECK(backwards == 4);
+  CHECK(dp_task_bytes(program, 0) == Approx(0.0));
 }
