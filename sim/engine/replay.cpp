@@ -529,16 +529,16 @@ struct Replay {
     in_flight.latency = 0;
   }
 
-  // Starts `buckets` of rank r at once (held while an optical switch serves the pipeline).
-  void launch_buckets(const std::vector<GradBucket>& buckets, int64_t r, bool launches, InFlight& in_flight,
-                      int actor) {
-    if (!launches || buckets.empty()) return;
+  // Starts buckets [first, last) of rank r at once (held while an optical switch serves the pipeline).
+  void launch_buckets(std::vector<GradBucket>::const_iterator first, std::vector<GradBucket>::const_iterator last,
+                      int64_t r, bool launches, InFlight& in_flight, int actor) {
+    if (!launches || first == last) return;
     catch_up(actor);
-    for (const GradBucket& b : buckets) {
+    for (auto b = first; b != last; ++b) {
       if (reconfig > 0)
-        in_flight.held.push_back(b);
+        in_flight.held.push_back(*b);
       else
-        launch_dp(r, b, in_flight);
+        launch_dp(r, *b, in_flight);
     }
   }
 
@@ -565,7 +565,6 @@ struct Replay {
   // Runs a task's kernels; with overlapped gradient buckets, in one piece per bucket, starting
   // each bucket's reduction as its piece ends.
   void compute(const Task& t, int64_t r, bool launches, InFlight& in_flight, int actor) {
-    launch_buckets(t.dp_gathers, r, launches, in_flight, actor);  // prefetched: all queued at the start
     if (t.compute.value <= 0) return;
     if (t.dp_buckets.empty()) {
       execute(actor, t.compute.value * 1e12);
@@ -712,6 +711,13 @@ struct Replay {
       span.start = clock(actor);
       span.wait = span.start - ready;
       if (begins < 0) begins = p.steps.overlaps_steps ? span.start : t0;
+      if (!t.dp_gathers.empty()) {
+        // The first unit's weights before the kernels start; the others prefetched behind them.
+        const auto& g = t.dp_gathers;
+        launch_buckets(g.begin(), g.begin() + 1, me.pp, rep, dp_in_flight, actor);
+        span.dp += sync_dp(me, rep, GradBucket{}, dp_in_flight, actor);
+        launch_buckets(g.begin() + 1, g.end(), me.pp, rep, dp_in_flight, actor);
+      }
       compute(t, me.pp, rep, dp_in_flight, actor);
       bool live = false, uses[3] = {false, false, false};
       for (const auto& use : t.collectives) {

@@ -105,12 +105,19 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
           }
           alpha = std::max(alpha, comm.dp_latency(t.rank, bucket));
         };
-        // The gathers, launched together, share the channel and end together: one launch of all.
+        // The first unit's gather before the kernels start (the engine waits for it and its
+        // latency term); the others, launched together behind it, share the channel and end
+        // together: one launch of all.
+        if (!t.dp_gathers.empty()) {
+          queue(t.dp_gathers.front(), start);
+          start = std::max(start, channel) + alpha;
+          alpha = Seconds(0);
+        }
         const size_t launched = e.dp_launches[r].size();
-        for (const GradBucket& bucket : t.dp_gathers) queue(bucket, start);
+        for (size_t g = 1; g < t.dp_gathers.size(); ++g) queue(t.dp_gathers[g], start);
         if (e.dp_launches[r].size() > launched + 1) {
           e.dp_launches[r].resize(launched + 1);
-          e.dp_launches[r].back() = {start, channel, static_cast<int64_t>(t.dp_gathers.size())};
+          e.dp_launches[r].back() = {start, channel, static_cast<int64_t>(t.dp_gathers.size()) - 1};
         }
         for (size_t b = 0; b < t.dp_buckets.size(); ++b) queue(t.dp_buckets[b], start + t.compute * ready[k][b]);
         Seconds dur = own[k];

@@ -64,9 +64,9 @@ struct Task {
   // then waits for them.
   std::vector<GradBucket> dp_buckets;
   // ZeRO-3 each microbatch (ParallelPlan::shards_each_microbatch): the weight all-gathers of the
-  // task's units (its dp_buckets then their gradients' reduce-scatters), all started as the task starts (prefetched:
-  // they queue on the rank's data-parallel channel in order); and `dp_sync`: the task ends no earlier than its gathers
-  // and buckets.
+  // task's units (its dp_buckets then their gradients' reduce-scatters): the first before the task's kernels start
+  // (as FSDP's first unit of a pass waits for its own gather), the others started then (prefetched: they queue on the
+  // rank's data-parallel channel in order); and `dp_sync`: the task ends no earlier than its gathers and buckets.
   std::vector<GradBucket> dp_gathers;
   bool dp_sync = false;
 };
