@@ -25,9 +25,10 @@ struct TorusShape {
   bool ocs = false;
 };
 
-// Whether `dims` is a shape TPU v4 twists: k x k x 2k or k x 2k x 2k in any order, k >= 1
+// Whether `dims` is a shape TPU v4 twists: k x k x 2k or k x 2k x 2k in any order, k >= 2
 // (libtpu's "TPU twisted torus only supports k*k*2k and k*2k*2k ... slice shapes"; Cloud TPU v4
-// documentation, "3D mesh and 3D torus").
+// documentation, "3D mesh and 3D torus"): a dimension of one chip has no link, hence no seam to
+// twist across.
 bool twistable(const std::vector<int64_t>& dims);
 
 }  // namespace sim

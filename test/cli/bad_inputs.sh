@@ -176,6 +176,8 @@ case("torus-dim-zero", "/cluster/scale_up/dims/1", "is out of range", torus([8, 
 case("torus-not-whole-nodes", "/cluster/scale_up/dims", "2 chips is not whole nodes of 4", torus([2]))
 case("torus-twist-shape", "/cluster/scale_up/twisted", "a 2x2x2 torus cannot be twisted",
      all_of(torus([2, 2, 2]), put("cluster.scale_up.twisted", True)))
+case("torus-twist-dimension-of-one", "/cluster/scale_up/twisted", "a 1x2x2 torus cannot be twisted",
+     all_of(torus([1, 2, 2]), put("cluster.scale_up.twisted", True)))
 case("dims-on-nvswitch", "/cluster/scale_up/dims", "applies to a torus only",
      put("cluster.scale_up.dims", [2, 2, 2]))
 case("torus-domain-gpus", "/cluster/scale_up/domain_gpus", "a torus's domain is its dims' product",

@@ -120,6 +120,9 @@ TEST_CASE("tori refuse shapes they cannot take", "[topology]") {
   CHECK(twistable({12, 12, 24}));
   CHECK_FALSE(twistable({4, 8}));
   CHECK_FALSE(twistable({8, 8, 8}));
+  CHECK(twistable({2, 2, 4}));
+  CHECK_FALSE(twistable({1, 2, 2}));  // a dimension of one chip: no link to twist across
+  CHECK_FALSE(twistable({1, 1, 2}));
 }
 
 namespace {
