@@ -71,7 +71,8 @@ static void parse_torus(const ParamReader& up, int64_t node_gpus, ClusterSpec& c
   if (auto t = up.find("twisted")) {
     c.scale_up.twisted = t->as_bool();
     if (c.scale_up.twisted && !twistable(c.scale_up.dims))
-      t->fail("a " + shape + " torus cannot be twisted", "k x k x 2k or k x 2k x 2k with k >= 2 (TPU v4's twisted shapes)");
+      t->fail("a " + shape + " torus cannot be twisted",
+              "k x k x 2k or k x 2k x 2k with k >= 2 (TPU v4's twisted shapes)");
   }
   if (auto cube = up.find("cube")) {
     if (!cube->is_array() || cube->size() != d.size())
