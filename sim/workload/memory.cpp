@@ -23,11 +23,17 @@ constexpr double WEIGHT_BYTES = 2.0;
 constexpr double MASTER_WEIGHT_BYTES = 4.0;
 double optimizer_bytes(const Scenario& s) { return MASTER_WEIGHT_BYTES + 2.0 * s.training.moment_bytes(); }
 
-// The share of what PyTorch's caching allocator reserves that is not allocated at the peak: freed
-// blocks cached in sizes the next requests do not fit (fragmentation, 1 - allocated / reserved).
-// GMLake (Guo et al., ASPLOS 2024, arXiv 2401.08156, abstract) lowers it "by 15% (up to 33%)" on
-// average over eight LLMs trained on A100-80GB with recomputation, ZeRO and FSDP, against PyTorch's
-// caching allocator; taken as that allocator's share (a lower bound: GMLake's own is not zero).
+// The share of what PyTorch's caching allocator reserves for the tensors allocated and freed within
+// a step that is not allocated at the peak: freed blocks cached in sizes the next requests do not
+// fit (fragmentation, 1 - allocated / reserved). GMLake (Guo et al., ASPLOS 2024, arXiv
+// 2401.08156, abstract) lowers it "by 15% (up to 33%)" on average over eight LLMs trained on
+// A100-80GB with recomputation, ZeRO and FSDP, against PyTorch's caching allocator; taken as that
+// allocator's share (a lower bound: GMLake's own is not zero). Fragmentation comes from "variations
+// in the lifetime of different tensors" interleaved during the step -- activations, their
+// gradients, gathered and temporary buffers (Rajbhandari et al. 2020, "ZeRO", §6.3) -- so it
+// applies to those (StageMemory::transient). The model states (weights, gradients, optimizer
+// states) are allocated once, in buffers that live the whole run (Megatron-Core's contiguous
+// parameter and gradient buffers, the optimizer's fp32 shards), and stay in their own blocks.
 constexpr double CACHING_ALLOCATOR_FRAGMENTATION = 0.15;
 
 // Bytes per linear-layer parameter an FP8 run keeps beyond WEIGHT_BYTES, unsharded (ZeRO-3
@@ -309,6 +315,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
       if (!s.plan.reshards_after_forward()) {
         // Gathered from forward to backward (ParallelPlan::reshard_after_forward): at the peak,
         // every microbatch's forward done, the stage's weights are whole.
+        st.transient_states += Bytes(params * WEIGHT_BYTES) - st.weights;
         st.weights = Bytes(params * WEIGHT_BYTES);
       } else {
         // FSDP gathers one unit (a transformer layer) at a time and prefetches the next, so two
@@ -323,7 +330,10 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
       // reduction off for all but the last microbatch (set_requires_gradient_sync(last_backward)):
       // a stage's gradients accumulate unsharded (FSDP2 keeps them in the reduce dtype) until one
       // reduce-scatter.
-      if (layout.pp > 1 && m > 1) st.grads += Bytes(params * grad_bytes);
+      if (layout.pp > 1 && m > 1) {
+        st.grads += Bytes(params * grad_bytes);
+        st.transient_states += Bytes(params * grad_bytes);
+      }
     }
     st.workspace = Bytes(work);
     const auto moe_layers = static_cast<double>(layout.moe_layers_on_rank(r));
@@ -347,9 +357,11 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
       }
     }
     out.peak = std::max(out.peak, st.total());
+    // XLA assigns its buffers before the step runs: nothing is cached beside them.
+    const double fragmentation = s.cluster.scale_up.xla_runtime() ? 0.0 : CACHING_ALLOCATOR_FRAGMENTATION;
+    out.reserved = std::max(out.reserved, st.total() - st.transient() + st.transient() / (1.0 - fragmentation));
     out.stages.push_back(st);
   }
-  out.reserved = s.cluster.scale_up.xla_runtime() ? out.peak : out.peak / (1.0 - CACHING_ALLOCATOR_FRAGMENTATION);
   const MemoryBudget budget = memory_budget(s);
   out.cuda_context = budget.cuda_context;
   out.nccl_buffers = budget.nccl_buffers;

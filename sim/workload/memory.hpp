@@ -54,14 +54,20 @@ struct StageMemory {
   // What the stage's peak needs beyond what it keeps: an eager loss's backward, FSDP's gathered
   // units (memory.cpp).
   Bytes workspace;
+  // Of the weights and gradients, what is allocated and freed within each step: ZeRO-3's weights
+  // gathered from forward to backward, gradients accumulated unsharded until one reduce-scatter.
+  Bytes transient_states;
   Bytes total() const { return weights + grads + optimizer + activations + workspace; }
+  // What is allocated and freed within the step, where the caching allocator fragments (memory.cpp).
+  Bytes transient() const { return activations + workspace + transient_states; }
 };
 
 struct MemoryEstimate {
   std::vector<StageMemory> stages;  // one per pipeline rank
   Bytes peak;                       // max over stages of total(): what is allocated at the peak
-  // The peak as the runtime's allocator reserves it from the device (memory.cpp): PyTorch's caching
-  // allocator holds freed blocks it cannot reuse beside the allocated ones, which is what
+  // The peak as the runtime's allocator reserves it from the device, the most of any stage
+  // (memory.cpp): PyTorch's caching allocator holds freed blocks of the step's transient tensors it
+  // cannot reuse beside the allocated ones, which is what
   // torch.cuda.max_memory_reserved() and torchtitan's logged "memory" report. XLA assigns its
   // buffers before the step runs: there it is the peak.
   Bytes reserved;

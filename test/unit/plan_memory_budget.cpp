@@ -77,7 +77,7 @@ TEST_CASE("the verdict compares the reserved peak with the usable memory and say
     const MemoryEstimate m = estimate(s);
     CHECK_FALSE(m.fits);
     CHECK(m.over.value == Approx(GIB));
-    CHECK(m.peak < m.usable);  // reserved = peak / 0.85: the allocated peak alone would fit
+    CHECK(m.peak < m.usable);  // the transient tensors reserved over 0.85: the allocated peak alone would fit
   }
   CHECK(memory_verdict_text(true, Bytes(0), {0.05, 0.1, 9}) == "fits");
   CHECK(memory_verdict_text(false, Bytes(1.5 * GIB), {0.05, 0.1, 9}) ==
