@@ -706,18 +706,19 @@ struct Replay {
       const Task& t = g[v];
       double ready = clock(actor);
       TaskSpan span;
+      // The weights awaited before the kernels start, launched before the input arrives (where the
+      // task has one: a pipeline's, whose first chunk's gathers the optimizer dispatched as the
+      // step began); the others prefetched behind them once the kernels may start.
+      const auto& gathers = t.dp_gathers;
+      const auto awaited = static_cast<std::ptrdiff_t>(std::min(t.dp_awaited.value_or(0), gathers.size()));
+      launch_buckets(gathers.begin(), gathers.begin() + awaited, me.pp, rep, dp_in_flight, actor);
       for (auto [it, end] = boost::in_edges(v, g); it != end; ++it)
         if (g[*it].kind == EdgeKind::DATA) span.p2p += receive(boost::source(*it, g), v, g[*it].bytes, me, actor);
       span.start = clock(actor);
       span.wait = span.start - ready;
       if (begins < 0) begins = p.steps.overlaps_steps ? span.start : t0;
-      if (!t.dp_gathers.empty()) {
-        // The first unit's weights before the kernels start; the others prefetched behind them.
-        const auto& g = t.dp_gathers;
-        launch_buckets(g.begin(), g.begin() + 1, me.pp, rep, dp_in_flight, actor);
-        span.dp += sync_dp(me, rep, GradBucket{}, dp_in_flight, actor);
-        launch_buckets(g.begin() + 1, g.end(), me.pp, rep, dp_in_flight, actor);
-      }
+      if (t.dp_awaited) span.dp += sync_dp(me, rep, GradBucket{}, dp_in_flight, actor);
+      launch_buckets(gathers.begin() + awaited, gathers.end(), me.pp, rep, dp_in_flight, actor);
       compute(t, me.pp, rep, dp_in_flight, actor);
       bool live = false, uses[3] = {false, false, false};
       for (const auto& use : t.collectives) {

@@ -61,6 +61,7 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
       for (size_t& i = next[r]; i < program.size(); ++i) {
         const StepSlot& slot = program[i];
         Seconds start = i > 0 ? finish[i - 1] : Seconds(0);
+        const Seconds before_input = start;  // the awaited gathers launch here (below)
         // Its input, and where it runs a pair, the input of the backward beside it (StepSlot::beside).
         // Two inputs from the same slot travel as one transfer of both (pipeline.cpp).
         const StepSlot* pair =
@@ -105,19 +106,21 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
           }
           alpha = std::max(alpha, comm.dp_latency(t.rank, bucket));
         };
-        // The first unit's gather before the kernels start (the engine waits for it and its
-        // latency term); the others, launched together behind it, share the channel and end
-        // together: one launch of all.
-        if (!t.dp_gathers.empty()) {
-          queue(t.dp_gathers.front(), start);
+        // The awaited gathers, launched before the task's input arrives, before the kernels start,
+        // behind what the rank launched before (the engine waits for them and their latency term);
+        // the others, launched together behind them, share the channel and end together: one
+        // launch of all.
+        const size_t awaited = std::min(t.dp_awaited.value_or(0), t.dp_gathers.size());
+        for (size_t g = 0; g < awaited; ++g) queue(t.dp_gathers[g], before_input);
+        if (t.dp_awaited) {
           start = std::max(start, channel) + alpha;
           alpha = Seconds(0);
         }
         const size_t launched = e.dp_launches[r].size();
-        for (size_t g = 1; g < t.dp_gathers.size(); ++g) queue(t.dp_gathers[g], start);
+        for (size_t g = awaited; g < t.dp_gathers.size(); ++g) queue(t.dp_gathers[g], start);
         if (e.dp_launches[r].size() > launched + 1) {
           e.dp_launches[r].resize(launched + 1);
-          e.dp_launches[r].back() = {start, channel, static_cast<int64_t>(t.dp_gathers.size()) - 1};
+          e.dp_launches[r].back() = {start, channel, static_cast<int64_t>(t.dp_gathers.size() - awaited)};
         }
         for (size_t b = 0; b < t.dp_buckets.size(); ++b) queue(t.dp_buckets[b], start + t.compute * ready[k][b]);
         Seconds dur = own[k];

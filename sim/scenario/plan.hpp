@@ -64,6 +64,13 @@ struct ParallelPlan {
   bool overlap_param_gather_given = false;
   // Whether the parameter all-gather runs exposed after the step (grad_sync.hpp).
   bool param_gather_exposed() const { return overlap_grad_reduce && (zero == 1 || zero == 2) && !overlap_param_gather; }
+  // Overlapped (overlap_param_gather), Megatron-Core gathers a chunk's updated parameters bucket by
+  // bucket as the next step's first forward of that chunk reaches them (DistributedDataParallel's
+  // forward pre-hook waits for its bucket's all-gather and starts the next one's): the gradients'
+  // buckets then carry their reduce-scatter alone, the forward the gathers.
+  bool gathers_params_in_forward() const {
+    return overlap_grad_reduce && (zero == 1 || zero == 2) && overlap_param_gather;
+  }
   // `reshard_after_forward` (ZeRO-3 only): FSDP frees a unit's gathered weights after its forward
   // and gathers them again for its backward (FSDP2's default); false keeps them gathered from
   // forward to backward: one all-gather fewer per step, the weights whole at the peak. Absent: true

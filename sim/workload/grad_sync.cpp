@@ -16,14 +16,18 @@ namespace {
 // The data-parallel traffic per parameter in all-reduce bytes (ParallelPlan::reduction_passes).
 double dp_bytes_per_param(const Scenario& s) { return s.training.grad_bytes() * s.plan.reduction_passes(); }
 
-// What the overlapped buckets carry, per parameter: everything, in all-reduce bytes; or with the
-// parameter all-gather exposed (ParallelPlan::param_gather_exposed) the gradient's reduce-scatter
-// alone, g bytes of it.
+// What the overlapped buckets carry, per parameter: everything, in all-reduce bytes; or under ZeRO-1
+// and 2, whose parameter all-gather is exposed (ParallelPlan::param_gather_exposed) or runs in the
+// next forward (ParallelPlan::gathers_params_in_forward), the gradient's reduce-scatter alone, g
+// bytes of it.
+bool buckets_reduce_scatter(const Scenario& s) {
+  return s.plan.param_gather_exposed() || s.plan.gathers_params_in_forward();
+}
 double bucket_bytes_per_param(const Scenario& s) {
-  return s.plan.param_gather_exposed() ? s.training.grad_bytes() : dp_bytes_per_param(s);
+  return buckets_reduce_scatter(s) ? s.training.grad_bytes() : dp_bytes_per_param(s);
 }
 CollectiveKind bucket_kind(const Scenario& s) {
-  return s.plan.param_gather_exposed() ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_REDUCE;
+  return buckets_reduce_scatter(s) ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_REDUCE;
 }
 
 // The all-gather of the updated parameters, in their 16-bit type: 2 bytes per parameter
@@ -95,7 +99,69 @@ void add_microbatch_sharding(StepProgram& p, const Scenario& s, const StageLayou
       t.dp_buckets = layer_units(s, layout, t.rank, t.chunk, s.training.grad_bytes(), CollectiveKind::REDUCE_SCATTER);
       std::reverse(t.dp_buckets.begin(), t.dp_buckets.end());
     }
+    if (!t.dp_gathers.empty()) t.dp_awaited = 1;
     t.dp_sync = true;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Chunk `chunk` of rank `rank` in Megatron-Core's buckets, `per_param` bytes a parameter, run as
+// `kind`: the first chunk of the first rank in buckets of megatron_bucket_params, every other chunk
+// as one.
+std::vector<GradBucket> megatron_buckets(const Scenario& s, const StageLayout& layout, int64_t rank, int64_t chunk,
+                                         double per_param, CollectiveKind kind) {
+  const double params = chunk_params(s, layout, rank, chunk);
+  const double expert = chunk_routed_expert_params(s, layout, rank, chunk);
+  std::vector<GradBucket> out;
+  if (params <= 0) return out;
+  const double bucket = rank == 0 && chunk == 0 ? megatron_bucket_params(s.plan) : params;
+  for (double left = params; left > 0; left -= bucket)
+    out.push_back(split(s, std::min(bucket, left) * per_param, expert, params, kind));
+  return out;
+}
+
+// The bytes a parameter of rank `rank` gathers: PARAM_GATHER_BYTES, its linear layers'
+// FP8_PARAM_GATHER_BYTES with the primary weights in FP8.
+double gathered_bytes(const Scenario& s, const StageLayout& layout, int64_t rank) {
+  const double params = rank_params(s, layout, rank);
+  if (!s.training.fp8_params) return params * PARAM_GATHER_BYTES;
+  const double linear = rank_linear_params(s, layout, rank);
+  return (params - linear) * PARAM_GATHER_BYTES + linear * FP8_PARAM_GATHER_BYTES;
+}
+
+// ZeRO-1/2 with the parameter all-gather overlapped (ParallelPlan::gathers_params_in_forward), in
+// the gradients' buckets (megatron_buckets): the step's first forward waits for its chunk's first
+// bucket, launched as the step starts (the optimizer dispatches the first chunk's gathers), and
+// prefetches the chunk's others and the next chunk's; the first forward of each later chunk waits
+// for what is in flight (its own chunk's, prefetched) and launches the next chunk's (Megatron-LM's
+// interleaved schedule dispatches a chunk's param_sync_func as the one before it starts,
+// schedules.py forward_step_helper; Megatron-Core's forward pre-hook waits for a bucket's gather as
+// the forward reaches it). With one chunk the forward ends no earlier than its gathers.
+void add_forward_param_gathers(StepProgram& p, const Scenario& s, const StageLayout& layout) {
+  for (int64_t r = 0; r < s.plan.pp; ++r) {
+    const double params = rank_params(s, layout, r);
+    if (params <= 0) continue;
+    const double per_param = gathered_bytes(s, layout, r) / params;
+    const auto gathers = [&](int64_t c) {
+      return c < layout.virtual_stages ? megatron_buckets(s, layout, r, c, per_param, CollectiveKind::ALL_GATHER)
+                                       : std::vector<GradBucket>{};
+    };
+    for (int64_t c = 0; c < layout.virtual_stages; ++c)
+      for (auto& slot : p.ranks[static_cast<size_t>(r)]) {
+        const Task& t = p.tasks[static_cast<size_t>(slot.task)];
+        if (t.kind != TaskKind::FORWARD || t.chunk != c) continue;
+        Task first = t;  // this microbatch alone waits and gathers: a task of its own
+        first.dp_gathers = c == 0 ? gathers(0) : std::vector<GradBucket>{};
+        first.dp_awaited = std::min<size_t>(first.dp_gathers.size(), 1);
+        first.dp_sync = layout.virtual_stages == 1;
+        for (GradBucket& b : gathers(c + 1)) first.dp_gathers.push_back(b);
+        p.tasks.push_back(std::move(first));
+        slot.task = static_cast<int64_t>(p.tasks.size()) - 1;
+        break;
+      }
   }
 }
 
@@ -105,14 +171,7 @@ std::vector<GradBucket> grad_buckets(const Scenario& s, const StageLayout& layou
   if (!s.plan.overlap_grad_reduce || s.plan.grad_group_size() < 2) return {};
   const double per_param = bucket_bytes_per_param(s);
   if (s.plan.zero == 3) return layer_units(s, layout, rank, chunk, per_param);
-  const double params = chunk_params(s, layout, rank, chunk);
-  const double expert = chunk_routed_expert_params(s, layout, rank, chunk);
-  std::vector<GradBucket> out;
-  if (params <= 0) return out;
-  const double bucket = rank == 0 && chunk == 0 ? megatron_bucket_params(s.plan) : params;
-  for (double left = params; left > 0; left -= bucket)
-    out.push_back(split(s, std::min(bucket, left) * per_param, expert, params, bucket_kind(s)));
-  return out;
+  return megatron_buckets(s, layout, rank, chunk, per_param, bucket_kind(s));
 }
 
 void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& layout, const ComputeModel& cm) {
@@ -171,6 +230,7 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
           break;
         }
       }
+    if (s.plan.gathers_params_in_forward()) add_forward_param_gathers(p, s, layout);
   }
 
   for (int64_t r = 0; r < pp; ++r) {
@@ -181,9 +241,7 @@ void add_gradient_sync(StepProgram& p, const Scenario& s, const StageLayout& lay
       Task t;
       t.kind = TaskKind::DP_REDUCE;
       t.rank = r;
-      const double gathered = s.training.fp8_params
-                                  ? (params - linear) * PARAM_GATHER_BYTES + linear * FP8_PARAM_GATHER_BYTES
-                                  : params * PARAM_GATHER_BYTES;
+      const double gathered = gathered_bytes(s, layout, r);
       const double expert = rank_routed_expert_params(s, layout, r);
       t.dp_bytes = microbatches                    ? GradBucket{}
                    : !overlap                      ? split(s, params * dp_bytes_per_param(s), expert, params)

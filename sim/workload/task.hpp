@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -63,11 +64,16 @@ struct Task {
   // starts as this task's compute passes each of them (bucket_ready); the rank's DP_REDUCE task
   // then waits for them.
   std::vector<GradBucket> dp_buckets;
-  // ZeRO-3 each microbatch (ParallelPlan::shards_each_microbatch): the weight all-gathers of the
-  // task's units (its dp_buckets then their gradients' reduce-scatters): the first before the task's kernels start
-  // (as FSDP's first unit of a pass waits for its own gather), the others started then (prefetched: they queue on the
-  // rank's data-parallel channel in order); and `dp_sync`: the task ends no earlier than its gathers and buckets.
+  // Weight all-gathers over dp launched as the task starts, in order on the rank's data-parallel
+  // channel: ZeRO-3 each microbatch (ParallelPlan::shards_each_microbatch) the task's units' (its
+  // dp_buckets then their gradients' reduce-scatters); ZeRO-1/2 overlapped
+  // (ParallelPlan::gathers_params_in_forward) the next chunk's parameters, prefetched by the first
+  // forward of this one. `dp_awaited`: the kernels start once the rank's data-parallel traffic
+  // launched before the task and the first *dp_awaited of these gathers have arrived (FSDP's first
+  // unit of a pass waits for its own gather; Megatron-Core's forward pre-hook for its bucket's);
+  // nullopt: they do not wait. `dp_sync`: the task ends no earlier than its gathers and buckets.
   std::vector<GradBucket> dp_gathers;
+  std::optional<size_t> dp_awaited;
   bool dp_sync = false;
 };
 

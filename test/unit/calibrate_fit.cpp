@@ -244,7 +244,7 @@ TEST_CASE("records left out of the fits do not move them: --exclude names and th
   CHECK_THAT(kept.attention.at(Attention::FLASH).note, Catch::Contains("no flash attention measured"));
 }
 
-TEST_CASE("each attention kernel is fitted from its own implementation's records; unknown ones are left out") {
+TEST_CASE("each attention kernel is fitted from its own implementation's records: unknown ones are left out") {
   // The same shapes timed by two kernels of different speed (the H200 measured 284 and 481 TFLOP/s
   // at 8k): PyTorch SDPA's flash backend at eta 0.31, cuDNN's at 0.50, and a third implementation
   // of no registry kernel at eta 0.9 that must move neither.

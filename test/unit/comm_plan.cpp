@@ -355,14 +355,16 @@ TEST_CASE("folded beside tensor parallelism, an expert-parallel group is ep cons
   CHECK_FALSE(reduces_experts(s.plan, first_expert - 1));
 }
 
-TEST_CASE("an expert-parallel group is ep consecutive ranks of cp x dp, cp fastest; the groups tile them", "[comm]") {
-  // tp 2, cp 2, pp 2, dp 4 on 32 GPUs of 8 per node, placed tp-cp-dp-pp, ep 4: cp x dp is 8 ranks
-  // per (tp, pp), two groups of 4 -- cp 0 and 1 of dp 0 and 1, then of dp 2 and 3 -- each on one
-  // node (its members tp apart: cp and dp are the dimensions next to tp).
+TEST_CASE("an expert-parallel group is ep consecutive ranks of cp x dp, cp fastest: the groups tile them", "[comm]") {
+  // tp 1, cp 2, pp 2, dp 8 on 32 GPUs of 8 per node, placed tp-cp-dp-pp, ep 4: cp x dp is 16 ranks
+  // per stage, four groups of 4 -- cp 0 and 1 of dp 0 and 1, then of dp 2 and 3, ... -- each on
+  // one node (cp and dp are the dimensions next to tp). With tp > 1 the groups fold tp in too (the
+  // test above).
   engine_test::Setup u;
-  u.tp = 2, u.pp = 2, u.dp = 8;
+  u.tp = 1, u.pp = 2, u.dp = 16, u.global_batch = 16;
   Scenario s = engine_test::scenario(u);  // 32 GPUs; the plan below is another on them
-  s.plan.cp = 2, s.plan.pp = 2, s.plan.dp = 4, s.plan.ep = 4;
+  s.plan.cp = 2, s.plan.pp = 2, s.plan.dp = 8, s.plan.ep = 4;
+  REQUIRE(s.plan.expert_tp() == 1);
   s.plan.order = {ParallelDim::TP, ParallelDim::CP, ParallelDim::DP, ParallelDim::PP};
   const Placement place(s.cluster, s.plan);
   for (int64_t t = 0; t < s.plan.tp; ++t) {

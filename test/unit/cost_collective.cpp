@@ -131,7 +131,7 @@ TEST_CASE("the A100 FlashAttention curve reproduces FlashAttention-2's published
   }
 }
 
-TEST_CASE("NVLS: only an all-reduce of 2+ ranks inside one NVLS node; t = latency + S/(B*eff) for large S", "[cost]") {
+TEST_CASE("NVLS: only an all-reduce of 2+ ranks inside one NVLS node: t = latency + S/(B*eff) for large S", "[cost]") {
   using K = CollectiveKind;
   CollectiveConstants c;
   c.scale_up_efficiency = 0.8;
@@ -568,7 +568,7 @@ TEST_CASE("an algorithm that cannot run says why, and forcing it throws", "[cost
   CHECK(solo.time_idle.value == 0);
 }
 
-TEST_CASE("hierarchical: a ring inside each node and one per rail, pipelined; forced only", "[cost]") {
+TEST_CASE("hierarchical: a ring inside each node and one per rail, pipelined: forced only", "[cost]") {
   // N nodes of p GPUs, buffer S. All-reduce: reduce-scatter then all-gather inside the node, each
   // GPU sending (p-1)/p S twice over NVLink: 2(p-1)/p S; an all-reduce of S/p on each rail across
   // the nodes, each GPU sending 2(N-1)/N S/p through its NIC. All-gather and reduce-scatter: half of

@@ -127,7 +127,7 @@ TEST_CASE("silent: detections come in time order, late by the mean latency, at t
   CHECK(rel::job_mttf(spec, 8).value == Approx(DAY / 16));  // unchanged: the mean time between events
 }
 
-TEST_CASE("silent: same seed gives the same sequence, another seed another; weibull stays ordered", "[reliability]") {
+TEST_CASE("silent: same seed gives the same sequence, another seed another: weibull stays ordered", "[reliability]") {
   const auto spec = poisson_of({component("gpu", 2.0), component("sdc", 1.0, 2, 3 * DAY)});
   auto run = [&](uint64_t seed) {
     rel::FailureProcess p(spec, 6, seed);

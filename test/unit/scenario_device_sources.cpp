@@ -67,7 +67,7 @@ TEST_CASE("a gemm_fp8 curve needs an fp8 peak, and a profile without one prices 
   CHECK(without.gemm_fp8.eta_max == 0);
 }
 
-TEST_CASE("gemm_fp8.layouts says whether FP8 GEMMs take any layout; absent, only TN (Hopper's)") {
+TEST_CASE("gemm_fp8.layouts says whether FP8 GEMMs take any layout: absent, only TN (Hopper's)") {
   const std::string dir = std::string(TRAINSIM_SOURCE_DIR) + "/topologies/devices";
   nlohmann::json p = nlohmann::json::parse(ParamReader::load_file(dir + "/h100-sxm.json").dump());
   REQUIRE_FALSE(p["gemm_fp8"].contains("layouts"));

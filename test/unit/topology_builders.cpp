@@ -41,7 +41,7 @@ size_t hops(const Network& n, int64_t a, int64_t b) {
 
 }  // namespace
 
-TEST_CASE("nvswitch: a switch per domain, each GPU one NVLink port; NVL72 is one domain of 72", "[topology]") {
+TEST_CASE("nvswitch: a switch per domain, each GPU one NVLink port: NVL72 is one domain of 72", "[topology]") {
   Network n;
   build_nvswitch(n, {144, 72, BytesPerSecond(900e9), Seconds(1e-6)});  // two GB200 NVL72 racks
   CHECK(n.count(VertexKind::SWITCH, 1) == 2);

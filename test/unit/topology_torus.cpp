@@ -202,7 +202,7 @@ TEST_CASE("twisted torus routes reach their chip in as few hops as a breadth-fir
   }
 }
 
-TEST_CASE("a group that is a grid of torus coordinates keeps its shape; any other is one ring", "[topology]") {
+TEST_CASE("a group that is a grid of torus coordinates keeps its shape: any other is one ring", "[topology]") {
   const Network net = torus({4, 4, 4});
   const TorusLayout& t = net.tori.front();
   const auto chip = [](int64_t x, int64_t y, int64_t z) { return (x * 4 + y) * 4 + z; };

@@ -134,12 +134,14 @@ TEST_CASE("an untied output layer's gradients are reduced with the embedding's, 
   CHECK(sum == Approx(expected * 4));  // fp32 gradient buffers
 }
 
-TEST_CASE("without overlap_param_gather the distributed optimizer's parameter gather runs exposed after the step",
+TEST_CASE("the distributed optimizer's parameter gather: in each chunk's first forward, or exposed after the step",
           "[workload]") {
-  // GPT-3 175B, ZeRO-1, overlapped gradient buckets, fp32 gradients (g = 4): with the gather
-  // overlapped (the default) the buckets carry an all-reduce of g per parameter; without it a
-  // reduce-scatter of g, and the step ends with an all-gather of the bf16 parameters (2 bytes per
-  // parameter) on every rank.
+  // GPT-3 175B, ZeRO-1, overlapped gradient buckets, fp32 gradients (g = 4): the buckets carry a
+  // reduce-scatter of g per parameter. With the gather overlapped (the default) the bf16 parameters
+  // (2 bytes per parameter) are gathered in the gradients' buckets: the step's first forward waits
+  // for its first bucket's and launches the rest of the first chunk's and the next chunk's; the
+  // first forward of the next chunk waits for them (Megatron-LM's interleaved schedule,
+  // param_sync_func). Without it the step ends with the gather of them all on every rank.
   auto scenario = [](const char* gather) {
     const std::string text = fill(R"({"kind": "scenario", "name": "gather", "model": "gpt3-175b",
       "cluster": {"from": "dgx-a100-superpod", "gpus": 512},
@@ -153,11 +155,60 @@ TEST_CASE("without overlap_param_gather the distributed optimizer's parameter ga
   const StageLayout layout = make_stage_layout(on.model, on.plan, 2, on.file);
   const double layer = on.model.layer_params() / 8;
   CHECK(one_bucket(grad_buckets(on, layout, 2, 0)) == Approx(12 * layer * 4));
-  CHECK(grad_buckets(on, layout, 2, 0)[0].kind == CollectiveKind::ALL_REDUCE);
+  CHECK(grad_buckets(on, layout, 2, 0)[0].kind == CollectiveKind::REDUCE_SCATTER);
   CHECK(one_bucket(grad_buckets(off, layout, 2, 0)) == Approx(12 * layer * 4));
   CHECK(grad_buckets(off, layout, 2, 0)[0].kind == CollectiveKind::REDUCE_SCATTER);
   CHECK_FALSE(on.plan.param_gather_exposed());
+  CHECK(on.plan.gathers_params_in_forward());
   CHECK(off.plan.param_gather_exposed());
+  CHECK_FALSE(off.plan.gathers_params_in_forward());
+  SECTION("overlapped: the chunks' first forwards gather, one chunk ahead") {
+    const ComputeModel cm(on.cluster.device, on.training.precision);
+    const StepProgram program = build_step_program(on, layout, 1, cm);
+    for (int64_t r = 0; r < 4; ++r) {
+      INFO("rank " << r);
+      CHECK(dp_task_bytes(program, r) == 0);
+      double gathered = 0;
+      int firsts = 0, launching = 0;
+      bool seen[2] = {false, false};
+      for (const auto& u : program.ranks[static_cast<size_t>(r)]) {
+        const Task& t = program.tasks[static_cast<size_t>(u.task)];
+        for (const GradBucket& b : t.dp_gathers) {
+          CHECK(b.kind == CollectiveKind::ALL_GATHER);
+          gathered += b.total();
+        }
+        launching += t.dp_gathers.empty() ? 0 : 1;
+        if (t.kind != TaskKind::FORWARD || seen[t.chunk]) {
+          CHECK_FALSE(t.dp_awaited);
+          continue;
+        }
+        seen[t.chunk] = true;
+        ++firsts;
+        REQUIRE(t.dp_awaited);
+        CHECK(t.dp_sync == false);
+        // Chunk 0 awaits its first bucket's gather and launches its others and chunk 1's behind
+        // it; chunk 1 waits for those. Rank 0's first chunk in buckets of max(40e6, 1e6 x 16)
+        // parameters, every other chunk one.
+        if (t.chunk == 0) {
+          const double chunk0 = chunk_params(on, layout, r, 0);
+          const size_t own = r == 0 ? static_cast<size_t>(std::ceil(chunk0 / 40e6)) : 1;
+          CHECK(*t.dp_awaited == 1);
+          REQUIRE(t.dp_gathers.size() == own + 1);
+          CHECK(t.dp_gathers.front().total() == Approx((r == 0 ? 40e6 : chunk0) * 2.0));
+          double mine = 0;
+          for (size_t g = 0; g < own; ++g) mine += t.dp_gathers[g].total();
+          CHECK(mine == Approx(chunk0 * 2.0));
+          CHECK(t.dp_gathers.back().total() == Approx(chunk_params(on, layout, r, 1) * 2.0));
+        } else {
+          CHECK(*t.dp_awaited == 0);
+          CHECK(t.dp_gathers.empty());
+        }
+      }
+      CHECK(firsts == 2);
+      CHECK(launching == 1);
+      CHECK(gathered == Approx(rank_params(on, layout, r) * 2.0));
+    }
+  }
   // The exposed gather is the rank's data-parallel task: 2 bytes per parameter it holds.
   const ComputeModel cm(off.cluster.device, off.training.precision);
   const StepProgram program = build_step_program(off, layout, 1, cm);
