@@ -132,10 +132,11 @@ double gathered_bytes(const Scenario& s, const StageLayout& layout, int64_t rank
   return (params - linear) * PARAM_GATHER_BYTES + linear * FP8_PARAM_GATHER_BYTES;
 }
 
-// ZeRO-1/2 with the parameter all-gather overlapped (ParallelPlan::gathers_params_in_forward), in
-// the gradients' buckets (megatron_buckets): the step's first forward waits for its chunk's first
-// bucket, launched as the step starts (the optimizer dispatches the first chunk's gathers), and
-// prefetches the chunk's others and the next chunk's; the first forward of each later chunk waits
+// ZeRO-1/2 with the parameter all-gather overlapped (ParallelPlan::gathers_params_in_forward), a
+// layer at a time (layer_units; Megatron-Core's buckets of max(40e6, 1e6 x dp) parameters are a
+// layer's or less for the models that need sharding): the step's first forward waits for its
+// chunk's first layer, launched as the step starts (the optimizer dispatches the first chunk's
+// gathers), and prefetches the chunk's others and the next chunk's; the first forward of each later chunk waits
 // for what is in flight (its own chunk's, prefetched) and launches the next chunk's (Megatron-LM's
 // interleaved schedule dispatches a chunk's param_sync_func as the one before it starts,
 // schedules.py forward_step_helper; Megatron-Core's forward pre-hook waits for a bucket's gather as
@@ -146,7 +147,7 @@ void add_forward_param_gathers(StepProgram& p, const Scenario& s, const StageLay
     if (params <= 0) continue;
     const double per_param = gathered_bytes(s, layout, r) / params;
     const auto gathers = [&](int64_t c) {
-      return c < layout.virtual_stages ? megatron_buckets(s, layout, r, c, per_param, CollectiveKind::ALL_GATHER)
+      return c < layout.virtual_stages ? layer_units(s, layout, r, c, per_param, CollectiveKind::ALL_GATHER)
                                        : std::vector<GradBucket>{};
     };
     for (int64_t c = 0; c < layout.virtual_stages; ++c)

@@ -138,10 +138,10 @@ TEST_CASE("the distributed optimizer's parameter gather: in each chunk's first f
           "[workload]") {
   // GPT-3 175B, ZeRO-1, overlapped gradient buckets, fp32 gradients (g = 4): the buckets carry a
   // reduce-scatter of g per parameter. With the gather overlapped (the default) the bf16 parameters
-  // (2 bytes per parameter) are gathered in the gradients' buckets: the step's first forward waits
-  // for its first bucket's and launches the rest of the first chunk's and the next chunk's; the
-  // first forward of the next chunk waits for them (Megatron-LM's interleaved schedule,
-  // param_sync_func). Without it the step ends with the gather of them all on every rank.
+  // (2 bytes per parameter) are gathered a layer at a time: the step's first forward waits for its
+  // first layer's and launches the rest of the first chunk's and the next chunk's; the first forward
+  // of the next chunk waits for them (Megatron-LM's interleaved schedule, param_sync_func). Without
+  // it the step ends with the gather of them all on every rank.
   auto scenario = [](const char* gather) {
     const std::string text = fill(R"({"kind": "scenario", "name": "gather", "model": "gpt3-175b",
       "cluster": {"from": "dgx-a100-superpod", "gpus": 512},
@@ -186,19 +186,18 @@ TEST_CASE("the distributed optimizer's parameter gather: in each chunk's first f
         ++firsts;
         REQUIRE(t.dp_awaited);
         CHECK(t.dp_sync == false);
-        // Chunk 0 awaits its first bucket's gather and launches its others and chunk 1's behind
-        // it; chunk 1 waits for those. Rank 0's first chunk in buckets of max(40e6, 1e6 x 16)
-        // parameters, every other chunk one.
+        // Chunk 0 awaits its first layer's gather and launches its other 11 layers' and chunk 1's
+        // 12 behind it; chunk 1 waits for those. A chunk's first layer holds no embedding (it
+        // joins the chunk's last unit).
         if (t.chunk == 0) {
-          const double chunk0 = chunk_params(on, layout, r, 0);
-          const size_t own = r == 0 ? static_cast<size_t>(std::ceil(chunk0 / 40e6)) : 1;
           CHECK(*t.dp_awaited == 1);
-          REQUIRE(t.dp_gathers.size() == own + 1);
-          CHECK(t.dp_gathers.front().total() == Approx((r == 0 ? 40e6 : chunk0) * 2.0));
-          double mine = 0;
-          for (size_t g = 0; g < own; ++g) mine += t.dp_gathers[g].total();
-          CHECK(mine == Approx(chunk0 * 2.0));
-          CHECK(t.dp_gathers.back().total() == Approx(chunk_params(on, layout, r, 1) * 2.0));
+          REQUIRE(t.dp_gathers.size() == 24);
+          CHECK(t.dp_gathers.front().total() == Approx(layer * 2.0));
+          double own = 0, next = 0;
+          for (size_t g = 0; g < 12; ++g) own += t.dp_gathers[g].total();
+          for (size_t g = 12; g < 24; ++g) next += t.dp_gathers[g].total();
+          CHECK(own == Approx(chunk_params(on, layout, r, 0) * 2.0));
+          CHECK(next == Approx(chunk_params(on, layout, r, 1) * 2.0));
         } else {
           CHECK(*t.dp_awaited == 0);
           CHECK(t.dp_gathers.empty());
