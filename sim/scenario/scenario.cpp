@@ -77,6 +77,9 @@ ParamReader section(const ParamReader& r, const std::string& key, const std::str
   auto s = r.at(key);
   std::vector<std::string> chain;
   if (s.is_string()) return resolve(s, data_dir, folder, chain);
+  if (!s.is_object())
+    s.fail("is neither a name nor an object",
+           "a name in the data folder's " + folder + "/, a path to a JSON file, or an object");
   return derive(s, data_dir, folder, chain);
 }
 

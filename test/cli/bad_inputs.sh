@@ -112,6 +112,10 @@ case("seed-string", "/seed", "is string", put("seed", "one"))
 case("bool-as-string", "/parallelism/sequence_parallel", "is string (expected true or false)",
      put("parallelism.sequence_parallel", "yes"))
 case("wrong-kind", "/kind", "'model' is not known", put("kind", "model"))
+case("model-number", "/model", "is neither a name nor an object (expected a name in the data folder's models/",
+     put("model", 3))
+case("cluster-array", "/cluster", "is neither a name nor an object (expected a name in the data folder's topologies/",
+     put("cluster", [1]))
 case("scale-up-string", "/cluster/scale_up", "is string (expected an object)",
      put("cluster.scale_up", "nvlink-gen9"))
 case("zero-top-k", "/model/moe/top_k", "0 is out of range",
