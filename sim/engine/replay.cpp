@@ -717,7 +717,9 @@ struct Replay {
       span.start = clock(actor);
       span.wait = span.start - ready;
       if (begins < 0) begins = p.steps.overlaps_steps ? span.start : t0;
-      if (t.dp_awaited) span.dp += sync_dp(me, rep, GradBucket{}, dp_in_flight, actor);
+      // Under circuits that serve the pipeline first (reconfig), the gathers are held for the
+      // reduction's phase: no task but the reduction waits for data-parallel traffic.
+      if (t.dp_awaited && reconfig <= 0) span.dp += sync_dp(me, rep, GradBucket{}, dp_in_flight, actor);
       launch_buckets(gathers.begin() + awaited, gathers.end(), me.pp, rep, dp_in_flight, actor);
       compute(t, me.pp, rep, dp_in_flight, actor);
       bool live = false, uses[3] = {false, false, false};
@@ -745,7 +747,8 @@ struct Replay {
         if (blocked()) stall(actor);  // the failure came while the collectives ran
         watch.unblock(actor);
       }
-      if (t.kind == TaskKind::DP_REDUCE || t.dp_sync) span.dp += sync_dp(me, rep, t.dp_bytes, dp_in_flight, actor);
+      if (t.kind == TaskKind::DP_REDUCE || (t.dp_sync && reconfig <= 0))
+        span.dp += sync_dp(me, rep, t.dp_bytes, dp_in_flight, actor);
       span.end = clock(actor);
       for (auto [it, end] = boost::out_edges(v, g); it != end; ++it)
         if (g[*it].kind == EdgeKind::DATA) {

@@ -112,7 +112,7 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
         // launch of all.
         const size_t awaited = std::min(t.dp_awaited.value_or(0), t.dp_gathers.size());
         for (size_t g = 0; g < awaited; ++g) queue(t.dp_gathers[g], before_input);
-        if (t.dp_awaited) {
+        if (t.dp_awaited && !switching) {  // held for the reduction's circuits otherwise (the engine's)
           start = std::max(start, channel) + alpha;
           alpha = Seconds(0);
         }
@@ -124,7 +124,7 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
         }
         for (size_t b = 0; b < t.dp_buckets.size(); ++b) queue(t.dp_buckets[b], start + t.compute * ready[k][b]);
         Seconds dur = own[k];
-        if (t.dp_sync) {  // ends with its own traffic, whose largest latency term it then pays
+        if (t.dp_sync && !switching) {  // ends with its own traffic, whose largest latency term it then pays
           dur = std::max(dur, channel - start) + alpha;
           alpha = Seconds(0);
         }
