@@ -104,10 +104,6 @@ void add_microbatch_sharding(StepProgram& p, const Scenario& s, const StageLayou
   }
 }
 
-}  // namespace
-
-namespace {
-
 // Chunk `chunk` of rank `rank` in Megatron-Core's buckets, `per_param` bytes a parameter, run as
 // `kind`: the first chunk of the first rank in buckets of megatron_bucket_params, every other chunk
 // as one.
@@ -136,11 +132,12 @@ double gathered_bytes(const Scenario& s, const StageLayout& layout, int64_t rank
 // layer at a time (layer_units; Megatron-Core's buckets of max(40e6, 1e6 x dp) parameters are a
 // layer's or less for the models that need sharding): the step's first forward waits for its
 // chunk's first layer, launched as the step starts (the optimizer dispatches the first chunk's
-// gathers), and prefetches the chunk's others and the next chunk's; the first forward of each later chunk waits
-// for what is in flight (its own chunk's, prefetched) and launches the next chunk's (Megatron-LM's
-// interleaved schedule dispatches a chunk's param_sync_func as the one before it starts,
-// schedules.py forward_step_helper; Megatron-Core's forward pre-hook waits for a bucket's gather as
-// the forward reaches it). With one chunk the forward ends no earlier than its gathers.
+// gathers), and prefetches the chunk's others and the next chunk's; the first forward of each
+// later chunk waits for what is in flight (its own chunk's, prefetched) and launches the next
+// chunk's (Megatron-LM's interleaved schedule dispatches a chunk's param_sync_func as the one
+// before it starts, schedules.py forward_step_helper; Megatron-Core's forward pre-hook waits for a
+// bucket's gather as the forward reaches it). With one chunk the forward ends no earlier than its
+// gathers.
 void add_forward_param_gathers(StepProgram& p, const Scenario& s, const StageLayout& layout) {
   for (int64_t r = 0; r < s.plan.pp; ++r) {
     const double params = rank_params(s, layout, r);
