@@ -174,6 +174,17 @@ ModelSpec ModelSpec::parse(const ParamReader& r) {
     m.moe = s;
   }
   m.mtp_layers = schema_count(r, "/model/mtp_layers");
+  m.sliding_window = schema_count(r, "/model/sliding_window");
+  m.full_attention_interval = schema_count(r, "/model/full_attention_interval");
+  if (m.full_attention_interval > 0 && m.sliding_window == 0)
+    r.at("full_attention_interval")
+        .fail("says which layers attend over the whole sequence, but no layer has a sliding window",
+              "a sliding_window, or no full_attention_interval");
+  if (m.full_attention_interval > m.layers)
+    r.at("full_attention_interval")
+        .fail("every " + std::to_string(m.full_attention_interval) + "th of the " + std::to_string(m.layers) +
+                  " layers is none of them",
+              "at most layers");
   if (auto mla = r.find("mla")) {
     schema_expect_keys(*mla, "/model/mla");
     MlaSpec a;

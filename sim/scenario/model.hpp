@@ -75,6 +75,16 @@ struct ModelSpec {
   // layer: MoE where it is) behind a 2h x h projection of the hidden state and the next token's
   // embedding, two RMSNorms on its inputs; embedding and output head shared with the model.
   int64_t mtp_layers = 0;
+  // Sliding-window attention (Beltagy et al. 2020, Longformer; Mistral 7B; GPT-OSS): in a windowed
+  // layer each query attends to at most `sliding_window` keys, its own and those just before it;
+  // 0: every layer attends over the whole sequence. With `full_attention_interval` n > 0, every n-th
+  // layer (1-based: layers n, 2n, ...) attends over the whole sequence instead, as Megatron-Core's
+  // window_attn_skip_freq (GPT-OSS: window 128, every 2nd layer full); 0: every layer slides.
+  int64_t sliding_window = 0;
+  int64_t full_attention_interval = 0;
+  bool windowed_layer(int64_t i) const {
+    return sliding_window > 0 && !(full_attention_interval > 0 && (i + 1) % full_attention_interval == 0);
+  }
 
   // `head_dim`: each head's width; 0 (absent): hidden / heads. PaLM's are 256 wide at hidden 18,432
   // over 48 heads, so its queries span 12,288 (Chowdhery et al. 2022 Table 1).

@@ -220,6 +220,11 @@ void cross_check(const Scenario& s, const ParamReader& r) {
   if (s.training.seq_len % (p.cp > 1 ? 2 * p.cp : 1) != 0)
     par.at("cp").fail("seq_len=" + i2s(s.training.seq_len) + " does not split into 2*cp chunks",
                       "seq_len divisible by 2*cp");
+  // A ring's blocks of keys under a sliding window (which blocks a window reaches) are not modelled.
+  if (p.cp > 1 && m.sliding_window > 0)
+    par.at("cp").fail(i2s(p.cp) + " splits the sequence of a model with a sliding window (sliding_window=" +
+                          i2s(m.sliding_window) + "), which trainsim does not model",
+                      "cp 1 for a sliding-window model");
   if (p.overlap_param_gather_given && p.overlap_param_gather && (p.zero == 0 || p.zero == 3 || !p.overlap_grad_reduce))
     par.at("overlap_param_gather")
         .fail(p.zero == 0   ? "needs the distributed optimizer's parameter all-gather, and zero is 0"

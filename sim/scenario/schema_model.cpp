@@ -48,6 +48,14 @@ std::vector<KeySpec> schema_model_keys() {
       {"/model/mtp_layers", "count", "", "0", "", "",
        "multi-token prediction modules (DeepSeek-V3): one more layer each, trained beside the model", 0,
        MAX_MODEL_LAYERS},
+      {"/model/sliding_window", "count", "tokens", "0", "0: every layer attends over the whole sequence", "",
+       "the keys a query of a sliding-window layer attends to, its own and those just before it (GPT-OSS: 128); "
+       "fused attention kernels skip the key blocks outside it, unfused attention masks them",
+       0, MAX_MODEL_WIDTH},
+      {"/model/full_attention_interval", "count", "", "0", "0: every layer slides", "0..layers",
+       "with a sliding_window, every n-th layer (layers n, 2n, ...) attends over the whole sequence instead "
+       "(Megatron-Core's window_attn_skip_freq; GPT-OSS: 2)",
+       0, MAX_MODEL_LAYERS},
       {"/model/mla", "object", "", "", "none (multi-head or grouped-query attention)", "",
        "multi-head latent attention (DeepSeek-V2): low-rank query and joint key-value projections", 0, 0},
       {"/model/mla/q_lora_rank", "count", "", "0", "", "", "the queries' latent rank (0: one query projection)", 0,

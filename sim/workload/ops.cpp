@@ -367,7 +367,12 @@ bool recomputed(const Scenario& sc, const Op& op, const std::string& act) {
 
 }  // namespace
 
-PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
+double sliding_window_share(double s, double w) {
+  if (w <= 0 || w >= s) return 1.0;
+  return 2.0 * (w * s - w * (w - 1.0) / 2.0) / (s * s);
+}
+
+PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer, bool windowed) {
   const Dims x = dims(sc, micro_batch);
   const bool swiglu = sc.model.activation == Activation::SWIGLU;
   const double heads = x.a / x.t;
@@ -435,7 +440,11 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   Op flash_fwd;
   flash_fwd.name = "flash_attention";
   flash_fwd.cls = OpClass::FLASH_ATTENTION;
-  flash_fwd.flops = scores.flops + context.flops;
+  // A sliding-window layer's kernel visits only the key blocks inside the window (FlashAttention's
+  // local attention, window_size; cuDNN's sliding window): its share of the pairs, its loop over the
+  // window's keys rather than the sequence's.
+  const double window = windowed ? static_cast<double>(sc.model.sliding_window) : 0.0;
+  flash_fwd.flops = (scores.flops + context.flops) * sliding_window_share(x.s_kv, window);
   // The kernel computes its compiled head dimension's columns (attention_kernels.hpp, head_dims).
   flash_fwd.head_dim = kernel_head_dim(sc.training.attention, d_qk);
   flash_fwd.executed = flash_fwd.flops * 0.5 * (flash_fwd.head_dim / d_qk);
@@ -446,7 +455,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer) {
   // then the blocks of keys that arrive).
   const bool cp = sc.plan.cp > 1;
   const bool ring = cp && sc.plan.cp_comm == ParallelPlan::CpComm::P2P;
-  flash_fwd.seq_len = ring ? x.s : x.s_kv;
+  flash_fwd.seq_len = ring ? x.s : window > 0 ? std::min(window, x.s_kv) : x.s_kv;
   flash_fwd.kernel = sc.training.attention;
   flash_fwd.attention_core = true;
   flash_fwd.precision = core;
@@ -699,7 +708,8 @@ PassOps mtp_ops(const Scenario& sc, int64_t micro_batch) {
   const double norm_bwd = norm_bytes_per_element(sc, true) * x.tokens_sp * x.h;
   const bool fp8 = math_precision(sc, true) == Precision::FP8;
   Op proj = gemm("mtp_proj", x.tokens, x.h / x.t, 2.0 * x.h, 1.0, false, math_precision(sc, true));
-  const PassOps layer = layer_ops(sc, micro_batch, sc.model.moe_layer(sc.model.layers - 1));
+  const int64_t last = sc.model.layers - 1;
+  const PassOps layer = layer_ops(sc, micro_batch, sc.model.moe_layer(last), sc.model.windowed_layer(last));
   const PassOps head = output_ops(sc, micro_batch);
   p.forward = {mem("mtp_embedding", 2.0 * E * x.tokens * x.h), mem("mtp_norms", 2.0 * norm)};
   // In FP8 the projection casts its 16-bit input (the two norms' outputs, concatenated) and,

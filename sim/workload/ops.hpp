@@ -107,8 +107,15 @@ struct PassOps {
 int64_t padded_vocab(const Scenario& s);
 
 // One transformer layer; `moe_layer`: its MLP is the model's mixture of experts (ModelSpec::moe_layer;
-// ignored for a model without one), else dense. Multi-head latent attention where the model has it.
-PassOps layer_ops(const Scenario& s, int64_t micro_batch, bool moe_layer = false);
+// ignored for a model without one), else dense; `windowed`: its attention slides over the model's
+// sliding_window (ModelSpec::windowed_layer). Multi-head latent attention where the model has it.
+PassOps layer_ops(const Scenario& s, int64_t micro_batch, bool moe_layer = false, bool windowed = false);
+
+// Of a layer's attention-score pairs under the convention that counts every query against every key
+// (s x s_kv), the share a causal sliding window of w keys computes, twice over (so that half of it,
+// the causal convention, is the pairs the window holds): query i sees min(i + 1, w) keys, in all
+// w s - w (w - 1) / 2 for s >= w; 1 (a whole causal layer) when the window spans the sequence.
+double sliding_window_share(double s, double w);
 
 // Recompute OP, torchtitan's per-op selective activation checkpointing
 // (torchtitan/distributed/activation_checkpoint.py, _apply_op_sac; selective_ac_option "op"): in

@@ -38,18 +38,24 @@ int64_t StageLayout::first_layer(int64_t rank, int64_t chunk) const {
 
 namespace {
 
-// Counts each stage's MoE layers, in model order; with two model copies, repeats the copy's stages
-// for the second.
+// Counts each stage's MoE layers and, of its dense and MoE layers, the sliding-window ones, in
+// model order; with two model copies, repeats the copy's stages for the second.
 StageLayout with_moe(StageLayout out, const ModelSpec& model) {
   out.moe.assign(out.layers.size(), 0);
+  out.windowed_dense.assign(out.layers.size(), 0);
+  out.windowed_moe.assign(out.layers.size(), 0);
   int64_t i = 0;
   for (size_t j = 0; j < out.layers.size(); ++j)
-    for (int64_t k = 0; k < out.layers[j]; ++k) out.moe[j] += model.moe_layer(i++) ? 1 : 0;
-  if (out.copies == 2) {
-    const std::vector<int64_t> layers = out.layers, moe = out.moe;  // not inserted from themselves
-    out.layers.insert(out.layers.end(), layers.begin(), layers.end());
-    out.moe.insert(out.moe.end(), moe.begin(), moe.end());
-  }
+    for (int64_t k = 0; k < out.layers[j]; ++k, ++i) {
+      const bool moe = model.moe_layer(i);
+      out.moe[j] += moe ? 1 : 0;
+      if (model.windowed_layer(i)) ++(moe ? out.windowed_moe : out.windowed_dense)[j];
+    }
+  if (out.copies == 2)
+    for (std::vector<int64_t>* v : {&out.layers, &out.moe, &out.windowed_dense, &out.windowed_moe}) {
+      const std::vector<int64_t> copy = *v;  // not inserted from itself
+      v->insert(v->end(), copy.begin(), copy.end());
+    }
   return out;
 }
 

@@ -33,12 +33,20 @@ struct StageLayout {
   int64_t copies = 1;           // 2: each arm of the V a model copy of its own (DualPipe)
   std::vector<int64_t> layers;  // per virtual stage, model order; size pp * virtual_stages
   std::vector<int64_t> moe;     // of those, the MoE layers (ModelSpec::moe_layer); 0 for a dense model
+  // Of each stage's dense and MoE layers, those with sliding-window attention (ModelSpec::windowed_layer).
+  std::vector<int64_t> windowed_dense, windowed_moe;
 
   int64_t stage(int64_t rank, int64_t chunk) const { return virtual_stage(pp, v_shape, rank, chunk); }
   int64_t layers_of(int64_t rank, int64_t chunk) const { return layers[static_cast<size_t>(stage(rank, chunk))]; }
   int64_t moe_layers_of(int64_t rank, int64_t chunk) const { return moe[static_cast<size_t>(stage(rank, chunk))]; }
   int64_t dense_layers_of(int64_t rank, int64_t chunk) const {
     return layers_of(rank, chunk) - moe_layers_of(rank, chunk);
+  }
+  int64_t windowed_dense_layers_of(int64_t rank, int64_t chunk) const {
+    return windowed_dense[static_cast<size_t>(stage(rank, chunk))];
+  }
+  int64_t windowed_moe_layers_of(int64_t rank, int64_t chunk) const {
+    return windowed_moe[static_cast<size_t>(stage(rank, chunk))];
   }
   int64_t first_layer(int64_t rank, int64_t chunk) const;  // the model's index of its first layer
   int64_t layers_on_rank(int64_t rank) const;

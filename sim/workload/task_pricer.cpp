@@ -98,6 +98,9 @@ TaskPricer::TaskPricer(const Scenario& s, const StageLayout& layout, int64_t mic
       cm_(cm),
       layer_(layer_ops(s, micro_batch)),
       moe_layer_(s.model.moe ? layer_ops(s, micro_batch, true) : PassOps{}),
+      windowed_layer_(s.model.sliding_window > 0 ? layer_ops(s, micro_batch, false, true) : PassOps{}),
+      windowed_moe_layer_(s.model.sliding_window > 0 && s.model.moe ? layer_ops(s, micro_batch, true, true)
+                                                                    : PassOps{}),
       emb_(embedding_ops(s, micro_batch)),
       out_(output_ops(s, micro_batch)),
       mtp_(mtp_ops(s, micro_batch)),
@@ -124,14 +127,22 @@ Task TaskPricer::price(TaskKind kind, int64_t r, int64_t c) const {
   t.rank = r, t.chunk = c, t.microbatch = 0;
   Accumulator acc{cm_, t, {}};
   if (splits_backward_ && !fwd) acc.part = kind;
-  const auto layers = static_cast<double>(layout_.dense_layers_of(r, c));
-  const auto moe_layers = static_cast<double>(layout_.moe_layers_of(r, c));
+  // The chunk's layers by kind: dense or MoE, full or sliding-window attention.
+  const auto windowed = static_cast<double>(layout_.windowed_dense_layers_of(r, c));
+  const auto windowed_moe = static_cast<double>(layout_.windowed_moe_layers_of(r, c));
+  const auto layers = static_cast<double>(layout_.dense_layers_of(r, c)) - windowed;
+  const auto moe_layers = static_cast<double>(layout_.moe_layers_of(r, c)) - windowed_moe;
+  const auto add_layers = [&](std::vector<Op> PassOps::*pass, bool model_work) {
+    acc.add(layer_.*pass, layers, model_work);
+    acc.add(windowed_layer_.*pass, windowed, model_work);
+    acc.add(moe_layer_.*pass, moe_layers, model_work);
+    acc.add(windowed_moe_layer_.*pass, windowed_moe, model_work);
+  };
   const auto mtp = static_cast<double>(s_.model.mtp_layers);
   bool has_emb = layout_.has_embedding(r, c), has_out = layout_.has_output(r, c);
   if (fwd) {
     if (has_emb) acc.add(emb_.forward, 1, true);
-    acc.add(layer_.forward, layers, true);
-    acc.add(moe_layer_.forward, moe_layers, true);
+    add_layers(&PassOps::forward, true);
     if (has_out) acc.add(out_.forward, 1, true);
     if (has_out) acc.add(mtp_.forward, mtp, true, false);
   }
@@ -139,19 +150,16 @@ Task TaskPricer::price(TaskKind kind, int64_t r, int64_t c) const {
   if (weight) {                       // the weight gradients of the backward's layers, in its order
     if (has_out) acc.add(out_.backward, 1, true);
     if (has_out) acc.add(mtp_.backward, mtp, true, false);
-    acc.add(layer_.backward, layers, true);
-    acc.add(moe_layer_.backward, moe_layers, true);
+    add_layers(&PassOps::backward, true);
     if (has_emb) acc.add(emb_.backward, 1, true);
   } else if (!fwd) {
     if (has_out) acc.add(out_.backward, 1, true);
     if (has_out) acc.add(mtp_.backward, mtp, true, false);
     const double before = acc.launches;
-    acc.add(layer_.recompute, layers, false);
-    acc.add(moe_layer_.recompute, moe_layers, false);
+    add_layers(&PassOps::recompute, false);
     if (has_out) acc.add(mtp_.recompute, mtp, false);
     from_python = acc.launches - before;
-    acc.add(layer_.backward, layers, true);
-    acc.add(moe_layer_.backward, moe_layers, true);
+    add_layers(&PassOps::backward, true);
     if (has_emb) acc.add(emb_.backward, 1, true);
   }
   // The host launches the forward's kernels from Python and the backward's from the autograd

@@ -35,7 +35,10 @@ class TaskPricer {
   const StageLayout& layout_;
   int64_t micro_batch_;
   const ComputeModel& cm_;
-  PassOps layer_, moe_layer_, emb_, out_, mtp_;  // a dense layer's ops, an MoE layer's (none without)
+  PassOps layer_, moe_layer_;  // a dense layer's ops, an MoE layer's (none without)
+  // A dense and an MoE layer with sliding-window attention (none without a window).
+  PassOps windowed_layer_, windowed_moe_layer_;
+  PassOps emb_, out_, mtp_;
   bool splits_backward_;
   std::map<std::tuple<int64_t, int64_t, int>, Task> priced_;
 };

@@ -326,6 +326,14 @@ case("moe-experts-not-dividing-ep", "/parallelism/ep", "8 does not divide expert
 case("moe-ep-not-dividing-dp", "/parallelism/ep", "32 does not divide dp*cp=16", ep_on_16(32, experts=64))
 case("tp-not-dividing-expert-ffn", "/parallelism/tp", "8 does not divide moe.expert_ffn_hidden=1004",
      put("model.moe", dict(MOE, expert_ffn_hidden=1004)))
+# Sliding-window attention (model.cpp, scenario.cpp): a full-attention interval needs a window;
+# a ring of context-parallel blocks under a window is not modelled.
+case("full-attention-interval-without-window", "/model/full_attention_interval",
+     "says which layers attend over the whole sequence, but no layer has a sliding window",
+     put("model.full_attention_interval", 2))
+case("sliding-window-under-cp", "/parallelism/cp",
+     "2 splits the sequence of a model with a sliding window (sliding_window=128), which trainsim does not model",
+     all_of(put("model.sliding_window", 128), put("parallelism.cp", 2), put("cluster.gpus", 16)))
 case("mla-op-recompute-not-simulated", "/training/recompute", "per-op checkpointing of a dense block) is not simulated",
      all_of(put("model.mla", MLA), put("training.recompute", "op"), put("training.attention", "flash"),
             put("parallelism.sequence_parallel", True)))

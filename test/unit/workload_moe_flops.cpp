@@ -8,10 +8,12 @@
 //     docs/performance-summary*.md@067f987: "Model TFLOP/sec/GPU" over tokens/s/GPU, sequence
 //     4,096, force-balanced routing): Qwen3-235B-A22B 147.8-147.9, Qwen3-30B-A3B 23.0, Kimi-K2
 //     204.6 GFLOP per token, counted causal (DeepSeek-V3 without MTP: 249.1, DeepSeek's causal
-//     249.7 within 0.3%).
+//     249.7 within 0.3%); GPT-OSS-120B 32.58 at release 26.08 (934 TFLOP/s at 28,672 tokens/s on
+//     GB200; earlier releases' 27.1 counted otherwise).
 // "Causal" counts the attention core's score and context products over half the square (a causal
 // mask's share); the model-FLOPs convention here counts the whole square (ops.hpp), so the causal
 // figure is the model FLOPs less half the attention core's.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <tuple>
@@ -63,9 +65,7 @@ PerToken per_token(const Scenario& s) {
         out.hardware += (executes_other ? op.executed : op.flops).value * times;
       }
   };
-  const double moe = static_cast<double>(s.model.moe_layers());
-  add(layer_ops(s, 1, true), moe);
-  add(layer_ops(s, 1, false), static_cast<double>(s.model.layers) - moe);
+  for (int64_t i = 0; i < s.model.layers; ++i) add(layer_ops(s, 1, s.model.moe_layer(i), s.model.windowed_layer(i)), 1);
   add(output_ops(s, 1), 1);
   const double tokens = static_cast<double>(SEQ), tp = static_cast<double>(s.plan.tp);
   out.causal = (out.model - core / 2) * tp / tokens / 1e9;
@@ -417,4 +417,48 @@ TEST_CASE("Routing by a measured histogram: the busiest expert-parallel rank set
   CHECK(fb.executed.value == Approx(1.6 * fa.flops.value));
   CHECK(exchanges(b.forward).front()->bytes.value == Approx(1.6 * exchanges(a.forward).front()->bytes.value));
   CHECK(sum_flops(b.forward).value == Approx(sum_flops(a.forward).value).epsilon(1e-12));
+}
+
+TEST_CASE("GPT-OSS-120B's FLOPs per token: half its layers attend within a window of 128", "[workload][moe]") {
+  const Scenario s = on_one_gpu("gpt-oss-120b");
+  const ModelSpec& m = s.model;
+  REQUIRE(m.sliding_window == 128);
+  // Megatron-Bridge 26.08 (docs/performance-summary.md@067f987, DGX-GB200 MXFP8): 934 TFLOP/s/GPU
+  // at 28,672 tokens/s/GPU.
+  CHECK(per_token(s).causal == Approx(934.0e3 / 28672.0).epsilon(0.005));
+  // Closed form: per token and layer forward, the Q/K/V and output projections, the router and
+  // top_k gated experts (three matrices each), 2 x 2 x heads x head_dim per attended key (score
+  // and context), the output layer over the padded vocabulary; three times for the backward.
+  // Causal keys: a full layer's query i sees i + 1 of them (s / 2 on average, the convention), a
+  // windowed one's min(i + 1, 128).
+  const double h = double(m.hidden), q = double(m.query_width()), kv = double(m.kv_heads * m.head_dim());
+  const double f = double(m.moe->expert_ffn_hidden), k = double(m.moe->top_k), e = double(m.moe->experts);
+  const double linear = 2.0 * h * (q + 2.0 * kv) + 2.0 * q * h + 2.0 * h * e + k * 3.0 * 2.0 * h * f;
+  double window_keys = 0;
+  for (int64_t i = 0; i < SEQ; ++i) window_keys += double(std::min<int64_t>(i + 1, m.sliding_window));
+  const double full_core = 4.0 * q * double(SEQ) / 2.0, window_core = 4.0 * q * window_keys / double(SEQ);
+  const double layers = double(m.layers), full_layers = double(m.layers / m.full_attention_interval);
+  const double fwd = layers * linear + full_layers * full_core + (layers - full_layers) * window_core +
+                     2.0 * h * double(padded_vocab(s));
+  CHECK(per_token(s).causal == Approx(3.0 * fwd / 1e9).epsilon(1e-9));
+}
+
+TEST_CASE("a sliding window holds min(i + 1, w) keys of query i, and a window past the sequence is none",
+          "[workload]") {
+  for (double s : {1.0, 7.0, 128.0, 4096.0})
+    for (double w : {1.0, 3.0, 128.0, 5000.0}) {
+      INFO("s " << s << " w " << w);
+      double pairs = 0;
+      for (double i = 0; i < s; ++i) pairs += std::min(i + 1, w);
+      // The share of the whole square, twice over; a whole causal layer (w >= s) is the
+      // convention's half square, 1.
+      CHECK(sliding_window_share(s, w) == Approx(w >= s ? 1.0 : 2.0 * pairs / (s * s)));
+    }
+  // A window as long as the sequence prices every layer as without one.
+  Scenario windowed = on_one_gpu("gpt-oss-120b"), full = windowed, spanning = windowed;
+  full.model.sliding_window = 0, full.model.full_attention_interval = 0;
+  spanning.model.sliding_window = SEQ;
+  CHECK(per_token(spanning).causal == Approx(per_token(full).causal).epsilon(1e-12));
+  CHECK(per_token(spanning).hardware == Approx(per_token(full).hardware).epsilon(1e-12));
+  CHECK(per_token(windowed).causal < per_token(full).causal);
 }

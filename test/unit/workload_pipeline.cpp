@@ -224,6 +224,32 @@ TEST_CASE("stage layout: an even split gives every virtual stage layers / (p v)"
   for (int64_t r = 0; r < 8; ++r) CHECK(layout.layers_on_rank(r) == 12);
 }
 
+TEST_CASE("stage layout: sliding-window layers counted per stage, dense and MoE apart", "[workload]") {
+  // GPT-OSS's pattern (Megatron-Core window_attn_skip_freq 2): layers 2, 4, ... (from 1) attend over
+  // the whole sequence, so of 36 layers on 4 stages of 9 the even-indexed ones (from 0) slide:
+  // 0-8 holds five, 9-17 four (10, 12, 14, 16), and so on; with every 3rd layer MoE (from the
+  // first), of stage 0's MoE layers 2, 5, 8 the sliding ones are 2 and 8.
+  ModelSpec model;
+  model.layers = 36;
+  model.sliding_window = 128;
+  model.full_attention_interval = 2;
+  model.moe = MoeSpec{};
+  model.moe->layer_interval = 3;
+  ParallelPlan plan;
+  plan.pp = 4;
+  const StageLayout layout = make_stage_layout(model, plan, 1, "test");
+  for (int64_t r = 0; r < 4; ++r) {
+    int64_t dense = 0, moe = 0;
+    for (int64_t i = 9 * r; i < 9 * r + 9; ++i)
+      if (i % 2 == 0) ++(model.moe_layer(i) ? moe : dense);
+    CHECK(layout.windowed_dense_layers_of(r, 0) == dense);
+    CHECK(layout.windowed_moe_layers_of(r, 0) == moe);
+  }
+  CHECK(layout.windowed_dense_layers_of(0, 0) + layout.windowed_moe_layers_of(0, 0) == 5);
+  CHECK(layout.windowed_dense_layers_of(1, 0) + layout.windowed_moe_layers_of(1, 0) == 4);
+  CHECK(layout.windowed_moe_layers_of(0, 0) == 2);
+}
+
 TEST_CASE("every task's compute is exactly its gemm + attention + elementwise parts", "[workload]") {
   // Invariant of the breakdown the report prints: the three kernel classes partition the compute.
   for (const char* attention : {"unfused", "flash"})
