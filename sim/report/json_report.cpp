@@ -15,6 +15,7 @@
 #include "sim/run/run.hpp"
 #include "sim/scenario/circuits.hpp"
 #include "sim/scenario/dispatcher.hpp"
+#include "sim/scenario/offload_modules.hpp"
 #include "sim/scenario/recompute_modules.hpp"
 #include "sim/workload/memory_budget.hpp"
 
@@ -153,6 +154,11 @@ std::string report_json(const RunResult& r) {
     j["plan"]["recompute_modules"] = ojson::array();
     for (RecomputeModule m : s.training.selective_modules())
       j["plan"]["recompute_modules"].push_back(registry_entry(recompute_module_entries(), m).name);
+  }
+  if (!s.training.offload_modules.empty()) {
+    j["plan"]["offload_modules"] = ojson::array();
+    for (OffloadModule m : s.training.offload_modules)
+      j["plan"]["offload_modules"].push_back(registry_entry(offload_module_entries(), m).name);
   }
   if (s.plan.ep > 1) j["plan"]["dispatcher"] = dispatcher(s.plan.dispatcher).name;
   j["step_time_s"] = r.step_time_s;

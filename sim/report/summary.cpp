@@ -136,13 +136,20 @@ std::string summary_text(const ParamReader& r, bool colour) {
   const std::string experts = ep > 1 ? fmt::format(" ep {} ({})", ep, plan.string("dispatcher")) : "";
   // Selective recomputation's modules, where they are not its default (the attention core alone).
   std::string recompute = plan.string("recompute");
-  if (plan.has("recompute_modules")) {
+  const auto names = [&](const char* key) {
     std::vector<std::string> modules;
-    const ParamReader list = plan.at("recompute_modules");
+    const ParamReader list = plan.at(key);
     for (size_t i = 0; i < list.size(); ++i) modules.push_back(list[i].as_string());
+    return modules;
+  };
+  if (plan.has("recompute_modules")) {
+    const std::vector<std::string> modules = names("recompute_modules");
     if (modules != std::vector<std::string>{"core_attn"})
       recompute += " (" + fmt::format("{}", fmt::join(modules, ", ")) + ")";
   }
+  // Offloaded modules, where the plan has them.
+  if (plan.has("offload_modules"))
+    recompute += "  offload " + fmt::format("{}", fmt::join(names("offload_modules"), ", "));
   out += fmt::format(
       "  plan        tp {} pp {} dp {} cp {}{}  sp {}  {} (v={})  micro_batch {}  {} microbatches  "
       "recompute {}\n",

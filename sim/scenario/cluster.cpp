@@ -237,6 +237,7 @@ ClusterSpec ClusterSpec::parse(const ParamReader& r, const std::string& data_dir
   constexpr double STORAGE_BYTES_PER_S_PER_GPU = 2e12 / 16384;
   c.storage_bandwidth = r.has("storage_bandwidth") ? r.at("storage_bandwidth").as_bandwidth()
                                                    : BytesPerSecond(STORAGE_BYTES_PER_S_PER_GPU * c.gpus);
+  if (r.has("host_link")) c.host_link = r.at("host_link").as_bandwidth();
   return c;
 }
 

@@ -108,6 +108,9 @@ struct ClusterSpec {
   // Sustained aggregate bandwidth to checkpoint storage. Default: Llama 3's Tectonic, 2 TB/s
   // sustained for 16,384 GPUs (arXiv:2407.21783, §3.3.4), scaled per GPU: 2e12 / 16384 B/s × gpus.
   BytesPerSecond storage_bandwidth;
+  // Between one GPU and its host's memory, per direction (PCIe, Grace's NVLink-C2C), what
+  // activation offloading copies over (TrainingSpec::offload_modules); 0: not given, no offload.
+  BytesPerSecond host_link;
 
   int64_t nodes() const { return gpus / gpus_per_node; }
   // GPUs per NVLink domain: scale_up.domain_gpus (0: a node's), at most the cluster. A variant on

@@ -198,6 +198,24 @@ static int64_t token_count(const ParamReader& r) {
   return static_cast<int64_t>(std::llround(v));
 }
 
+namespace {
+
+// A list of a registry's modules (recompute_modules, offload_modules): not empty, each once.
+template <typename T>
+std::vector<T> module_list(const ParamReader& list, const std::vector<NamedChoice<T>>& entries,
+                           const std::string& expected) {
+  list.expect_not_empty(expected);
+  std::vector<T> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const T m = registry_choice(list[i], entries);
+    if (std::find(out.begin(), out.end(), m) != out.end()) list[i].fail("is listed twice", "each module once");
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace
+
 TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   schema_expect_keys(r, "/training");
   TrainingSpec t;
@@ -209,15 +227,13 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
                 : s == "selective" ? Recompute::SELECTIVE
                 : s == "op"        ? Recompute::OP
                                    : Recompute::FULL;
-  if (auto modules = r.find("recompute_modules")) {
-    modules->expect_not_empty("the parts selective recomputation reruns, e.g. [\"mla_up_proj\", \"layernorm\"]");
-    for (size_t i = 0; i < modules->size(); ++i) {
-      const RecomputeModule m = registry_choice((*modules)[i], recompute_module_entries());
-      if (std::find(t.recompute_modules.begin(), t.recompute_modules.end(), m) != t.recompute_modules.end())
-        (*modules)[i].fail("is listed twice", "each module once");
-      t.recompute_modules.push_back(m);
-    }
-  }
+  if (auto modules = r.find("recompute_modules"))
+    t.recompute_modules =
+        module_list(*modules, recompute_module_entries(),
+                    "the parts selective recomputation reruns, e.g. [\"mla_up_proj\", \"layernorm\"]");
+  if (auto modules = r.find("offload_modules"))
+    t.offload_modules = module_list(*modules, offload_module_entries(),
+                                    "the parts whose inputs go to host memory, e.g. [\"attn_norm\", \"moe_act\"]");
   t.attention_given = r.has("attention");  // absent: parse_scenario resolves it for the device
   if (t.attention_given) t.attention = registry_choice(r.at("attention"), attention_kernels());
   t.elementwise = registry_choice(*schema_value(r, "/training/elementwise"), elementwise_modes());

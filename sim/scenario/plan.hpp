@@ -15,6 +15,7 @@
 #include "sim/scenario/elementwise.hpp"
 #include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/fp8_scaling.hpp"
+#include "sim/scenario/offload_modules.hpp"
 #include "sim/scenario/recompute_modules.hpp"
 #include "sim/scenario/routing.hpp"
 #include "sim/scenario/tp_library.hpp"
@@ -175,6 +176,11 @@ struct TrainingSpec {
     if (recompute != Recompute::SELECTIVE) return false;
     if (recompute_modules.empty()) return m == RecomputeModule::CORE_ATTN;
     return std::find(recompute_modules.begin(), recompute_modules.end(), m) != recompute_modules.end();
+  }
+  // `offload_modules` (offload_modules.hpp): whose saved inputs go to host memory; empty: none.
+  std::vector<OffloadModule> offload_modules;
+  bool offloads(OffloadModule m) const {
+    return std::find(offload_modules.begin(), offload_modules.end(), m) != offload_modules.end();
   }
   Precision precision = Precision::BF16;
   // `attention` (attention_kernels.hpp). Absent: the kernel Transformer Engine picks on the

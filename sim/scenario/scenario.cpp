@@ -333,6 +333,31 @@ void cross_check(const Scenario& s, const ParamReader& r) {
                       registry_entry(recompute_module_entries(), module).name, m.name, missing),
           "modules of parts the model has");
   }
+  // training.offload_modules: over a host link the cluster states, of parts the model has and
+  // keeps (a part recomputed keeps nothing to copy), under recompute none or selective.
+  if (!t.offload_modules.empty()) {
+    const ParamReader modules = tr.at("offload_modules");
+    if (s.cluster.host_link.value <= 0)
+      modules.fail("go to host memory over the host link, and the cluster states none",
+                   "a cluster.host_link (e.g. \"55 GB/s\", PCIe Gen5 x16), or no offload_modules");
+    if (t.recompute == Recompute::FULL || t.recompute == Recompute::OP)
+      modules.fail(fmt::format("copy saved inputs that recompute \"{}\" does not keep", to_string(t.recompute)),
+                   "recompute \"none\" or \"selective\" with them");
+    for (size_t i = 0; i < t.offload_modules.size(); ++i) {
+      const OffloadModule module = t.offload_modules[i];
+      const std::string name = registry_entry(offload_module_entries(), module).name;
+      if (offload_module_needs_moe(module) && !m.moe)
+        modules[i].fail(fmt::format("'{}' copies a part model {} has not: it has no experts (moe)", name, m.name),
+                        "modules of parts the model has");
+      // Recomputing the norms drops the QKV GEMM's input; MLA's up-projections, the core's Q, K, V.
+      const bool recomputed =
+          (module == OffloadModule::QKV_LINEAR && t.recomputes(RecomputeModule::LAYERNORM)) ||
+          (module == OffloadModule::CORE_ATTN && m.mla && t.recomputes(RecomputeModule::MLA_UP_PROJ));
+      if (recomputed)
+        modules[i].fail(fmt::format("'{}' copies an input that recompute_modules reruns instead of keeping", name),
+                        "a module either offloaded or recomputed");
+    }
+  }
   if (t.recompute == Recompute::OP && !fused(t.attention))
     tr.at("recompute")
         .fail("'op' (torchtitan's per-op checkpointing) saves the fused attention kernel's output",

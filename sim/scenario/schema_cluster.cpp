@@ -25,6 +25,8 @@ std::vector<KeySpec> schema_cluster_keys() {
       {"/cluster/gpus_per_node", "count", "", "", "required", "", "GPUs per node", 1, 1024},
       {"/cluster/storage_bandwidth", "quantity", "B/s", "", "= 2 TB/s per 16,384 GPUs (Llama 3's Tectonic)", "",
        "sustained bandwidth to checkpoint storage", 0, 0},
+      {"/cluster/host_link", "quantity", "B/s", "", "none (no activation offload)", "",
+       "between one GPU and its host's memory, per direction (PCIe, NVLink-C2C): what offload_modules copy over", 0, 0},
       {"/cluster/scale_up", "object", "", "", "required", "", "the network inside an NVLink domain or torus", 0, 0},
       {"/cluster/scale_up/kind", "choice", "", "", "required", registry_names(scale_up_kinds()),
        "scale-up network kind", 0, 0},

@@ -1,6 +1,7 @@
 // The schema of the `training` section: the batch, sequence, precision and kernels of one step.
 #include "sim/scenario/attention_kernels.hpp"
 #include "sim/scenario/defaults.hpp"
+#include "sim/scenario/offload_modules.hpp"
 #include "sim/scenario/plan.hpp"
 #include "sim/scenario/recompute_modules.hpp"
 #include "sim/scenario/routing.hpp"
@@ -19,6 +20,12 @@ std::vector<KeySpec> schema_training_keys() {
       {"/training/recompute_modules", "array of choices", "", "", "[\"core_attn\"] with recompute selective", "",
        "what selective recomputation reruns in the backward (Megatron-Core --recompute-modules)", 0, 0},
       {"/training/recompute_modules/*", "choice", "", "", "", registry_names(recompute_module_entries()),
+       "one module, each once", 0, 0},
+      {"/training/offload_modules", "array of choices", "", "", "none", "",
+       "whose saved inputs go to host memory in the forward and come back for the backward, over the cluster's "
+       "host_link beside the computation (Megatron-Core --offload-modules)",
+       0, 0},
+      {"/training/offload_modules/*", "choice", "", "", "", registry_names(offload_module_entries()),
        "one module, each once", 0, 0},
       {"/training/precision", "choice", "", "\"bf16\"", "", "bf16, fp16, fp8", "GEMM precision", 0, 0},
       {"/training/attention", "choice", "", "", ATTENTION_DEFAULT, registry_names(attention_kernels()),

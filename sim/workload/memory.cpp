@@ -128,7 +128,10 @@ double rank_linear_params(const Scenario& s, const StageLayout& layout, int64_t 
 
 namespace {
 
-Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompute, bool moe_layer) {
+// `offloaded`, where given: of what the layer keeps, the bytes its offload_modules copy to host
+// memory (under recompute none or selective, which parse_scenario requires of them).
+Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompute, bool moe_layer,
+                       double* offloaded = nullptr) {
   const ModelSpec& m = s.model;
   const double seq = static_cast<double>(s.training.seq_len) / static_cast<double>(s.plan.cp);
   const double b = static_cast<double>(micro_batch);
@@ -179,12 +182,14 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
   // whole on every rank (its down-projections duplicated), each latent's norm input and the
   // up-projection's input (2 + 2 bytes per latent element).
   const double q = static_cast<double>(m.query_width()) / h;
-  double attention = 2.0 * q + 4.0 * kv * q + 2.0 * q + (fp8 ? q : 0.0);
+  double proj_in = 2.0 * q + (fp8 ? q : 0.0);  // the projection's input, and its FP8 copy
+  double attention = 2.0 * q + 4.0 * kv * q + proj_in;
   if (m.mla) {
     const MlaSpec& l = *m.mla;
     const double heads = static_cast<double>(m.heads), d_qk = static_cast<double>(l.qk_head_dim());
     const double d_v = static_cast<double>(l.v_head_dim);
-    attention = heads * (2.0 * d_qk + 2.0 * d_qk + 2.0 * d_v + 2.0 * d_v + (fp8 ? d_v : 0.0)) / h;
+    proj_in = heads * (2.0 * d_v + (fp8 ? d_v : 0.0)) / h;
+    attention = heads * (2.0 * d_qk + 2.0 * d_qk + 2.0 * d_v) / h + proj_in;
     unsplit += 4.0 * static_cast<double>(l.q_lora_rank + l.kv_lora_rank) / h;
   }
   const double split = attention + inner;
@@ -192,6 +197,27 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
   // Unfused attention keeps its s x s tensors: the softmax output (2), and with dropout its mask
   // (1) and output (2): Table 2's 5as/h, split over tp. FlashAttention keeps none.
   const double scores = fused(s.training.attention) ? 0.0 : (m.dropout ? 5.0 : 2.0) * a * seq / (h * t);
+  // Under full or per-op recompute nothing of these is kept to offload (parse_scenario refuses the
+  // pair; a search's candidates may still meet it).
+  if (offloaded && (recompute == Recompute::NONE || recompute == Recompute::SELECTIVE)) {
+    // Each offloaded module's saved input (offload_modules.hpp), whole (`w`), split over tp (`x`)
+    // or on every rank (`u`) as the recomputed parts below: the norms' inputs (2 each), the QKV
+    // GEMM's input; the attention core's Q, K and V, the projection's input; each token's top_k
+    // copies of the experts' input, the experts' activation input (fc1's output).
+    const TrainingSpec& tr = s.training;
+    double w = 0.0, x = 0.0, u = 0.0;
+    if (tr.offloads(OffloadModule::ATTN_NORM)) w += 2.0;
+    if (tr.offloads(OffloadModule::MLP_NORM)) w += 2.0;
+    // What recompute_modules already drops is not copied (parse_scenario refuses the pair).
+    if (tr.offloads(OffloadModule::QKV_LINEAR) && !tr.recomputes(RecomputeModule::LAYERNORM)) w += input;
+    if (tr.offloads(OffloadModule::CORE_ATTN) && !(m.mla && tr.recomputes(RecomputeModule::MLA_UP_PROJ)))
+      x += attention - proj_in;
+    if (tr.offloads(OffloadModule::ATTN_PROJ)) x += proj_in;
+    if (moe && tr.offloads(OffloadModule::EXPERT_FC1)) u += double(m.moe->top_k) * input * routes;
+    if (moe && tr.offloads(OffloadModule::MOE_ACT))
+      x += act * double(m.moe->top_k) * routed_load * static_cast<double>(m.moe->expert_ffn_hidden) / h;
+    *offloaded = sbh * ((sp ? (w + x) / t : w + x / t) + u);
+  }
   switch (recompute) {
     case Recompute::NONE: return Bytes(sbh * (kept + scores));
     case Recompute::SELECTIVE: {
@@ -235,7 +261,15 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
 }  // namespace
 
 Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch, bool moe_layer) {
-  return activation_bytes(s, micro_batch, s.training.recompute, moe_layer);
+  double offloaded = 0.0;
+  const Bytes kept = activation_bytes(s, micro_batch, s.training.recompute, moe_layer, &offloaded);
+  return kept - Bytes(offloaded);
+}
+
+Bytes layer_offloaded_bytes(const Scenario& s, int64_t micro_batch, bool moe_layer) {
+  double offloaded = 0.0;
+  activation_bytes(s, micro_batch, s.training.recompute, moe_layer, &offloaded);
+  return Bytes(offloaded);
 }
 
 namespace {

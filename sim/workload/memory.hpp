@@ -81,6 +81,9 @@ struct MemoryEstimate {
 // Bytes of activations one transformer layer keeps for one microbatch (Table 2 above): a dense
 // layer, or an MoE one (`moe_layer`, where the model has them).
 Bytes layer_activation_bytes(const Scenario& s, int64_t micro_batch, bool moe_layer = false);
+// Of one layer's activations per micro-batch, the bytes its offload_modules copy to host memory in
+// the forward and back in the backward (none without them); layer_activation_bytes keeps the rest.
+Bytes layer_offloaded_bytes(const Scenario& s, int64_t micro_batch, bool moe_layer = false);
 
 MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int64_t micro_batch);
 

@@ -53,7 +53,8 @@ struct Task {
   Seconds gemm;         // linear layers (QKV, projection, MLP, logits)
   Seconds attention;    // the attention core (score matmuls, softmax, dropout; or FlashAttention)
   Seconds elementwise;  // norms, activations, residuals, embedding, loss, optimizer
-  Seconds host_wait;    // the GPU waiting for the host to launch the task's kernels (cost/host_launch.hpp)
+  Seconds host_wait;    // the GPU waiting for the host: to launch the task's kernels (cost/host_launch.hpp), or
+                        // for its offloaded activations over the host link (offload_modules.hpp)
   Flops model_flops, hardware_flops;
   // The model FLOPs as DeepSeek and Megatron-Bridge count them: the attention core's over the causal
   // half of the square, the main model's alone (multi-token prediction modules not counted).

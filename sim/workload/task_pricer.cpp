@@ -6,6 +6,7 @@
 #include "sim/cost/compute_model.hpp"
 #include "sim/cost/host_launch.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/memory.hpp"
 #include "sim/workload/schedule.hpp"
 #include "sim/workload/stage_layout.hpp"
 
@@ -104,6 +105,8 @@ TaskPricer::TaskPricer(const Scenario& s, const StageLayout& layout, int64_t mic
       emb_(embedding_ops(s, micro_batch)),
       out_(output_ops(s, micro_batch)),
       mtp_(mtp_ops(s, micro_batch)),
+      offloaded_(layer_offloaded_bytes(s, micro_batch)),
+      offloaded_moe_(s.model.moe ? layer_offloaded_bytes(s, micro_batch, true) : Bytes(0)),
       splits_backward_(pipeline_schedule(s.plan.schedule).splits_backward) {}
 
 const Task& TaskPricer::task(int64_t r, int64_t c, TaskKind kind) {
@@ -169,6 +172,15 @@ Task TaskPricer::price(TaskKind kind, int64_t r, int64_t c) const {
   Seconds host = host_launch_per_kernel(false, graphed) * from_python +
                  host_launch_per_kernel(true, graphed) * (acc.launches - from_python);
   if (graphed) host += cuda_graph_launch();
+  // Fine-grained activation offloading (offload_modules.hpp): the forward copies its layers'
+  // offloaded inputs to host memory and the backward brings them back, on the copy engines beside
+  // the kernels over the cluster's host link (Megatron-Core's fine_grained_activation_offloading.md:
+  // hidden behind the computation, or bound by the link's bandwidth); a pass whose copies outlast
+  // its kernels waits for them.
+  if (!weight && !s_.training.offload_modules.empty()) {
+    const Bytes copied = offloaded_ * (layers + windowed) + offloaded_moe_ * (moe_layers + windowed_moe);
+    host = std::max(host, copied / s_.cluster.host_link);
+  }
   if (host > t.compute) {
     t.host_wait = host - t.compute;
     t.compute = host;

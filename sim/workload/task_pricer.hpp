@@ -39,6 +39,7 @@ class TaskPricer {
   // A dense and an MoE layer with sliding-window attention (none without a window).
   PassOps windowed_layer_, windowed_moe_layer_;
   PassOps emb_, out_, mtp_;
+  Bytes offloaded_, offloaded_moe_;  // a dense and an MoE layer's activations offloaded per microbatch
   bool splits_backward_;
   std::map<std::tuple<int64_t, int64_t, int>, Task> priced_;
 };

@@ -326,6 +326,23 @@ case("moe-experts-not-dividing-ep", "/parallelism/ep", "8 does not divide expert
 case("moe-ep-not-dividing-dp", "/parallelism/ep", "32 does not divide dp*cp=16", ep_on_16(32, experts=64))
 case("tp-not-dividing-expert-ffn", "/parallelism/tp", "8 does not divide moe.expert_ffn_hidden=1004",
      put("model.moe", dict(MOE, expert_ffn_hidden=1004)))
+# Activation offloading (plan.cpp, scenario.cpp): over a host link the cluster states, of parts the
+# model has and keeps, under recompute none or selective; each module once, by its name.
+off = lambda modules, *more: all_of(put("cluster.host_link", "55 GB/s"), put("training.recompute", "none"),
+                                   put("training.offload_modules", modules), *more)
+case("offload-without-host-link", "/training/offload_modules",
+     "go to host memory over the host link, and the cluster states none", put("training.offload_modules", ["attn_norm"]))
+case("offload-under-full-recompute", "/training/offload_modules",
+     "copy saved inputs that recompute \"full\" does not keep", off(["attn_norm"], put("training.recompute", "full")))
+case("offload-experts-of-dense-model", "/training/offload_modules/0",
+     "'expert_fc1' copies a part model gpt-22B has not: it has no experts (moe)", off(["expert_fc1"]))
+case("offload-recomputed-input", "/training/offload_modules/0",
+     "'qkv_linear' copies an input that recompute_modules reruns instead of keeping",
+     off(["qkv_linear"], put("training.recompute", "selective"), put("training.recompute_modules", ["layernorm"])))
+case("offload-module-twice", "/training/offload_modules/1", "is listed twice", off(["attn_norm", "attn_norm"]))
+case("offload-module-unknown", "/training/offload_modules/0", "'attn_nrom' is not known (did you mean 'attn_norm'?)",
+     off(["attn_nrom"]))
+case("offload-modules-empty", "/training/offload_modules", "is an empty array, which would change nothing", off([]))
 # Sliding-window attention (model.cpp, scenario.cpp): a full-attention interval needs a window;
 # a ring of context-parallel blocks under a window is not modelled.
 case("full-attention-interval-without-window", "/model/full_attention_interval",
