@@ -83,9 +83,11 @@ Estimate sweep(const StepProgram& p, const CommCosts& comm, Seconds reconfig, Se
           const bool crosses = switching && comm.p2p_crosses(in->from_rank, static_cast<int64_t>(r));
           Seconds sent = e.finish[from][at];
           if (crosses) sent = std::max(sent, reconfig);
-          const Seconds arrived = sent + comm.p2p(in->from_rank, static_cast<int64_t>(r), in->bytes);
+          // As the engine runs it (replay.cpp, receive): the transfer starts once the receiver
+          // reaches the slot and the sender's data is ready, and the slot waits for it.
+          const Seconds arrived = std::max(start, sent) + comm.p2p(in->from_rank, static_cast<int64_t>(r), in->bytes);
           if (crosses) last_crossing = std::max(last_crossing, arrived);
-          start = std::max(start, arrived);
+          start = arrived;
         }
         if (!sent_all) break;
         const auto k = static_cast<size_t>(slot.task);

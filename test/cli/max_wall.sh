@@ -8,8 +8,9 @@
 # Usage: bash max_wall.sh TRAINSIM REPO
 #
 # Expectation: the GPT-3 config takes about a second to plan and simulate, so a 0.01 s bound stops
-# it while it plans; the Llama 3 config at full fidelity plans in well under a second and then
-# simulates for several, so a 1 s bound stops it in the engine's child process, which is killed:
+# it while it plans; the Llama 3 config at full fidelity, interleaved over 20 virtual stages, plans
+# in well under a second and then simulates for several, so a 1 s bound stops it in the engine's
+# child process, which is killed:
 # the command returns within a few seconds. A bound the run stays within changes nothing.
 set -u
 
@@ -57,7 +58,7 @@ fi
 
 # Stopped while the engine simulates: its child process is killed, not left running.
 llama="$repo/configs/llama3-70b-512xh100.json"
-stopped engine "$llama" 1 run "$llama" --fidelity full --max-wall 1 -o "$work/engine/r.json"
+stopped engine "$llama" 1 run "$llama" --fidelity full --set parallelism.virtual_stages=20 --max-wall 1 -o "$work/engine/r.json"
 sleep 0.2
 if pgrep -f "$work/engine/r.json" >/dev/null; then
   fail "engine: child" "a trainsim process with this run's arguments is still running"

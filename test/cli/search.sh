@@ -86,13 +86,13 @@ bad() {  # name expected-fragment args...
 # A --max-sim-wall that a few of the best plans' simulations pass: they are skipped, and a line
 # names how many and the best of them, whose estimate is among those the simulated rows beat
 # (the rows are taken in estimate order) and whose simulation estimate is over the limit.
-"$trainsim" search "$config" --max-sim-wall 0.003 >"$work/slow" 2>"$work/slow.err"
+"$trainsim" search "$config" --max-sim-wall 0.001 >"$work/slow" 2>"$work/slow.err"
 python3 - "$work/slow" <<'PY' >"$work/slow.checks" 2>&1
 import re, sys
 text = open(sys.argv[1]).read()
 head = re.search(r"(\d+) can run, (\d+) bounded out .*?, (\d+) cannot", text)
 line = re.search(r"search: (\d+) plans among the best estimates were not simulated, each over --max-sim-wall "
-                 r"0.003 s; the best of them \(.*, estimated ([0-9.]+) s\): .*would take (?:at least )?about "
+                 r"0.001 s; the best of them \(.*, estimated ([0-9.]+) s\): .*would take (?:at least )?about "
                  r"([0-9.e+-]+) s", text)
 rows = [l.split() for l in text.splitlines() if re.match(r"^ +\d+ +\d+ +\d+", l)]
 simulated = [float(r[13].rstrip("s")) for r in rows if r[14] != "-"]
@@ -102,10 +102,10 @@ if ok:
     n, est, took = int(line.group(1)), float(line.group(2)), float(line.group(3))
     print("ok" if 0 < n <= int(head.group(3)) else "FAIL", f"{n} skipped, among the {head.group(3)} that cannot run")
     print("ok" if est <= max(simulated) else "FAIL", f"the best skipped estimate {est} s is below a simulated row's")
-    print("ok" if took > 0.003 else "FAIL", f"its simulation estimate {took} s is over the 0.003 s limit")
+    print("ok" if took > 0.001 else "FAIL", f"its simulation estimate {took} s is over the 0.001 s limit")
 PY
 while read -r status rest; do
-  if [ "$status" = ok ]; then pass "--max-sim-wall 0.003: $rest"; else fail "--max-sim-wall 0.003" "$rest"; fi
+  if [ "$status" = ok ]; then pass "--max-sim-wall 0.001: $rest"; else fail "--max-sim-wall 0.001" "$rest"; fi
 done <"$work/slow.checks"
 
 # An MoE model (Mixtral 8x7B on 32 H100): the plans try expert parallelism and dispatchers; the
