@@ -20,6 +20,7 @@ struct Setup {
   int64_t tp = 1, pp = 1, dp = 1, global_batch = 8, micro_batch = 1;
   const char* recompute = "full";
   const char* schedule = "1f1b";
+  int64_t virtual_stages = 1;  // 1: none given (a V-shaped schedule's two then)
   int64_t gpus_per_node = 8, nics_per_node = 8;
   double oversubscription = 1;
   int64_t pod_gpus = 0;  // 0: one pod
@@ -32,6 +33,8 @@ struct Setup {
 inline Scenario scenario(const Setup& u) {
   const std::string pod = u.pod_gpus > 0 ? ", \"pod_gpus\": " + std::to_string(u.pod_gpus) : std::string();
   const std::string up = *u.scale_up ? std::string(", \"scale_up\": ") + u.scale_up : std::string();
+  const std::string v =
+      u.virtual_stages > 1 ? ", \"virtual_stages\": " + std::to_string(u.virtual_stages) : std::string();
   const std::string fat_tree =
       fill(R"({"kind": "fat-tree", "nics_per_node": {nics}, "nic_bandwidth": "200 Gb/s",
                                         "latency": "1 us", "oversubscription": {over}{pod}})",
@@ -39,7 +42,7 @@ inline Scenario scenario(const Setup& u) {
   const std::string text = fill(R"({"kind": "scenario", "name": "engine", "model": "{model}",
     "cluster": {"from": "{cluster}", "gpus": {gpus}, "gpus_per_node": {node}{up}, "scale_out": {out}},
     "parallelism": {"tp": {tp}, "pp": {pp}, "dp": {dp}, "overlap_grad_reduce": false,
-                    "schedule": "{schedule}"},
+                    "schedule": "{schedule}"{v}},
     "training": {"seq_len": 2048, "global_batch": {B}, "micro_batch": {b}, "recompute": "{recompute}",
                  "precision": "bf16"}})",
                                 {{"model", u.model},
@@ -54,7 +57,8 @@ inline Scenario scenario(const Setup& u) {
                                  {"B", std::to_string(u.global_batch)},
                                  {"b", std::to_string(u.micro_batch)},
                                  {"recompute", u.recompute},
-                                 {"schedule", u.schedule}});
+                                 {"schedule", u.schedule},
+                                 {"v", v}});
   return parse_scenario(ParamReader::from_text(text, "engine test"), TRAINSIM_SOURCE_DIR);
 }
 
