@@ -182,6 +182,13 @@ struct TrainingSpec {
   bool offloads(OffloadModule m) const {
     return std::find(offload_modules.begin(), offload_modules.end(), m) != offload_modules.end();
   }
+  // Whether recompute_modules already drops the input module `m` would offload (of a model with
+  // latent attention, `mla`): the norms' rerun drops the QKV GEMM's input, MLA's up-projections the
+  // core's Q, K and V. parse_scenario refuses such a pair; the activations copy none of it.
+  bool recompute_drops(OffloadModule m, bool mla) const {
+    return (m == OffloadModule::QKV_LINEAR && recomputes(RecomputeModule::LAYERNORM)) ||
+           (m == OffloadModule::CORE_ATTN && mla && recomputes(RecomputeModule::MLA_UP_PROJ));
+  }
   Precision precision = Precision::BF16;
   // `attention` (attention_kernels.hpp). Absent: the kernel Transformer Engine picks on the
   // device under Megatron-Core's attention_backend auto (defaults.hpp, default_attention),

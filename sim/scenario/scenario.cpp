@@ -349,11 +349,7 @@ void cross_check(const Scenario& s, const ParamReader& r) {
       if (offload_module_needs_moe(module) && !m.moe)
         modules[i].fail(fmt::format("'{}' copies a part model {} has not: it has no experts (moe)", name, m.name),
                         "modules of parts the model has");
-      // Recomputing the norms drops the QKV GEMM's input; MLA's up-projections, the core's Q, K, V.
-      const bool recomputed =
-          (module == OffloadModule::QKV_LINEAR && t.recomputes(RecomputeModule::LAYERNORM)) ||
-          (module == OffloadModule::CORE_ATTN && m.mla && t.recomputes(RecomputeModule::MLA_UP_PROJ));
-      if (recomputed)
+      if (t.recompute_drops(module, m.mla.has_value()))
         modules[i].fail(fmt::format("'{}' copies an input that recompute_modules reruns instead of keeping", name),
                         "a module either offloaded or recomputed");
     }

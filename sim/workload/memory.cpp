@@ -208,10 +208,10 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
     double w = 0.0, x = 0.0, u = 0.0;
     if (tr.offloads(OffloadModule::ATTN_NORM)) w += 2.0;
     if (tr.offloads(OffloadModule::MLP_NORM)) w += 2.0;
-    // What recompute_modules already drops is not copied (parse_scenario refuses the pair).
-    if (tr.offloads(OffloadModule::QKV_LINEAR) && !tr.recomputes(RecomputeModule::LAYERNORM)) w += input;
-    if (tr.offloads(OffloadModule::CORE_ATTN) && !(m.mla && tr.recomputes(RecomputeModule::MLA_UP_PROJ)))
-      x += attention - proj_in;
+    // What recompute_modules already drops is not copied (TrainingSpec::recompute_drops).
+    const auto copies = [&](OffloadModule o) { return tr.offloads(o) && !tr.recompute_drops(o, m.mla.has_value()); };
+    if (copies(OffloadModule::QKV_LINEAR)) w += input;
+    if (copies(OffloadModule::CORE_ATTN)) x += attention - proj_in;
     if (tr.offloads(OffloadModule::ATTN_PROJ)) x += proj_in;
     if (moe && tr.offloads(OffloadModule::EXPERT_FC1)) u += double(m.moe->top_k) * input * routes;
     if (moe && tr.offloads(OffloadModule::MOE_ACT))
