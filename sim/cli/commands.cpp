@@ -21,6 +21,7 @@
 #include "sim/report/json_report.hpp"
 #include "sim/run/run.hpp"
 #include "sim/scenario/dispatcher.hpp"
+#include "sim/scenario/low_precision_inputs.hpp"
 #include "sim/scenario/offload_modules.hpp"
 #include "sim/scenario/recompute_modules.hpp"
 #include "sim/scenario/schedules.hpp"
@@ -96,6 +97,7 @@ int list() {
                       "full"});
   print("recompute_modules (with recompute selective)", described(recompute_module_entries()));
   print("offload_modules (activations to host memory over cluster.host_link)", described(offload_module_entries()));
+  print("low_precision_inputs (saved inputs cached in fewer bits)", described(low_precision_input_entries()));
   print("context parallel (cp_comm)",
         {"p2p          keys and values around the cp ring, each transfer beside attention (Megatron-Core's default)",
          "all_gather   gathered before attention, their gradients reduce-scattered after it (Llama 3)"});

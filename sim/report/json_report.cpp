@@ -15,6 +15,7 @@
 #include "sim/run/run.hpp"
 #include "sim/scenario/circuits.hpp"
 #include "sim/scenario/dispatcher.hpp"
+#include "sim/scenario/low_precision_inputs.hpp"
 #include "sim/scenario/offload_modules.hpp"
 #include "sim/scenario/recompute_modules.hpp"
 #include "sim/workload/memory_budget.hpp"
@@ -159,6 +160,11 @@ std::string report_json(const RunResult& r) {
     j["plan"]["offload_modules"] = ojson::array();
     for (OffloadModule m : s.training.offload_modules)
       j["plan"]["offload_modules"].push_back(registry_entry(offload_module_entries(), m).name);
+  }
+  if (!s.training.low_precision_inputs.empty()) {
+    j["plan"]["low_precision_inputs"] = ojson::array();
+    for (LowPrecisionInput m : s.training.low_precision_inputs)
+      j["plan"]["low_precision_inputs"].push_back(registry_entry(low_precision_input_entries(), m).name);
   }
   if (s.plan.ep > 1) j["plan"]["dispatcher"] = dispatcher(s.plan.dispatcher).name;
   j["step_time_s"] = r.step_time_s;

@@ -147,9 +147,11 @@ std::string summary_text(const ParamReader& r, bool colour) {
     if (modules != std::vector<std::string>{"core_attn"})
       recompute += " (" + fmt::format("{}", fmt::join(modules, ", ")) + ")";
   }
-  // Offloaded modules, where the plan has them.
+  // Offloaded modules and inputs cached in fewer bits, where the plan has them.
   if (plan.has("offload_modules"))
     recompute += "  offload " + fmt::format("{}", fmt::join(names("offload_modules"), ", "));
+  if (plan.has("low_precision_inputs"))
+    recompute += "  low-precision " + fmt::format("{}", fmt::join(names("low_precision_inputs"), ", "));
   out += fmt::format(
       "  plan        tp {} pp {} dp {} cp {}{}  sp {}  {} (v={})  micro_batch {}  {} microbatches  "
       "recompute {}\n",

@@ -200,7 +200,7 @@ static int64_t token_count(const ParamReader& r) {
 
 namespace {
 
-// A list of a registry's modules (recompute_modules, offload_modules): not empty, each once.
+// A list of a registry's modules (recompute_modules, offload_modules, low_precision_inputs): not empty, each once.
 template <typename T>
 std::vector<T> module_list(const ParamReader& list, const std::vector<NamedChoice<T>>& entries,
                            const std::string& expected) {
@@ -234,6 +234,9 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   if (auto modules = r.find("offload_modules"))
     t.offload_modules = module_list(*modules, offload_module_entries(),
                                     "the parts whose inputs go to host memory, e.g. [\"attn_norm\", \"moe_act\"]");
+  if (auto inputs = r.find("low_precision_inputs"))
+    t.low_precision_inputs = module_list(*inputs, low_precision_input_entries(),
+                                         "the saved inputs cached in fewer bits, e.g. [\"attn_proj\", \"moe_act\"]");
   t.attention_given = r.has("attention");  // absent: parse_scenario resolves it for the device
   if (t.attention_given) t.attention = registry_choice(r.at("attention"), attention_kernels());
   t.elementwise = registry_choice(*schema_value(r, "/training/elementwise"), elementwise_modes());

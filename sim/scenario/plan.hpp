@@ -15,6 +15,7 @@
 #include "sim/scenario/elementwise.hpp"
 #include "sim/scenario/fp8_library.hpp"
 #include "sim/scenario/fp8_scaling.hpp"
+#include "sim/scenario/low_precision_inputs.hpp"
 #include "sim/scenario/offload_modules.hpp"
 #include "sim/scenario/recompute_modules.hpp"
 #include "sim/scenario/routing.hpp"
@@ -181,6 +182,11 @@ struct TrainingSpec {
   std::vector<OffloadModule> offload_modules;
   bool offloads(OffloadModule m) const {
     return std::find(offload_modules.begin(), offload_modules.end(), m) != offload_modules.end();
+  }
+  // `low_precision_inputs` (low_precision_inputs.hpp): saved inputs cached in fewer bits; empty: none.
+  std::vector<LowPrecisionInput> low_precision_inputs;
+  bool caches_low(LowPrecisionInput m) const {
+    return std::find(low_precision_inputs.begin(), low_precision_inputs.end(), m) != low_precision_inputs.end();
   }
   // Whether recompute_modules already drops the input module `m` would offload (of a model with
   // latent attention, `mla`): the norms' rerun drops the QKV GEMM's input, MLA's up-projections the

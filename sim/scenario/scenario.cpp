@@ -354,6 +354,20 @@ void cross_check(const Scenario& s, const ParamReader& r) {
                         "a module either offloaded or recomputed");
     }
   }
+  // training.low_precision_inputs: of parts the model has, under a recompute that keeps them.
+  if (!t.low_precision_inputs.empty()) {
+    const ParamReader inputs = tr.at("low_precision_inputs");
+    if (t.recompute == Recompute::FULL || t.recompute == Recompute::OP)
+      inputs.fail(fmt::format("caches saved inputs that recompute \"{}\" does not keep", to_string(t.recompute)),
+                  "recompute \"none\" or \"selective\" with them");
+    for (size_t i = 0; i < t.low_precision_inputs.size(); ++i) {
+      const LowPrecisionInput input = t.low_precision_inputs[i];
+      if (low_precision_input_needs_moe(input) && !m.moe)
+        inputs[i].fail(fmt::format("'{}' is an input of a part model {} has not: it has no experts (moe)",
+                                   registry_entry(low_precision_input_entries(), input).name, m.name),
+                       "inputs of parts the model has");
+    }
+  }
   if (t.recompute == Recompute::OP && !fused(t.attention))
     tr.at("recompute")
         .fail("'op' (torchtitan's per-op checkpointing) saves the fused attention kernel's output",

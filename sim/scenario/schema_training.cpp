@@ -1,6 +1,7 @@
 // The schema of the `training` section: the batch, sequence, precision and kernels of one step.
 #include "sim/scenario/attention_kernels.hpp"
 #include "sim/scenario/defaults.hpp"
+#include "sim/scenario/low_precision_inputs.hpp"
 #include "sim/scenario/offload_modules.hpp"
 #include "sim/scenario/plan.hpp"
 #include "sim/scenario/recompute_modules.hpp"
@@ -27,6 +28,12 @@ std::vector<KeySpec> schema_training_keys() {
        0, 0},
       {"/training/offload_modules/*", "choice", "", "", "", registry_names(offload_module_entries()),
        "one module, each once", 0, 0},
+      {"/training/low_precision_inputs", "array of choices", "", "", "none", "",
+       "saved inputs cached for the backward in fewer bits than 16 (DeepSeek-V3's E5M6 and FP8 caches, Kimi K2's "
+       "FP8 storage); the GEMMs keep the scenario's precision",
+       0, 0},
+      {"/training/low_precision_inputs/*", "choice", "", "", "", registry_names(low_precision_input_entries()),
+       "one input, each once", 0, 0},
       {"/training/precision", "choice", "", "\"bf16\"", "", "bf16, fp16, fp8", "GEMM precision", 0, 0},
       {"/training/attention", "choice", "", "", ATTENTION_DEFAULT, registry_names(attention_kernels()),
        "attention kernel (trainsim list)", 0, 0},

@@ -170,25 +170,41 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
                                static_cast<double>(m.moe->expert_ffn_hidden)
                          : double(m.ffn_hidden);
   const bool fp8 = s.training.precision == Precision::FP8;
-  const double input = fp8 ? 1.0 : 2.0;                               // a linear layer's saved input, per element
-  const double act = m.activation == Activation::SWIGLU ? 4.0 : 2.0;  // the activation's inputs kept
+  const double input = fp8 ? 1.0 : 2.0;  // a linear layer's saved input, per element
+  // The activation's inputs kept: a gated unit's two halves, GELU's one, 16-bit; an MoE layer's
+  // in FP8 where low_precision_inputs caches them so (low_precision_inputs.hpp: moe_act).
+  const TrainingSpec& tr = s.training;
+  const double act_inputs = m.activation == Activation::SWIGLU ? 2.0 : 1.0;
+  const double act =
+      act_inputs *
+      (moe && tr.caches_low(LowPrecisionInput::MOE_ACT) ? low_precision_input_bytes(LowPrecisionInput::MOE_ACT) : 2.0);
   const double inner = (act + input) * ffn / h;
   const double whole = 4.0 + input + input + (m.dropout ? 2.0 : 0.0);
   // Under MoE parallel folding (ParallelPlan::expert_tp) a rank routes its own 1/tp of the tokens.
   const double routes = s.plan.expert_tp() != s.plan.tp ? 1.0 / t : 1.0;
-  double unsplit = moe ? (static_cast<double>(m.moe->top_k) * input + 4.0 * double(m.moe->experts) / h) * routes : 0.0;
+  // Each token's top_k copies of the experts' input, at the precision their GEMM saves it in or in
+  // FP8 where low_precision_inputs caches it so (expert_fc1).
+  const double copy = tr.caches_low(LowPrecisionInput::EXPERT_FC1)
+                          ? std::min(input, low_precision_input_bytes(LowPrecisionInput::EXPERT_FC1))
+                          : input;
+  double unsplit = moe ? (static_cast<double>(m.moe->top_k) * copy + 4.0 * double(m.moe->experts) / h) * routes : 0.0;
   // Q and the projection's input span the queries' width (hidden unless head_dim says otherwise).
   // Latent attention (MlaSpec): Q and K d_qk wide per head, V and the projection's input d_v; and,
   // whole on every rank (its down-projections duplicated), each latent's norm input and the
-  // up-projection's input (2 + 2 bytes per latent element).
+  // up-projection's input (2 + 2 bytes per latent element). The projection's input is the
+  // attention core's 16-bit output with, in FP8, the projection's FP8 copy beside it; or one copy
+  // that both read, where low_precision_inputs caches it (attn_proj: DeepSeek-V3's E5M6).
+  const double proj_bytes = tr.caches_low(LowPrecisionInput::ATTN_PROJ)
+                                ? low_precision_input_bytes(LowPrecisionInput::ATTN_PROJ)
+                                : 2.0 + (fp8 ? 1.0 : 0.0);
   const double q = static_cast<double>(m.query_width()) / h;
-  double proj_in = 2.0 * q + (fp8 ? q : 0.0);  // the projection's input, and its FP8 copy
+  double proj_in = proj_bytes * q;
   double attention = 2.0 * q + 4.0 * kv * q + proj_in;
   if (m.mla) {
     const MlaSpec& l = *m.mla;
     const double heads = static_cast<double>(m.heads), d_qk = static_cast<double>(l.qk_head_dim());
     const double d_v = static_cast<double>(l.v_head_dim);
-    proj_in = heads * (2.0 * d_v + (fp8 ? d_v : 0.0)) / h;
+    proj_in = heads * proj_bytes * d_v / h;
     attention = heads * (2.0 * d_qk + 2.0 * d_qk + 2.0 * d_v) / h + proj_in;
     unsplit += 4.0 * static_cast<double>(l.q_lora_rank + l.kv_lora_rank) / h;
   }
@@ -204,7 +220,6 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
     // or on every rank (`u`) as the recomputed parts below: the norms' inputs (2 each), the QKV
     // GEMM's input; the attention core's Q, K and V, the projection's input; each token's top_k
     // copies of the experts' input, the experts' activation input (fc1's output).
-    const TrainingSpec& tr = s.training;
     double w = 0.0, x = 0.0, u = 0.0;
     if (tr.offloads(OffloadModule::ATTN_NORM)) w += 2.0;
     if (tr.offloads(OffloadModule::MLP_NORM)) w += 2.0;
@@ -213,7 +228,7 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
     if (copies(OffloadModule::QKV_LINEAR)) w += input;
     if (copies(OffloadModule::CORE_ATTN)) x += attention - proj_in;
     if (tr.offloads(OffloadModule::ATTN_PROJ)) x += proj_in;
-    if (moe && tr.offloads(OffloadModule::EXPERT_FC1)) u += double(m.moe->top_k) * input * routes;
+    if (moe && tr.offloads(OffloadModule::EXPERT_FC1)) u += double(m.moe->top_k) * copy * routes;
     if (moe && tr.offloads(OffloadModule::MOE_ACT))
       x += act * double(m.moe->top_k) * routed_load * static_cast<double>(m.moe->expert_ffn_hidden) / h;
     *offloaded = sbh * ((sp ? (w + x) / t : w + x / t) + u);
@@ -226,7 +241,6 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
       // GEMMs' inputs; MLA's queries, keys and values and the up-projections' inputs (the latents
       // kept); a dense MLP's input and inner activations; the experts' activation output (fc2's
       // input); the shared experts' inner activations. The attention core's scores otherwise.
-      const TrainingSpec& tr = s.training;
       const bool dense_mlp = tr.recomputes(RecomputeModule::MLP) && !moe;
       double w = (tr.recomputes(RecomputeModule::LAYERNORM) ? input : 0.0) +
                  (tr.recomputes(RecomputeModule::LAYERNORM) || dense_mlp ? input : 0.0);
@@ -317,6 +331,13 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
       in_flight = std::min(in_flight + 1.0 / static_cast<double>(layout.virtual_stages), static_cast<double>(m));
     StageMemory st;
     st.rank = r;
+    // The ranks with the model's ends: the first and the last, or, in a V, the first both (ZB-V,
+    // DualPipeV), and under DualPipe the first and the last both, one copy's end each (StageLayout).
+    bool holds_embedding = false, holds_output = false;
+    for (int64_t c = 0; c < layout.virtual_stages; ++c) {
+      holds_embedding = holds_embedding || layout.has_embedding(r, c);
+      holds_output = holds_output || layout.has_output(r, c);
+    }
     // ZeRO's share of `per_param` bytes a parameter, from `stage` on (rank_sharded_params).
     const auto zero = [&, sharded = rank_sharded_params(s, layout, r)](double per_param, int stage) {
       if (s.plan.zero < stage) return params * per_param;
@@ -334,7 +355,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     // grain, inside the compiled step: not counted there (the TPU v4 rows, validation/, ran in
     // 32 GiB).
     double work = 0.0;
-    if (r == layout.pp - 1) work = (loss_peak_bytes_per_logit(s) - KEPT_LOGIT_BYTES) * logits;
+    if (holds_output) work = (loss_peak_bytes_per_logit(s) - KEPT_LOGIT_BYTES) * logits;
     // The rank's largest layer: an MoE one where it holds any.
     const bool has_moe = layout.moe_layers_on_rank(r) > 0;
     if (s.training.recompute == Recompute::FULL && !s.cluster.scale_up.xla_runtime())
@@ -373,11 +394,11 @@ MemoryEstimate estimate_memory(const Scenario& s, const StageLayout& layout, int
     const auto moe_layers = static_cast<double>(layout.moe_layers_on_rank(r));
     st.activations = per_layer * ((static_cast<double>(layout.layers_on_rank(r)) - moe_layers) * in_flight) +
                      per_moe_layer * (moe_layers * in_flight);
-    if (r == 0) {
+    if (holds_embedding) {
       // Embedding output kept for backward (Korthikanti §4.3), one per in-flight microbatch.
       st.activations += Bytes(2.0 * sbh / (s.plan.sequence_parallel ? t : 1.0) * in_flight);
     }
-    if (r == layout.pp - 1) {
+    if (holds_output) {
       // fp32 logits of the cross-entropy, vocab-parallel over tp; 1F1B-style schedules run the
       // loss and its backward back to back, GPipe keeps every microbatch's.
       st.activations +=

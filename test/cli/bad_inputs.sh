@@ -343,6 +343,18 @@ case("offload-module-twice", "/training/offload_modules/1", "is listed twice", o
 case("offload-module-unknown", "/training/offload_modules/0", "'attn_nrom' is not known (did you mean 'attn_norm'?)",
      off(["attn_nrom"]))
 case("offload-modules-empty", "/training/offload_modules", "is an empty array, which would change nothing", off([]))
+# Saved inputs cached in fewer bits (plan.cpp, scenario.cpp): of parts the model has and keeps;
+# each input once, by its name.
+low = lambda inputs, *more: all_of(put("training.recompute", "none"), put("training.low_precision_inputs", inputs), *more)
+case("low-precision-under-full-recompute", "/training/low_precision_inputs",
+     "caches saved inputs that recompute \"full\" does not keep", low(["attn_proj"], put("training.recompute", "full")))
+case("low-precision-experts-of-dense-model", "/training/low_precision_inputs/0",
+     "'moe_act' is an input of a part model gpt-22B has not: it has no experts (moe)", low(["moe_act"]))
+case("low-precision-input-twice", "/training/low_precision_inputs/1", "is listed twice", low(["attn_proj", "attn_proj"]))
+case("low-precision-input-unknown", "/training/low_precision_inputs/0",
+     "'moe_ac' is not known (did you mean 'moe_act'?)", low(["moe_ac"]))
+case("low-precision-inputs-empty", "/training/low_precision_inputs", "is an empty array, which would change nothing",
+     low([]))
 # Sliding-window attention (model.cpp, scenario.cpp): a full-attention interval needs a window;
 # a ring of context-parallel blocks under a window is not modelled.
 case("full-attention-interval-without-window", "/model/full_attention_interval",
