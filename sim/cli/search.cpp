@@ -61,6 +61,9 @@ ParamReader with_plan(const ParamReader& base, const PlanChoice& c, bool moe) {
   if (auto shard = par.find("dp_shard"); shard && (c.zero != 3 || !shard->is_number() || shard->as_number() < 1 ||
                                                    c.dp % static_cast<int64_t>(shard->as_number()) != 0))
     par = par.without_key("dp_shard");
+  // The experts' tensor parallelism goes with the given tp and dispatcher: the candidates run
+  // their default (whole experts beside ep > 1, ParallelPlan::expert_tp).
+  par = par.without_key("etp");
   // The overlap of expert-parallel all-to-alls goes with ep 1, which has none, and with another
   // schedule than the scenario's (DualPipe's pairs are its own; the others refuse it).
   if ((moe && c.ep == 1) || c.schedule) par = par.without_key("ep_comm_overlap");

@@ -167,6 +167,7 @@ std::string report_json(const RunResult& r) {
       j["plan"]["low_precision_inputs"].push_back(registry_entry(low_precision_input_entries(), m).name);
   }
   if (s.plan.ep > 1) j["plan"]["dispatcher"] = dispatcher(s.plan.dispatcher).name;
+  if (s.plan.ep > 1) j["plan"]["etp"] = s.plan.expert_tp();
   j["step_time_s"] = r.step_time_s;
   j["tokens_per_s"] = r.tokens_per_s;
   j["model_flops_per_step"] = r.model_flops_per_step;

@@ -133,7 +133,11 @@ std::string summary_text(const ParamReader& r, bool colour) {
          "\n";
   // Expert parallelism, where the plan has it (reports before it had none).
   const int64_t ep = plan.has("ep") ? plan.count("ep") : 1;
-  const std::string experts = ep > 1 ? fmt::format(" ep {} ({})", ep, plan.string("dispatcher")) : "";
+  // The experts' tensor parallelism where it is not 1 (saved reports before it have none).
+  const int64_t etp = plan.has("etp") ? plan.count("etp") : 1;
+  const std::string experts =
+      ep > 1 ? fmt::format(" ep {}{} ({})", ep, etp > 1 ? fmt::format(" etp {}", etp) : "", plan.string("dispatcher"))
+             : "";
   // Selective recomputation's modules, where they are not its default (the attention core alone).
   std::string recompute = plan.string("recompute");
   const auto names = [&](const char* key) {

@@ -140,6 +140,7 @@ ParallelPlan ParallelPlan::parse(const ParamReader& r) {
   }
   p.cp = schema_count(r, "/parallelism/cp");
   p.ep = schema_count(r, "/parallelism/ep");
+  if (r.has("etp")) p.etp = schema_count(r, "/parallelism/etp");
   p.sequence_parallel = schema_bool(r, "/parallelism/sequence_parallel");
   p.virtual_stages =
       auto_count(*schema_value(r, "/parallelism/virtual_stages"), key_spec("/parallelism/virtual_stages").max);

@@ -128,12 +128,20 @@ struct ParallelPlan {
   bool ep_comm_overlap = false;
   // MoE parallel folding (Megatron-Core: the attention's TP x CP x DP and the experts' ETP x EP x
   // EDP as two groupings of one pipeline stage's ranks). With ep 1 the routed experts split over tp
-  // as a dense MLP does (expert tensor parallelism ETP = tp). With ep > 1 they run whole (ETP 1, the
-  // expert_tensor_parallel_size Megatron-Bridge's MoE recipes set), and an expert-parallel group is
-  // ep consecutive ranks of the stage's tp x cp x dp ranks, tp fastest (cp x dp when tp is 1); the
-  // ranks of equal place in their groups form the expert-data-parallel groups (EDP) that reduce
-  // the experts' gradients.
-  int64_t expert_tp() const { return ep > 1 ? 1 : tp; }
+  // as a dense MLP does (expert tensor parallelism ETP = tp). With ep > 1 they run whole by default
+  // (ETP 1, the expert_tensor_parallel_size Megatron-Bridge's MoE recipes set), and an
+  // expert-parallel group is ep consecutive ranks of the stage's tp x cp x dp ranks, tp fastest
+  // (cp x dp when tp is 1); or, with `etp` tp (Megatron-LM's default, --expert-tensor-parallel-size
+  // unset: arguments.py sets it to the tensor-parallel size), split over the tensor-parallel group,
+  // an expert-parallel group being ep ranks of equal tp index over cp x dp. The ranks of equal place
+  // in their groups form the expert-data-parallel groups (EDP) that reduce the experts' gradients.
+  int64_t etp = 0;  // `etp` as given; 0: absent
+  int64_t expert_tp() const { return etp > 0 ? etp : ep > 1 ? 1 : tp; }
+  // Whether a rank routes its own s/tp tokens (ep > 1 beside tp > 1, sequence parallel), as
+  // Megatron-Core's alltoall dispatcher does, rather than the tokens gathered over tp before the
+  // router (ep 1: the MoE layer between a dense MLP's all-gather and reduce-scatter). With etp tp
+  // the tokens the dispatch brings are gathered over the tensor-parallel group after it (ops.cpp).
+  bool routes_own_tokens() const { return ep > 1 && tp > 1; }
   // The ranks of one ETP index that the expert-parallel groups partition, and the EDP degree.
   int64_t expert_ranks() const { return tp / expert_tp() * cp * dp; }
   int64_t expert_dp() const { return expert_ranks() / ep; }

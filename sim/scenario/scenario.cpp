@@ -155,9 +155,28 @@ void cross_check(const Scenario& s, const ParamReader& r) {
                       "a divisor or a multiple of the model's kv_heads");
   if (m.ffn_hidden % p.tp != 0)
     par.at("tp").fail(i2s(p.tp) + " does not divide ffn_hidden=" + i2s(m.ffn_hidden), "a divisor of ffn_hidden");
+  // The experts' tensor parallelism: whole experts or split over the tensor-parallel group, that
+  // group's ranks gathering what the dispatch brings (ops.cpp), as the alltoall dispatcher does.
+  if (p.etp > 0) {
+    const ParamReader etp = par.at("etp");
+    if (!m.moe) etp.fail("splits experts, and model " + m.name + " has none (moe)", "no etp for a dense model");
+    if (p.etp != 1 && p.etp != p.tp)
+      etp.fail(i2s(p.etp) + " is neither 1 nor tp=" + i2s(p.tp) +
+                   " (an expert split over part of the tensor-parallel "
+                   "group is not modelled)",
+               "1 (whole experts) or " + i2s(p.tp));
+    if (p.ep == 1 && p.etp != p.tp)
+      etp.fail("with ep 1 every rank holds its tp share of every expert, as of a dense MLP",
+               i2s(p.tp) + " (= tp), or ep > 1");
+    if (p.ep > 1 && p.etp > 1 && p.dispatcher != Dispatcher::ALLTOALL)
+      etp.fail("experts split over tp " + i2s(p.etp) + " under the '" + dispatcher(p.dispatcher).name +
+                   "' dispatcher are not modelled (the alltoall dispatcher's gather over tp is)",
+               "etp 1, or dispatcher alltoall");
+  }
   if (m.moe && m.moe->expert_ffn_hidden % p.expert_tp() != 0)  // each rank its tp share of every expert
-    par.at("tp").fail(i2s(p.tp) + " does not divide moe.expert_ffn_hidden=" + i2s(m.moe->expert_ffn_hidden),
-                      "a divisor of the experts' FFN width");
+    par.at(p.etp > 0 ? "etp" : "tp")
+        .fail(i2s(p.expert_tp()) + " does not divide moe.expert_ffn_hidden=" + i2s(m.moe->expert_ffn_hidden),
+              "a divisor of the experts' FFN width");
   if (p.ep > 1 && !m.moe) par.at("ep").fail("expert parallelism needs an MoE model", "ep = 1 for a dense model");
   // Expert parallelism (ops.cpp, moe_mlp_ops; ring_channels.hpp, the expert-parallel and expert-
   // data-parallel groups): folded over tp x cp x dp (ParallelPlan::expert_tp). Beside tensor

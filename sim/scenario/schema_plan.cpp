@@ -18,6 +18,10 @@ std::vector<KeySpec> schema_plan_keys() {
        "data-parallel degree; auto: cluster GPUs / (tp*pp*cp)", 1, D},
       {"/parallelism/cp", "count", "", "1", "", "", "context-parallel degree (the sequence split)", 1, D},
       {"/parallelism/ep", "count", "", "1", "", "", "expert-parallel degree (over the dp*cp ranks)", 1, D},
+      {"/parallelism/etp", "count", "", "", "1 with ep > 1, else tp", "",
+       "the experts' tensor-parallel degree (Megatron-Core --expert-tensor-parallel-size): 1, whole experts, or "
+       "tp, each expert split over the tensor-parallel group",
+       1, D},
       {"/parallelism/sequence_parallel", "bool", "", "false", "Megatron-Core default", "",
        "sequence parallelism beside tensor parallelism (Korthikanti et al. 2022)", 0, 0},
       {"/parallelism/virtual_stages", "count or \"auto\"", "", "1", "", "1..4096 or \"auto\"",

@@ -66,15 +66,10 @@ double chunk_params(const Scenario& s, const StageLayout& layout, int64_t rank, 
     params += m.rmsnorm ? h : 2.0 * h;  // final norm, replicated over tp
     // With pp > 1 Megatron keeps a copy of the tied embedding on the last stage for the output layer.
     if (layout.pp > 1 || !m.tied_embeddings) params += vocab_shard;
-    // Multi-token prediction modules (their head is the model's), their routed experts over ep.
-    double mtp = m.mtp_params();
+    // Multi-token prediction modules (their head is the model's), their routed experts over ep x etp.
+    const double mtp = m.mtp_params();
     const double mtp_routed = m.mtp_routed_expert_params(), ep = static_cast<double>(s.plan.ep);
-    if (s.plan.expert_tp() != s.plan.tp) {  // the routed experts whole on their ep ranks
-      params += (mtp - mtp_routed) / tp + mtp_routed / ep;
-    } else {
-      if (s.plan.ep > 1) mtp -= mtp_routed * (1.0 - 1.0 / ep);
-      params += mtp / tp;
-    }
+    params += (mtp - mtp_routed) / tp + mtp_routed / (ep * static_cast<double>(s.plan.expert_tp()));
   }
   return params;
 }
@@ -180,14 +175,19 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
       (moe && tr.caches_low(LowPrecisionInput::MOE_ACT) ? low_precision_input_bytes(LowPrecisionInput::MOE_ACT) : 2.0);
   const double inner = (act + input) * ffn / h;
   const double whole = 4.0 + input + input + (m.dropout ? 2.0 : 0.0);
-  // Under MoE parallel folding (ParallelPlan::expert_tp) a rank routes its own 1/tp of the tokens.
-  const double routes = s.plan.expert_tp() != s.plan.tp ? 1.0 / t : 1.0;
+  // Under MoE parallel folding (ParallelPlan::routes_own_tokens) a rank routes its own 1/tp of the
+  // tokens; its experts keep the copies of its tp group's ranks where they split over tp (etp tp:
+  // gathered after the dispatch, ops.cpp).
+  const bool own = s.plan.routes_own_tokens();
+  const double routes = own ? 1.0 / t : 1.0, gathered_copies = own ? static_cast<double>(s.plan.expert_tp()) : 1.0;
   // Each token's top_k copies of the experts' input, at the precision their GEMM saves it in or in
   // FP8 where low_precision_inputs caches it so (expert_fc1).
   const double copy = tr.caches_low(LowPrecisionInput::EXPERT_FC1)
                           ? std::min(input, low_precision_input_bytes(LowPrecisionInput::EXPERT_FC1))
                           : input;
-  double unsplit = moe ? (static_cast<double>(m.moe->top_k) * copy + 4.0 * double(m.moe->experts) / h) * routes : 0.0;
+  double unsplit =
+      moe ? (static_cast<double>(m.moe->top_k) * copy * gathered_copies + 4.0 * double(m.moe->experts) / h) * routes
+          : 0.0;
   // Q and the projection's input span the queries' width (hidden unless head_dim says otherwise).
   // Latent attention (MlaSpec): Q and K d_qk wide per head, V and the projection's input d_v; and,
   // whole on every rank (its down-projections duplicated), each latent's norm input and the
@@ -228,7 +228,7 @@ Bytes activation_bytes(const Scenario& s, int64_t micro_batch, Recompute recompu
     if (copies(OffloadModule::QKV_LINEAR)) w += input;
     if (copies(OffloadModule::CORE_ATTN)) x += attention - proj_in;
     if (tr.offloads(OffloadModule::ATTN_PROJ)) x += proj_in;
-    if (moe && tr.offloads(OffloadModule::EXPERT_FC1)) u += double(m.moe->top_k) * copy * routes;
+    if (moe && tr.offloads(OffloadModule::EXPERT_FC1)) u += double(m.moe->top_k) * copy * gathered_copies * routes;
     if (moe && tr.offloads(OffloadModule::MOE_ACT))
       x += act * double(m.moe->top_k) * routed_load * static_cast<double>(m.moe->expert_ffn_hidden) / h;
     *offloaded = sbh * ((sp ? (w + x) / t : w + x / t) + u);

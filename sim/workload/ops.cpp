@@ -218,14 +218,19 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   const bool swiglu = sc.model.activation == Activation::SWIGLU;
   const auto experts = static_cast<double>(m.experts), k = static_cast<double>(m.top_k);
   const auto ep = static_cast<double>(sc.plan.ep);
-  // MoE parallel folding (ParallelPlan::expert_tp): with ep > 1 beside tp > 1 (sequence parallel),
-  // a rank routes its own s/tp tokens to whole experts, and only the shared experts, split over tp
-  // as a dense MLP, gather the tokens around them; else the tokens are gathered before the MoE
-  // layer (ops around it in layer_ops) and every expert splits over tp.
-  const bool folded = sc.plan.expert_tp() != sc.plan.tp;
+  // MoE parallel folding (ParallelPlan::expert_tp, routes_own_tokens): with ep > 1 beside tp > 1
+  // (sequence parallel), a rank routes its own s/tp tokens, and only the shared experts, split over
+  // tp as a dense MLP, gather the tokens around them; else the tokens are gathered before the MoE
+  // layer (ops around it in layer_ops) and every expert splits over tp. Experts split over tp
+  // beside ep > 1 (etp tp) take what the dispatch brings to the tp ranks of their group, gathered
+  // over tp after it and reduce-scattered back before the combine (Megatron-Core's alltoall
+  // dispatcher: gather_from_sequence_parallel_region over the expert tensor-parallel group).
+  const bool folded = sc.plan.routes_own_tokens();
+  const double etp = static_cast<double>(sc.plan.expert_tp());
+  const double etp_gather = folded ? etp : 1.0;           // ranks whose dispatched copies a rank's experts take
   const double tokens = folded ? x.tokens_sp : x.tokens;  // the rank routes
-  const double fe = static_cast<double>(m.expert_ffn_hidden) / static_cast<double>(sc.plan.expert_tp());
-  const double routed = tokens * k;  // token copies the experts take
+  const double fe = static_cast<double>(m.expert_ffn_hidden) / etp;
+  const double routed = tokens * k;  // token copies the rank routes
   const double shared = static_cast<double>(m.shared_experts) * static_cast<double>(m.expert_ffn_hidden) / x.t;
   const double gate = swiglu ? 2.0 : 1.0;
   const Precision core = math_precision(sc, false);
@@ -234,8 +239,8 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   // otherwise (routing.hpp), the busiest rank sets the time: its experts take `load` times that,
   // and its exchanges carry `load` times the mean rank's rows.
   const double load = busiest_rank_load(sc);
-  const double local = experts / ep, per_expert = routed * ep / experts * load;
-  const double taken = routed * load;  // the token copies the rank's experts take
+  const double local = experts / ep, per_expert = routed * etp_gather * ep / experts * load;
+  const double taken = routed * etp_gather * load;  // the token copies the rank's experts take
   const Op router_gemm = gemm("router", tokens, experts, x.h, 1.0, false, core);
   const Op router = folded ? router_gemm : duplicated(router_gemm, x.t);
   Op fc1 = gemm("expert_fc1", per_expert, gate * fe, x.h, local, false, linear);
@@ -274,6 +279,9 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   f.push_back(mem("permute", permute));
   if (deepep_fp8) f.push_back(mem("fp8_cast_dispatch", fp8_cast_bytes(false) * tokens * x.h));
   if (exchanges) f.push_back(coll("ep_dispatch", d.dispatch, dispatched, CommGroup::EP));
+  // Of a tp group's dispatched copies, the whole (each rank's `taken`), 16-bit.
+  const bool etp_exchanges = exchanges && etp_gather > 1;
+  if (etp_exchanges) f.push_back(coll("etp_gather", CollectiveKind::ALL_GATHER, E * taken * x.h));
   if (fp8 && !deepep_fp8) f.push_back(fp8_cast_op(sc, "expert_in", taken * x.h));
   if (deepep_fp8 && transposes) f.push_back(mem("fp8_transpose_expert_in", 2.0 * taken * x.h));
   f.push_back(fc1);
@@ -281,6 +289,7 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   if (fp8) f.push_back(fp8_cast_op(sc, "expert_fc2_in", taken * fe));
   if (current) f.push_back(mem("fp8_amax_experts", E * taken * (x.h + fe)));
   f.push_back(fc2);
+  if (etp_exchanges) f.push_back(coll("etp_scatter", CollectiveKind::REDUCE_SCATTER, E * taken * x.h));
   if (exchanges) f.push_back(coll("ep_combine", d.combine, rows, CommGroup::EP));
   f.push_back(mem("unpermute", unpermute));
   if (shared > 0) {
@@ -307,6 +316,7 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   }
   b.push_back(mem("unpermute_bwd", unpermute));
   if (exchanges) b.push_back(coll("ep_combine_bwd", reverse(d.combine), rows, CommGroup::EP));
+  if (etp_exchanges) b.push_back(coll("etp_scatter_bwd", CollectiveKind::ALL_GATHER, E * taken * x.h));
   if (fp8) b.push_back(fp8_cast_op(sc, "expert_fc2_dgrad", taken * x.h));
   gemm_backward(b, fc2);
   b.push_back(mem("expert_" + act + "_bwd", act_bwd * taken * fe));
@@ -314,6 +324,7 @@ PassOps moe_mlp_ops(const Scenario& sc, const Dims& x, Precision linear, double 
   if (fp8 && transposes && !deepep_fp8) b.push_back(mem("fp8_transpose_expert_fc1_in", 2.0 * taken * x.h));
   if (current) b.push_back(mem("fp8_amax_experts_bwd", E * taken * (x.h + gate * fe)));
   gemm_backward(b, fc1);
+  if (etp_exchanges) b.push_back(coll("etp_gather_bwd", CollectiveKind::REDUCE_SCATTER, E * taken * x.h));
   if (exchanges) b.push_back(coll("ep_dispatch_bwd", reverse(d.dispatch), rows, CommGroup::EP));
   b.push_back(mem("permute_bwd", permute));
   b.push_back(mem("router_topk_bwd", scores));
@@ -500,7 +511,7 @@ PassOps layer_ops(const Scenario& sc, int64_t micro_batch, bool moe_layer, bool 
   const PassOps moe_ops = moe ? moe_mlp_ops(sc, x, linear, act_fwd, act_bwd, act, gathered, gathered_grad) : PassOps{};
   // Folded (ParallelPlan::expert_tp), an MoE layer's tokens stay sequence-parallel: no gather
   // around it, its shared experts' inside it.
-  const bool around_mlp = !moe || sc.plan.expert_tp() == sc.plan.tp;
+  const bool around_mlp = !moe || !sc.plan.routes_own_tokens();
 
   PassOps p;
   auto& f = p.forward;

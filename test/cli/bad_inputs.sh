@@ -324,6 +324,16 @@ case("moe-expert-parallel-hybrid-sharding", "/parallelism/ep",
      "expert parallelism under hybrid sharding (dp_shard 4 of dp 16) is not modelled", ep_on_16(8, zero=3, dp_shard=4))
 case("moe-experts-not-dividing-ep", "/parallelism/ep", "8 does not divide experts=6", ep_on_16(8, experts=6))
 case("moe-ep-not-dividing-dp", "/parallelism/ep", "32 does not divide dp*cp=16", ep_on_16(32, experts=64))
+# The experts' tensor parallelism (scenario.cpp): 1 or tp, of an MoE model, tp with ep 1, and
+# beside ep > 1 only under the alltoall dispatcher.
+case("etp-of-dense-model", "/parallelism/etp", "splits experts, and model gpt-22B has none (moe)",
+     put("parallelism.etp", 8))
+case("etp-part-of-tp", "/parallelism/etp", "4 is neither 1 nor tp=8", all_of(put("model.moe", MOE), put("parallelism.etp", 4)))
+case("etp-whole-experts-without-ep", "/parallelism/etp",
+     "with ep 1 every rank holds its tp share of every expert", all_of(put("model.moe", MOE), put("parallelism.etp", 1)))
+case("etp-under-deepep", "/parallelism/etp",
+     "experts split over tp 2 under the 'deepep' dispatcher are not modelled",
+     ep_on_16(8, tp=2, sequence_parallel=True, dp=8, etp=2, dispatcher="deepep"))
 case("tp-not-dividing-expert-ffn", "/parallelism/tp", "8 does not divide moe.expert_ffn_hidden=1004",
      put("model.moe", dict(MOE, expert_ffn_hidden=1004)))
 # Activation offloading (plan.cpp, scenario.cpp): over a host link the cluster states, of parts the

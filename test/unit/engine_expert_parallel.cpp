@@ -28,12 +28,13 @@ using namespace sim;
 namespace {
 
 // With tp 2 (sequence parallel) the expert-parallel groups fold over tp x dp (ParallelPlan::expert_tp).
+// `etp` 0: absent (the experts whole beside ep).
 Scenario mixtral(const std::string& placement, int64_t ep = 8, const std::string& dispatcher = "alltoall",
-                 int64_t tp = 1, const std::string& schedule = "1f1b") {
+                 int64_t tp = 1, const std::string& schedule = "1f1b", int64_t etp = 0) {
   const std::string text = fill(R"({"kind": "scenario", "name": "ep", "model": "mixtral-8x7b",
     "cluster": {"from": "dgx-h100-superpod", "gpus": 32},
     "parallelism": {"tp": {tp}, "pp": 4, "dp": {dp}, "ep": {ep}, "zero": 1, "placement": "{placement}",
-                    "dispatcher": "{dispatcher}", "sequence_parallel": {sp}, "schedule": "{schedule}"},
+                    "dispatcher": "{dispatcher}", "sequence_parallel": {sp}, "schedule": "{schedule}"{etp}},
     "training": {"seq_len": 4096, "global_batch": 64, "micro_batch": 1, "recompute": "full", "precision": "bf16"}})",
                                 {{"placement", placement},
                                  {"ep", std::to_string(ep)},
@@ -41,7 +42,8 @@ Scenario mixtral(const std::string& placement, int64_t ep = 8, const std::string
                                  {"tp", std::to_string(tp)},
                                  {"dp", std::to_string(8 / tp)},
                                  {"sp", tp > 1 ? "true" : "false"},
-                                 {"schedule", schedule}});
+                                 {"schedule", schedule},
+                                 {"etp", etp > 0 ? ", \"etp\": " + std::to_string(etp) : ""}});
   return parse_scenario(ParamReader::from_text(text, "ep.json"), TRAINSIM_SOURCE_DIR);
 }
 
@@ -125,6 +127,29 @@ TEST_CASE("all-to-alls across nodes run live and agree with full fidelity", "[en
     for (const auto& sp : near.spans) near_ep += sp.ep;
     CHECK(far_ep > 3 * near_ep);
   }
+}
+
+TEST_CASE("experts split over tp beside ep: class and full fidelity agree, the tp group's gathers cost tp time",
+          "[engine][moe]") {
+  // tp 2 (sequence parallel), dp 4, ep 4: with etp 2 each expert-parallel group is the 4 ranks of
+  // one tp index, and after each dispatch the tp pair gathers its copies over NVLink (ops.cpp).
+  // Across nodes (placed tp-cp-pp-dp) class and full fidelity agree. Inside a node (tp-cp-dp-pp)
+  // the all-to-alls carry what they carry with whole experts over the same NVLink, so their time is
+  // alike; the tensor-parallel time grows by the gathers and scatters.
+  const Scenario across = mixtral("tp-cp-pp-dp", 4, "alltoall", 2, "1f1b", 2);
+  REQUIRE(across.plan.expert_tp() == 2);
+  const Pipeline p = build(across);
+  const EngineResult cls = simulate_step(across, p), full = simulate_step(across, p, EngineOptions(true));
+  INFO(std::setprecision(12) << "class " << cls.step.value << " s, full " << full.step.value << " s");
+  CHECK(cls.step.value == Approx(full.step.value).epsilon(1e-6));
+  const Scenario whole = mixtral("tp-cp-dp-pp", 4, "alltoall", 2),
+                 split = mixtral("tp-cp-dp-pp", 4, "alltoall", 2, "1f1b", 2);
+  const EngineResult a = simulate_step(whole, build(whole)), b = simulate_step(split, build(split));
+  double tp_split = 0, tp_whole = 0, ep_split = 0, ep_whole = 0;
+  for (const auto& sp : b.spans) tp_split += sp.tp, ep_split += sp.ep;
+  for (const auto& sp : a.spans) tp_whole += sp.tp, ep_whole += sp.ep;
+  CHECK(tp_split > tp_whole);
+  CHECK(ep_split == Approx(ep_whole).epsilon(0.05));
 }
 
 TEST_CASE("a DualPipe pair runs each one's all-to-alls beside the other's computation", "[engine][moe]") {

@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
@@ -301,6 +302,80 @@ TEST_CASE("Expert parallelism folded beside tensor parallelism: a rank routes it
   CHECK(named(folded.forward, "router").executed.value == 0);  // its own tokens: not duplicated
   CHECK(2.0 * sum_flops(folded.forward).value == Approx(sum_flops(whole.forward).value).epsilon(1e-12));
   CHECK(2.0 * sum_flops(folded.backward).value == Approx(sum_flops(whole.backward).value).epsilon(1e-12));
+}
+
+TEST_CASE("Experts split over tp beside ep (etp = tp): the tp group gathers what the dispatch brings",
+          "[workload][moe]") {
+  // DeepSeek-V3 at tp 2 (sequence parallel), ep 8, etp 2 (Megatron-LM's default: the experts'
+  // tensor-parallel size the tensor-parallel size): a rank routes its own 2,048 tokens' 8 copies
+  // over its expert-parallel group as when folded, then its tp group gathers the copies both its
+  // ranks received, 2 x 2,048 x 8 rows of 16 bits, which the rank's 32 experts take at half their
+  // width (fc1 2 x 2048 / 2): 2 x 2,048 x 8 x 8 / 256 = 1,024 rows each. The experts' output is
+  // reduce-scattered back before the combine; the backward runs each one's reverse. The same
+  // FLOPs per rank as folded with whole experts.
+  Scenario folded = on_one_gpu("deepseek-v3", 2);
+  folded.plan.ep = 8, folded.plan.sequence_parallel = true;
+  Scenario split = folded;
+  split.plan.etp = 2;
+  REQUIRE(split.plan.expert_tp() == 2);
+  const PassOps a = layer_ops(folded, 1, true), b = layer_ops(split, 1, true);
+  const double tokens = SEQ / 2.0, k = 8, experts = 256, h = double(split.model.hidden), etp = 2;
+  const Op& fc1 = named(b.forward, "expert_fc1");
+  CHECK(fc1.shape.batch == experts / 8);
+  CHECK(fc1.shape.m == etp * tokens * k * 8 / experts);
+  CHECK(fc1.shape.n == 2.0 * 2048.0 / etp);
+  const double gathered = etp * tokens * k * h * 2.0;
+  for (const auto& [name, kind] : {std::pair{"etp_gather", CollectiveKind::ALL_GATHER},
+                                   std::pair{"etp_scatter", CollectiveKind::REDUCE_SCATTER}}) {
+    INFO(name);
+    const Op& fwd = named(b.forward, name);
+    CHECK(fwd.group == CommGroup::TP);
+    CHECK(fwd.collective == kind);
+    CHECK(fwd.bytes.value == Approx(gathered));
+    const Op& bwd = named(b.backward, std::string(name) + "_bwd");
+    CHECK(bwd.collective ==
+          (kind == CollectiveKind::ALL_GATHER ? CollectiveKind::REDUCE_SCATTER : CollectiveKind::ALL_GATHER));
+    CHECK(bwd.bytes.value == Approx(gathered));
+  }
+  for (const auto* ops : {&b.forward, &b.backward}) {
+    const auto a2a = exchanges(*ops);
+    REQUIRE(a2a.size() == 2);
+    for (const Op* op : a2a) CHECK(op->bytes.value == Approx(tokens * k * h * 2.0));
+    CHECK(std::none_of(ops->begin(), ops->end(), [](const Op& o) { return o.name.rfind("tp_mlp", 0) == 0; }));
+  }
+  CHECK(sum_flops(b.forward).value == Approx(sum_flops(a.forward).value).epsilon(1e-12));
+  CHECK(sum_flops(b.backward).value == Approx(sum_flops(a.backward).value).epsilon(1e-12));
+  // Folded, none of it.
+  CHECK(std::none_of(a.forward.begin(), a.forward.end(), [](const Op& o) { return o.name == "etp_gather"; }));
+}
+
+TEST_CASE("Experts split over tp beside ep: each rank holds 1/(ep x etp) of them and keeps its group's copies",
+          "[workload][moe]") {
+  // DeepSeek-V3 on 4 stages at tp 2, dp 16, ep 8, etp 2: a rank holds 1/16 of its stage's routed
+  // experts (1/8 with whole experts), and the distributed optimizer shards them over the
+  // expert-data-parallel tp x dp / (ep x etp) = 2 ranks: the same states per rank as folded. A
+  // layer keeps, for fc1's weight gradient, the copies its tp group gathered: etp times its own
+  // tokens' 8 copies, 16-bit, where folded it keeps its own.
+  Scenario folded = on_one_gpu("deepseek-v3", 2);
+  folded.plan.pp = 4, folded.plan.dp = 16, folded.plan.zero = 1, folded.plan.sequence_parallel = true;
+  folded.plan.ep = 8;
+  Scenario split = folded;
+  split.plan.etp = 2;
+  REQUIRE(split.plan.expert_dp() == 2);
+  const StageLayout layout = make_stage_layout(split.model, split.plan, 1, split.file);
+  const double routed = 256.0 * 3.0 * 7168.0 * 2048.0;
+  for (int64_t r = 0; r < 4; ++r) {
+    INFO("stage " << r);
+    const double moe = double(layout.moe_layers_on_rank(r)) + (r == 3 ? double(split.model.mtp_layers) : 0.0);
+    CHECK(rank_routed_expert_params(split, layout, r) == Approx(moe * routed / 16.0).epsilon(1e-12));
+    CHECK(rank_params(folded, layout, r) - rank_params(split, layout, r) ==
+          Approx(moe * routed * (1.0 / 8.0 - 1.0 / 16.0)).epsilon(1e-12));
+    CHECK(rank_sharded_params(split, layout, r) == Approx(rank_sharded_params(folded, layout, r)).epsilon(1e-12));
+  }
+  const double tokens = SEQ / 2.0, k = 8, h = 7168;
+  CHECK((layer_activation_bytes(split, 1, true) - layer_activation_bytes(folded, 1, true)).value ==
+        Approx(tokens * k * h * 2.0 * (2.0 - 1.0)));
+  CHECK(layer_activation_bytes(split, 1, false).value == Approx(layer_activation_bytes(folded, 1, false).value));
 }
 
 TEST_CASE(
