@@ -61,8 +61,7 @@ ParamReader with_plan(const ParamReader& base, const PlanChoice& c, bool moe) {
   if (auto shard = par.find("dp_shard"); shard && (c.zero != 3 || !shard->is_number() || shard->as_number() < 1 ||
                                                    c.dp % static_cast<int64_t>(shard->as_number()) != 0))
     par = par.without_key("dp_shard");
-  // The experts' tensor parallelism goes with the given tp and dispatcher: the candidates run
-  // their default (whole experts beside ep > 1, ParallelPlan::expert_tp).
+  // The experts' tensor parallelism is the candidate's (plan_space.hpp), absent its default.
   par = par.without_key("etp");
   // The overlap of expert-parallel all-to-alls goes with ep 1, which has none, and with another
   // schedule than the scenario's (DualPipe's pairs are its own; the others refuse it).
@@ -86,6 +85,7 @@ ParamReader with_plan(const ParamReader& base, const PlanChoice& c, bool moe) {
   if (moe)
     out = out.with_value("parallelism.ep", std::to_string(c.ep))
               .with_value("parallelism.dispatcher", std::string("\"") + dispatcher(c.dispatcher).name + "\"");
+  if (moe && c.etp > 0) out = out.with_value("parallelism.etp", std::to_string(c.etp));
   if (c.schedule) out = out.with_value("parallelism.schedule", std::string("\"") + to_string(*c.schedule) + "\"");
   return out;
 }
@@ -108,7 +108,7 @@ std::string replace_first(std::string s, const std::string& from, const std::str
   return s;
 }
 
-// A row of the table; on an MoE model with its expert parallelism and dispatcher after the precision;
+// A row of the table; on an MoE model with its expert parallelism (ep, etp) and dispatcher after the precision;
 // the schedule the planner resolved last.
 void print_row(size_t rank, const Candidate& c, bool moe) {
   const auto& p = c.choice;
@@ -116,7 +116,9 @@ void print_row(size_t rank, const Candidate& c, bool moe) {
               static_cast<long long>(p.cp), static_cast<long long>(p.pp), static_cast<long long>(p.dp),
               p.sequence_parallel ? "on" : "off", to_string(p.recompute), static_cast<long long>(p.zero),
               to_string(p.precision));
-  if (moe) std::printf(" %4lld %-10s", static_cast<long long>(p.ep), dispatcher(p.dispatcher).name);
+  if (moe)
+    std::printf(" %4lld %3lld %-10s", static_cast<long long>(p.ep), static_cast<long long>(p.etp > 0 ? p.etp : 1),
+                dispatcher(p.dispatcher).name);
   std::printf(" %4lld %4lld %12s %10.3fs", static_cast<long long>(c.micro_batch),
               static_cast<long long>(c.virtual_stages), format_bytes(c.memory).c_str(), c.estimated_s);
   if (c.run)
@@ -316,7 +318,7 @@ int search(const SearchArgs& a) {
   const bool moe = given.model.moe.has_value();
   std::printf("%4s %4s %3s %4s %5s  %-3s %-10s %4s %-4s", "rank", "tp", "cp", "pp", "dp", "sp", "recompute", "zero",
               "prec");
-  if (moe) std::printf(" %4s %-10s", "ep", "dispatcher");
+  if (moe) std::printf(" %4s %3s %-10s", "ep", "etp", "dispatcher");
   std::printf(" %4s %4s %12s %11s %11s %7s %s\n", "mb", "v", "memory/GPU", "estimated", "simulated", "MFU", "schedule");
   const size_t shown = std::min(ok.size(), static_cast<size_t>(a.top) + 5);
   for (size_t i = 0; i < shown; ++i) print_row(i + 1, *ok[i], moe);

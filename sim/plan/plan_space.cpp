@@ -37,14 +37,25 @@ std::vector<Precision> precisions(const Scenario& s) {
   return out;
 }
 
-// The expert-parallel degrees and dispatchers of a plan of tp x dp x cp ranks a stage
-// (plan_space.hpp): the scenario's on a dense model.
-std::vector<std::pair<int64_t, Dispatcher>> expert_choices(const Scenario& s, int64_t tp, int64_t dp, int64_t cp) {
+struct ExpertChoice {
+  int64_t ep = 1;
+  Dispatcher dispatcher = Dispatcher::ALLTOALL;
+  int64_t etp = 0;  // 0: the default
+};
+
+// The expert-parallel degrees, dispatchers and expert tensor parallelism of a plan of tp x dp x cp
+// ranks a stage (plan_space.hpp): the scenario's on a dense model.
+std::vector<ExpertChoice> expert_choices(const Scenario& s, int64_t tp, int64_t dp, int64_t cp) {
   if (!s.model.moe) return {{s.plan.ep, s.plan.dispatcher}};
-  std::vector<std::pair<int64_t, Dispatcher>> out{{1, s.plan.dispatcher}};
+  std::vector<ExpertChoice> out{{1, s.plan.dispatcher}};
   for (int64_t ep : divisors(s.model.moe->experts)) {
     if (ep == 1 || (tp * dp * cp) % ep != 0) continue;  // folded over tp x dp x cp (ParallelPlan::expert_ranks)
-    for (const DispatcherEntry& d : dispatchers()) out.emplace_back(ep, d.kind);
+    for (const DispatcherEntry& d : dispatchers()) {
+      out.push_back({ep, d.kind});
+      // Split over tp, the groups span the dp x cp ranks of one tp index (scenario.cpp).
+      if (d.kind == Dispatcher::ALLTOALL && tp > 1 && (dp * cp) % ep == 0 && s.model.moe->expert_ffn_hidden % tp == 0)
+        out.push_back({ep, d.kind, tp});
+    }
   }
   return out;
 }
@@ -76,7 +87,7 @@ std::vector<PlanChoice> plan_space(const Scenario& s) {
         if (s.training.global_batch % dp != 0) continue;
         std::vector<int64_t> zeros{0, 1, 2, 3};
         if (dp == 1) zeros = {s.plan.zero};
-        for (const auto& [ep, dispatcher] : expert_choices(s, tp, dp, cp))
+        for (const auto& [ep, dispatcher, etp] : expert_choices(s, tp, dp, cp))
           for (const std::optional<Schedule>& schedule : schedule_choices(s, pp))
             for (bool sp : {false, true}) {
               if (sp && tp == 1) continue;
@@ -88,7 +99,7 @@ std::vector<PlanChoice> plan_space(const Scenario& s) {
               for (Recompute r : recomputes)
                 for (Precision p : precision)
                   for (int64_t z : zeros)
-                    out.push_back(PlanChoice{tp, cp, pp, dp, sp, r, p, z, ep, dispatcher, schedule});
+                    out.push_back(PlanChoice{tp, cp, pp, dp, sp, r, p, z, ep, dispatcher, etp, schedule});
             }
       }
     }

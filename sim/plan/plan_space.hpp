@@ -8,8 +8,9 @@
 //   dp  the rest, when it divides the global batch;
 //   ep  on an MoE model, 1 and every degree above it that divides the experts and the ranks the
 //       expert-parallel groups fold over (tp x dp x cp), each with every dispatcher (dispatcher.hpp:
-//       alltoall, allgather, deepep; refused plans, deepep off an NVSwitch fabric, say why); the
-//       scenario's (1) on a dense one;
+//       alltoall, allgather, deepep; refused plans, deepep off an NVSwitch fabric, say why), and,
+//       with tp > 1 under the alltoall dispatcher, the experts split over tp (etp = tp) where ep
+//       divides the dp x cp ranks their groups then span; the scenario's (1) on a dense one;
 //   sequence parallelism off and on (tp > 1); each recompute setting (torchtitan's per-op
 //   checkpointing only when the scenario states it, where it can run: tp = 1 or sequence
 //   parallel);
@@ -23,9 +24,10 @@
 // The gradient overlap, the attention kernel and the collectives stay as the scenario has them; micro_batch and
 // virtual_stages are left to the planner ("auto"). GPipe is not tried: its bubble equals 1F1B's (Narayanan et al. 2021
 // §2.2.1) and it keeps all m microbatches' activations instead of at most pp. The list is in a fixed order, each
-// ascending: tp, cp, pp, ep (then the dispatchers in registry order), the schedule (the scenario's first), sequence
-// parallelism, recompute (none, selective, full, then op), precision (the scenario's first), ZeRO stage (innermost, so
-// that the plans differing only in it are adjacent: search keeps the best of each such run).
+// ascending: tp, cp, pp, ep (then the dispatchers in registry order, the experts whole before split), the schedule (the
+// scenario's first), sequence parallelism, recompute (none, selective, full, then op), precision (the scenario's
+// first), ZeRO stage (innermost, so that the plans differing only in it are adjacent: search keeps the best of each
+// such run).
 #pragma once
 
 #include <cstdint>
@@ -52,6 +54,7 @@ struct PlanChoice {
   int64_t zero = 0;
   int64_t ep = 1;
   Dispatcher dispatcher = Dispatcher::ALLTOALL;
+  int64_t etp = 0;  // the experts' tensor parallelism (ParallelPlan::etp); 0: the default, whole beside ep
   // The schedule the plan sets; none: the scenario's own (or, absent, the planner's 1F1B).
   std::optional<Schedule> schedule;
 
@@ -59,7 +62,7 @@ struct PlanChoice {
   bool same_but_zero(const PlanChoice& o) const {
     return tp == o.tp && cp == o.cp && pp == o.pp && dp == o.dp && sequence_parallel == o.sequence_parallel &&
            recompute == o.recompute && precision == o.precision && ep == o.ep && dispatcher == o.dispatcher &&
-           schedule == o.schedule;
+           etp == o.etp && schedule == o.schedule;
   }
 };
 

@@ -108,9 +108,9 @@ while read -r status rest; do
   if [ "$status" = ok ]; then pass "--max-sim-wall 0.001: $rest"; else fail "--max-sim-wall 0.001" "$rest"; fi
 done <"$work/slow.checks"
 
-# An MoE model (Mixtral 8x7B on 32 H100): the plans try expert parallelism and dispatchers; the
-# table shows each plan's ep and dispatcher after the precision, and the written plan is rank 1's
-# and runs to the step time printed for it.
+# An MoE model (Mixtral 8x7B on 32 H100): the plans try expert parallelism, the experts' tensor
+# parallelism and dispatchers; the table shows each plan's ep, etp and dispatcher after the
+# precision, and the written plan is rank 1's and runs to the step time printed for it.
 cat >"$work/moe.json" <<'JSON'
 {"kind": "scenario", "name": "moe-search", "model": "mixtral-8x7b",
  "cluster": {"from": "dgx-h100-superpod", "gpus": 32},
@@ -123,18 +123,20 @@ python3 - "$work" <<'PY' >"$work/moe.checks" 2>&1
 import json, re, sys
 work = sys.argv[1]
 text = open(f"{work}/moe.out").read()
-# rank tp cp pp dp sp recompute zero prec ep dispatcher mb v memory GiB estimated simulated MFU
+# rank tp cp pp dp sp recompute zero prec ep etp dispatcher mb v memory GiB estimated simulated MFU
 rows = [l.split() for l in text.splitlines() if re.match(r"^\s+\d+\s", l)]
 header = [l for l in text.splitlines() if l.lstrip().startswith("rank")]
-print("ok" if header and header[0].split()[9:11] == ["ep", "dispatcher"] else "FAIL", "the table has ep and dispatcher")
+print("ok" if header and header[0].split()[9:12] == ["ep", "etp", "dispatcher"] else "FAIL", "the table has ep, etp and dispatcher")
 eps = {int(r[9]) for r in rows}
-disp = {r[10] for r in rows}
+etps = {int(r[10]) for r in rows}
+disp = {r[11] for r in rows}
 print("ok" if any(e > 1 for e in eps) else "FAIL", f"plans with expert parallelism are shown: ep {sorted(eps)}")
 print("ok" if disp <= {"alltoall", "allgather", "deepep"} and disp else "FAIL", f"dispatchers {sorted(disp)}")
+print("ok" if etps and all(e == 1 or e == int(r[1]) for r in rows for e in [int(r[10])]) else "FAIL", f"etp 1 or tp: {sorted(etps)}")
 best = json.load(open(f"{work}/moe-best.json"))["parallelism"]
-print("ok" if [str(best["ep"]), best["dispatcher"]] == rows[0][9:11] else "FAIL", "the written plan has rank 1's ep and dispatcher")
+print("ok" if [str(best["ep"]), str(best.get("etp", 1)), best["dispatcher"]] == rows[0][9:12] else "FAIL", "the written plan has rank 1's ep, etp and dispatcher")
 step = json.load(open(f"{work}/moe-report.json"))["step_time_s"]
-print("ok" if f"{step:.3f}s" == rows[0][16] else "FAIL", f"trainsim run on it: {step:.3f} s, rank 1's simulated step")
+print("ok" if f"{step:.3f}s" == rows[0][17] else "FAIL", f"trainsim run on it: {step:.3f} s, rank 1's simulated step")
 PY
 while read -r status rest; do
   if [ "$status" = ok ]; then pass "MoE search: $rest"; else fail "MoE search" "$rest $(head -c 300 "$work/moe.err")"; fi

@@ -179,6 +179,41 @@ TEST_CASE("an MoE model's plans try each expert-parallel degree with each dispat
   for (const auto& c : plan_space(scenario(8, 3, 2, 8))) CHECK(c.ep == 1);
 }
 
+TEST_CASE("beside tp > 1 the alltoall dispatcher's plans also split the experts over tp", "[plan]") {
+  // 8 GPUs, 8 heads (tp 1, 2, 4, 8), 8 experts: a plan splits its experts over tp (etp = tp) only
+  // with ep > 1, tp > 1 and the alltoall dispatcher, and where ep divides the dp x cp ranks its
+  // groups then span (scenario.cpp); every plan with whole experts that meets those has its twin.
+  const Scenario s = scenario(8, 8, 2, 8, "a100-sxm-80gb", R"({"experts": 8, "top_k": 2})");
+  using Key = std::tuple<int64_t, int64_t, int64_t, bool, int, int, int64_t, int64_t, int>;
+  const auto key = [](const PlanChoice& c) {
+    return Key{c.tp,
+               c.cp,
+               c.pp,
+               c.sequence_parallel,
+               static_cast<int>(c.recompute),
+               static_cast<int>(c.precision),
+               c.zero,
+               c.ep,
+               c.schedule ? static_cast<int>(*c.schedule) : -1};
+  };
+  std::set<Key> whole, split;
+  for (const auto& c : plan_space(s)) {
+    INFO("tp " << c.tp << " cp " << c.cp << " pp " << c.pp << " dp " << c.dp << " ep " << c.ep << " etp " << c.etp);
+    if (c.etp > 0) {
+      CHECK(c.etp == c.tp);
+      CHECK(c.tp > 1);
+      CHECK(c.ep > 1);
+      CHECK(c.dispatcher == Dispatcher::ALLTOALL);
+      CHECK((c.dp * c.cp) % c.ep == 0);
+      CHECK(split.insert(key(c)).second);
+    } else if (c.ep > 1 && c.tp > 1 && c.dispatcher == Dispatcher::ALLTOALL && (c.dp * c.cp) % c.ep == 0) {
+      whole.insert(key(c));
+    }
+  }
+  CHECK(!split.empty());
+  CHECK(split == whole);
+}
+
 TEST_CASE("no plan when nothing divides", "[plan]") {
   // 8 GPUs and a global batch of 1: dp must be 1, so pp = 8/tp; 1 layer allows pp 1 only, and
   // tp 8 would need 8 heads: 3 heads divide no tp > 1 except 3, which does not divide 8.
