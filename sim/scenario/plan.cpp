@@ -263,6 +263,7 @@ TrainingSpec TrainingSpec::parse(const ParamReader& r) {
   }
   if (auto c = r.find("capacity_factor"))
     t.capacity_factor = c->as_number_in(schema_range("/training/capacity_factor"));
+  if (auto skew = r.find("routing_skew")) t.routing_skew = skew->as_number_in(schema_range("/training/routing_skew"));
   if (auto tok = r.find("tokens")) t.tokens = token_count(*tok);
   return t;
 }

@@ -236,11 +236,12 @@ struct TrainingSpec {
   // pass instead of each kernel (cost/host_launch.hpp). False: each kernel launched.
   bool cuda_graphs = false;
   // `routing` (routing.hpp): how the router spreads an MoE layer's tokens; balanced unless the
-  // scenario says "histogram", with `expert_load` (one non-negative share per expert) and an
-  // optional `capacity_factor` (0: dropless).
+  // scenario says "histogram", with `expert_load` (one non-negative share per expert), or "zipf",
+  // with `routing_skew`; either with an optional `capacity_factor` (0: dropless).
   Routing routing = Routing::BALANCED;
   std::vector<double> expert_load;
   double capacity_factor = 0;
+  double routing_skew = 0;  // routing zipf's exponent s
   // `grad_reduce_in_fp32`: Megatron-Core's DistributedDataParallelConfig.grad_reduce_in_fp32.
   // True: the gradient buffer (main_grad) and its reduction in fp32 -- the default, as
   // Megatron-Bridge's recipes set it (defaults.hpp), what Megatron-LM's

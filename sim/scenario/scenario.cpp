@@ -399,9 +399,12 @@ void cross_check(const Scenario& s, const ParamReader& r) {
   // checkpointing, whose saved matmuls are a dense block's.
   const bool moe_like = m.moe || m.mla || m.mtp_layers > 0;
   const char* moe_keys = m.moe ? "\"moe\"" : m.mla ? "\"mla\"" : "\"mtp_layers\"";
-  // Routing (routing.hpp): a histogram of an MoE model's experts, and its keys only with it.
+  // Routing (routing.hpp): a histogram or a Zipf draw of an MoE model's experts, each key only with
+  // the routing it serves.
+  const std::string routing = registry_entry(routings(), t.routing).name;
+  if (t.routing != Routing::BALANCED && !m.moe)
+    tr.at("routing").fail("'" + routing + "' spreads an MoE layer's tokens; this model has none", "\"balanced\"");
   if (t.routing == Routing::HISTOGRAM) {
-    if (!m.moe) tr.at("routing").fail("'histogram' spreads an MoE layer's tokens; this model has none", "\"balanced\"");
     if (t.expert_load.empty())
       tr.at("routing").fail("'histogram' needs training.expert_load, one share per expert",
                             "an expert_load list, or routing \"balanced\"");
@@ -410,12 +413,18 @@ void cross_check(const Scenario& s, const ParamReader& r) {
           .fail(i2s(static_cast<int64_t>(t.expert_load.size())) + " shares for the model's " + i2s(m.moe->experts) +
                     " experts",
                 "one share per expert");
-  } else {
-    for (const char* key : {"expert_load", "capacity_factor"})
-      if (tr.has(key))
-        tr.at(key).fail(std::string("applies to routing \"histogram\" only; this scenario's routing is balanced"),
-                        "routing \"histogram\" with it, or no " + std::string(key));
   }
+  if (t.routing == Routing::ZIPF && !tr.has("routing_skew"))
+    tr.at("routing").fail("'zipf' needs training.routing_skew, the exponent s of its 1/rank^s popularity",
+                          "a routing_skew (e.g. 1.0), or routing \"balanced\"");
+  const auto only = [&](const char* key, bool applies, const std::string& which) {
+    if (tr.has(key) && !applies)
+      tr.at(key).fail("applies to routing " + which + " only; this scenario's routing is " + routing,
+                      "routing " + which + " with it, or no " + key);
+  };
+  only("expert_load", t.routing == Routing::HISTOGRAM, "\"histogram\"");
+  only("routing_skew", t.routing == Routing::ZIPF, "\"zipf\"");
+  only("capacity_factor", t.routing != Routing::BALANCED, "\"histogram\" or \"zipf\"");
   if (moe_like && t.recompute == Recompute::OP)
     tr.at("recompute")
         .fail(fmt::format("'op' (torchtitan's per-op checkpointing of a dense block) is not simulated for a model "

@@ -56,8 +56,11 @@ std::vector<KeySpec> schema_training_keys() {
        "an input bound: a share, or a token count up to 10^18"},
       {"/training/capacity_factor", "number", "", "", "none: dropless", "",
        "tokens an expert takes at most, over its mean share; the rest are dropped (GShard's capacity factor; "
-       "routing histogram only)",
+       "routing histogram or zipf only)",
        0, 0, "1..1024", "below 1 an expert would drop tokens even when balanced; 1024 is an input bound"},
+      {"/training/routing_skew", "number", "", "", "required with routing zipf", "",
+       "the exponent s of routing zipf's expert popularity, 1/rank^s (routing zipf only)", 0, 0, "0.01..16",
+       "an input bound: below 0.01 the experts are balanced to 1%, above 16 one expert takes all but 2^-16"},
       {"/training/cuda_graphs", "bool", "", "false", "", "",
        "layers' forward and backward captured in CUDA graphs (one launch per pass)", 0, 0},
       {"/training/adam_moments", "choice", "", "\"fp32\"", "PyTorch's and Megatron-Core's Adam", "fp32, bf16",

@@ -377,11 +377,21 @@ case("mla-op-recompute-not-simulated", "/training/recompute", "per-op checkpoint
      all_of(put("model.mla", MLA), put("training.recompute", "op"), put("training.attention", "flash"),
             put("parallelism.sequence_parallel", True)))
 # training.routing (sim/scenario/routing.hpp): a histogram of an MoE model's experts, one share
-# each, and its keys only with it.
+# each, or a Zipf draw with its exponent, and each key only with its routing.
 hist = lambda load, **extra: all_of(put("model.moe", MOE), put("training.routing", "histogram"),
                                     put("training.expert_load", load),
                                     *[put("training." + k, v) for k, v in extra.items()])
-case("routing-unknown", "/training/routing", "'zipf' is not known", put("training.routing", "zipf"))
+case("routing-unknown", "/training/routing", "'powerlaw' is not known", put("training.routing", "powerlaw"))
+case("routing-zipf-dense-model", "/training/routing", "'zipf' spreads an MoE layer's tokens",
+     all_of(put("training.routing", "zipf"), put("training.routing_skew", 1.0)))
+case("routing-zipf-without-skew", "/training/routing", "'zipf' needs training.routing_skew",
+     all_of(put("model.moe", MOE), put("training.routing", "zipf")))
+case("routing-skew-out-of-range", "/training/routing_skew", "out of range",
+     all_of(put("model.moe", MOE), put("training.routing", "zipf"), put("training.routing_skew", 0)))
+case("routing-skew-without-zipf", "/training/routing_skew", "applies to routing \"zipf\" only",
+     all_of(put("model.moe", MOE), put("training.routing_skew", 1.0)))
+case("capacity-factor-when-balanced", "/training/capacity_factor", "applies to routing \"histogram\" or \"zipf\" only",
+     all_of(put("model.moe", MOE), put("training.capacity_factor", 1.25)))
 case("routing-histogram-dense-model", "/training/routing", "'histogram' spreads an MoE layer's tokens",
      put("training.routing", "histogram"))
 case("routing-histogram-without-load", "/training/routing", "'histogram' needs training.expert_load",

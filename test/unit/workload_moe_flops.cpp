@@ -15,9 +15,12 @@
 // figure is the model FLOPs less half the attention core's.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <functional>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "sim/core/params.hpp"
 #include "sim/cost/compute_model.hpp"
@@ -492,6 +495,39 @@ TEST_CASE("Routing by a measured histogram: the busiest expert-parallel rank set
   CHECK(fb.executed.value == Approx(1.6 * fa.flops.value));
   CHECK(exchanges(b.forward).front()->bytes.value == Approx(1.6 * exchanges(a.forward).front()->bytes.value));
   CHECK(sum_flops(b.forward).value == Approx(sum_flops(a.forward).value).epsilon(1e-12));
+}
+
+TEST_CASE("Routing by a Zipf draw: the experts' popularity 1/rank^s dealt by the scenario's seed", "[workload][moe]") {
+  // Qwen3-30B-A3B's 128 experts (routing.hpp). Whatever the deal, the loads are a permutation of
+  // 1/i^s, i = 1..128; with one expert a rank (ep 128) the busiest rank is the most popular expert,
+  // 1 over the mean, 128 / H(128, s) (H the generalised harmonic number), and a capacity factor c
+  // caps it at c; with one rank (ep 1) the busiest is the mean. The deal is the seed's: the same
+  // for the same seed, another for another seed.
+  Scenario s = on_one_gpu("qwen3-30b-a3b");
+  s.training.routing = Routing::ZIPF;
+  for (const double skew : {0.5, 1.0, 1.2}) {
+    INFO("s " << skew);
+    s.training.routing_skew = skew;
+    double harmonic = 0;
+    for (int i = 1; i <= 128; ++i) harmonic += std::pow(double(i), -skew);
+    std::vector<double> loads = expert_loads(s);
+    REQUIRE(loads.size() == 128);
+    std::sort(loads.begin(), loads.end(), std::greater<>());
+    for (size_t i = 0; i < loads.size(); ++i) CHECK(loads[i] == Approx(std::pow(double(i + 1), -skew)));
+    s.plan.ep = 128;
+    CHECK(busiest_rank_load(s) == Approx(128.0 / harmonic));
+    s.training.capacity_factor = 2;
+    CHECK(busiest_rank_load(s) == Approx(std::min(2.0, 128.0 / harmonic)));
+    s.training.capacity_factor = 0;
+    s.plan.ep = 1;
+    CHECK(busiest_rank_load(s) == Approx(1.0));
+  }
+  s.plan.ep = 8;
+  Scenario again = s, other = s;
+  other.seed = s.seed + 1;
+  CHECK(expert_loads(again) == expert_loads(s));
+  CHECK(expert_loads(other) != expert_loads(s));
+  CHECK(busiest_rank_load(s) > 1.0);
 }
 
 TEST_CASE("GPT-OSS-120B's FLOPs per token: half its layers attend within a window of 128", "[workload][moe]") {
