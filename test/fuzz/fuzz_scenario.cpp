@@ -1,7 +1,7 @@
 // fuzz_scenario: a small scenario built from fuzzed parameters, planned and priced end to end.
 //
 // The bytes choose a model (layers, heads, head size, KV heads, FFN width, vocabulary, activation,
-// norm), a cluster (device, GPUs per node, NICs, oversubscription), a plan (tp, pp, dp, cp,
+// norm; experts), a cluster (device, GPUs per node, NICs, oversubscription), a plan (tp, pp, dp, cp,
 // sequence parallelism, virtual stages, schedule, ZeRO, gradient overlap, layer split) and the
 // training settings (sequence length, batch sizes, recompute, precision, attention), mostly within
 // bounds that keep one input under a few milliseconds; one field in each input may instead take
@@ -231,6 +231,27 @@ Input scenario(Draw& d, uint64_t hash) {
     }
     cluster["scale_out"] = object(direct);
   }
+  // Then mixture of experts (experts that ep does not divide, a top_k above them, expert
+  // parallelism beside tp without sequence parallelism, an etp neither 1 nor tp or under another
+  // dispatcher than alltoall, deepep off NVSwitch: refused), its routing (a Zipf draw with a
+  // capacity factor) and inputs cached in fewer bits (the experts' on a dense model: refused).
+  if (d.flag()) {
+    Section moe{{"experts", std::to_string(d.pick<int64_t>({1, 2, 4, 8, 16}))}, {"top_k", std::to_string(d.in(1, 4))}};
+    if (d.flag()) moe["expert_ffn_hidden"] = std::to_string(tp * d.in(1, 64));
+    if (d.flag()) moe["shared_experts"] = std::to_string(d.in(0, 2));
+    model["moe"] = object(moe);
+    plan["ep"] = std::to_string(d.pick<int64_t>({1, 2, 4, 8}));
+    if (d.flag()) plan["dispatcher"] = quoted(d.pick<std::string>({"alltoall", "allgather", "deepep"}));
+    if (d.flag()) plan["etp"] = std::to_string(d.pick<int64_t>({1, 2, tp}));
+    if (d.flag()) {
+      training["routing"] = quoted("zipf");
+      training["routing_skew"] = d.pick<std::string>({"0.5", "1", "2.5"});
+      if (d.flag()) training["capacity_factor"] = "1.5";
+    }
+  }
+  if (d.flag())
+    training["low_precision_inputs"] =
+        d.pick<std::string>({R"(["attn_proj"])", R"(["moe_act"])", R"(["expert_fc1", "attn_proj"])"});
   input.text = R"({"kind": "scenario", "name": "fuzz", "seed": 1, "model": )" + object(model) +
                ", \"cluster\": " + object(cluster) + ", \"parallelism\": " + object(plan) +
                ", \"training\": " + object(training) + "}";
@@ -259,9 +280,14 @@ void check_plan_space(const Scenario& s, const std::string& text) {
     check(c.tp * c.pp * c.dp * c.cp == s.cluster.gpus, "a searched plan does not use every GPU", text);
     // K/V heads: tp shards them (divides them) or gives each rank a whole one (a multiple of them).
     const bool kv = s.model.kv_heads % c.tp == 0 || c.tp % s.model.kv_heads == 0;
+    // Expert parallelism folds over tp x dp x cp, or over dp x cp with the experts split over tp
+    // (ParallelPlan::expert_ranks), and divides the experts.
+    const int64_t expert_ranks = (c.etp > 0 ? 1 : c.tp) * c.dp * c.cp;
+    const bool experts = c.ep == 1 || (expert_ranks % c.ep == 0 && s.model.moe && s.model.moe->experts % c.ep == 0);
     check(s.model.heads % c.tp == 0 && kv && c.pp <= s.model.layers && s.training.global_batch % c.dp == 0 &&
-              s.training.seq_len % (c.cp > 1 ? 2 * c.cp : 1) == 0 && (c.dp * c.cp) % s.plan.ep == 0,
+              s.training.seq_len % (c.cp > 1 ? 2 * c.cp : 1) == 0 && experts,
           "a searched plan breaks a divisibility rule", text);
+    check(c.etp == 0 || (c.etp == c.tp && c.ep > 1), "a searched plan splits its experts over other than tp", text);
     own = own || (c.tp == s.plan.tp && c.cp == s.plan.cp && c.pp == s.plan.pp && c.dp == s.plan.dp &&
                   c.sequence_parallel == (s.plan.sequence_parallel && s.plan.tp > 1) &&
                   c.recompute == s.training.recompute && c.precision == s.training.precision && c.zero == s.plan.zero);
